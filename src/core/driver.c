@@ -1,0 +1,222 @@
+/* driver.c — target parsing, password redaction, and the thin wrappers the core uses
+ * around a driver's table. Knows no engine. */
+#include "core/driver.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+int dg_err_set(struct dg_err *err, enum dg_err_class cls, int code, const char *fmt, ...)
+{
+    if (!err)
+        return -1;
+    err->cls = cls;
+    err->code = code;
+    err->sqlstate[0] = '\0';
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+void dg_err_clear(struct dg_err *err)
+{
+    if (!err)
+        return;
+    err->cls = DG_OK;
+    err->code = 0;
+    err->sqlstate[0] = '\0';
+    err->msg[0] = '\0';
+}
+
+const char *dg_err_class_name(enum dg_err_class cls)
+{
+    switch (cls) {
+    case DG_OK: return "ok";
+    case DG_ERR_RETRY: return "retryable";
+    case DG_ERR_EXPECTED: return "expected";
+    case DG_ERR_CONN: return "connection";
+    case DG_ERR_USER: return "user";
+    case DG_ERR_FATAL: return "fatal";
+    }
+    return "?";
+}
+
+const char *dg_isolation_name(enum dg_isolation iso)
+{
+    switch (iso) {
+    case DG_ISO_DEFAULT: return "default";
+    case DG_ISO_READ_COMMITTED: return "read-committed";
+    case DG_ISO_REPEATABLE_READ: return "repeatable-read";
+    case DG_ISO_SERIALIZABLE: return "serializable";
+    }
+    return "?";
+}
+
+/* Copies s[0..n) into out at *pos, bounded. */
+static void put(char *out, size_t cap, size_t *pos, const char *s, size_t n)
+{
+    while (n-- && *pos + 1 < cap)
+        out[(*pos)++] = *s++;
+    out[*pos] = '\0';
+}
+
+static int is_secret_key(const char *k, size_t n)
+{
+    static const char *const keys[] = {"password", "pwd", "pass", "passwd", "sslpassword"};
+    for (size_t i = 0; i < sizeof keys / sizeof *keys; i++)
+        if (strlen(keys[i]) == n && strncasecmp(k, keys[i], n) == 0)
+            return 1;
+    return 0;
+}
+
+void dg_redact_url(const char *url, char *out, size_t cap)
+{
+    size_t pos = 0;
+    out[0] = '\0';
+    const char *p = url;
+    /* scheme://user:password@host — hide what stands between ':' and '@' in the authority. */
+    const char *auth = strstr(url, "://");
+    if (auth) {
+        auth += 3;
+        const char *end = auth + strcspn(auth, "/?#");
+        const char *at = NULL;
+        for (const char *q = auth; q < end; q++)
+            if (*q == '@')
+                at = q; /* the last '@' ends the user info */
+        if (at) {
+            const char *colon = memchr(auth, ':', (size_t)(at - auth));
+            if (colon) {
+                put(out, cap, &pos, url, (size_t)(colon + 1 - url));
+                put(out, cap, &pos, "***", 3);
+                p = at;
+            }
+        }
+    }
+    /* key=value pairs separated by ';' or '&' (ODBC strings, URI query parameters). */
+    while (*p) {
+        const char *eq = strchr(p, '=');
+        if (!eq) {
+            put(out, cap, &pos, p, strlen(p));
+            break;
+        }
+        const char *k = eq;
+        while (k > p && (isalnum((unsigned char)k[-1]) || k[-1] == '_'))
+            k--;
+        size_t vlen = strcspn(eq + 1, ";&");
+        if (eq[1] == '{') { /* ODBC braced value may hold ';' */
+            const char *close = strchr(eq + 1, '}');
+            if (close)
+                vlen = (size_t)(close - eq);
+        }
+        put(out, cap, &pos, p, (size_t)(eq + 1 - p));
+        if (is_secret_key(k, (size_t)(eq - k)))
+            put(out, cap, &pos, "***", 3);
+        else
+            put(out, cap, &pos, eq + 1, vlen);
+        p = eq + 1 + vlen;
+    }
+}
+
+int dg_target_parse(const char *url, struct dg_target *t, struct dg_err *err)
+{
+    memset(t, 0, sizeof *t);
+    if (!url || !*url)
+        return dg_err_set(err, DG_ERR_USER, 0, "empty target");
+    if (strlen(url) >= sizeof t->url)
+        return dg_err_set(err, DG_ERR_USER, 0, "target is longer than %zu characters",
+                          sizeof t->url - 1);
+    size_t slen = strcspn(url, ":");
+    if (url[slen] != ':' || slen == 0)
+        return dg_err_set(err, DG_ERR_USER, 0,
+                          "target '%.64s' has no scheme: expected e.g. sqlite:PATH or postgres://...",
+                          url);
+    for (int i = 0; dg_drivers[i]; i++)
+        for (const char *const *s = dg_drivers[i]->schemes; *s; s++)
+            if (strlen(*s) == slen && strncasecmp(*s, url, slen) == 0) {
+                t->drv = dg_drivers[i];
+                snprintf(t->url, sizeof t->url, "%s", url);
+                dg_redact_url(url, t->redacted, sizeof t->redacted);
+                return 0;
+            }
+    char known[256] = "";
+    size_t pos = 0;
+    for (int i = 0; dg_drivers[i]; i++)
+        for (const char *const *s = dg_drivers[i]->schemes; *s; s++) {
+            if (pos)
+                put(known, sizeof known, &pos, ", ", 2);
+            put(known, sizeof known, &pos, *s, strlen(*s));
+        }
+    return dg_err_set(err, DG_ERR_USER, 0,
+                      "target scheme '%.*s:' is not supported by this build (known: %s)", (int)slen,
+                      url, known);
+}
+
+int dg_connect(const struct dg_target *t, const struct dg_connect_opts *opts, struct dg_conn_h *h,
+               struct dg_err *err)
+{
+    static const struct dg_connect_opts none = {0};
+    h->drv = t->drv;
+    h->c = NULL;
+    return t->drv->connect(t->url, opts ? opts : &none, &h->c, err);
+}
+
+void dg_disconnect(struct dg_conn_h *h)
+{
+    if (h->c)
+        h->drv->disconnect(h->c);
+    h->c = NULL;
+}
+
+int dg_query_int(struct dg_conn_h *h, const char *sql, int64_t *out, struct dg_err *err)
+{
+    struct dg_stmt *s = NULL;
+    if (h->drv->prepare(h->c, sql, 0, &s, err))
+        return -1;
+    int rc = -1;
+    if (h->drv->execute(s, NULL, err) == 0) {
+        int r = h->drv->next_row(s, err);
+        if (r == 1) {
+            *out = h->drv->col_is_null(s, 0) ? 0 : h->drv->col_int(s, 0);
+            rc = 0;
+            h->drv->reset(s);
+        } else if (r == 0) {
+            rc = dg_err_set(err, DG_ERR_FATAL, 0, "query returned no row: %.200s", sql);
+        }
+    }
+    h->drv->finalize(s);
+    return rc;
+}
+
+int dg_execute_batch(const struct dg_driver *drv, struct dg_stmt *s, int nparams,
+                     const struct dg_value *params, int n, dg_row_fn fn, void *ctx,
+                     struct dg_err *err)
+{
+    if (drv->execute_batch)
+        return drv->execute_batch(s, params, n, fn, ctx, err);
+    for (int k = 0; k < n; k++) {
+        if (drv->execute(s, params + (size_t)k * (size_t)nparams, err))
+            return -1;
+        int r;
+        while ((r = drv->next_row(s, err)) == 1)
+            if (fn && fn(ctx, k, s)) {
+                drv->reset(s);
+                break;
+            }
+        if (r < 0)
+            return -1;
+    }
+    return 0;
+}
+
+void dg_server_info_add(struct dg_server_info *info, const char *name, const char *value)
+{
+    if (info->nsettings >= DG_MAX_SETTINGS)
+        return;
+    snprintf(info->settings[info->nsettings].name, sizeof info->settings[0].name, "%s", name);
+    snprintf(info->settings[info->nsettings].value, sizeof info->settings[0].value, "%s",
+             value ? value : "");
+    info->nsettings++;
+}

@@ -1,0 +1,195 @@
+/* driver.h — the database driver interface: one versioned table of function pointers per
+ * engine, filled in src/drivers/, listed in one registry. The core and the workloads speak
+ * SQL through this and nothing else; no engine header is ever included outside a driver.
+ *
+ * SQL text uses `?` placeholders; a driver rewrites them to its own form ($1 ...).
+ * Every call reports failure through a caller-owned struct dg_err whose class the core acts on. */
+#ifndef DG_DRIVER_H
+#define DG_DRIVER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/err.h"
+
+#define DG_DRIVER_ABI 1
+
+enum dg_dialect {
+    DG_DIALECT_NONE = 0, /* the null driver */
+    DG_DIALECT_SQLITE,
+    DG_DIALECT_PGSQL,
+    DG_DIALECT_MYSQL,
+    DG_DIALECT_MSSQL,
+};
+
+enum dg_isolation {
+    DG_ISO_DEFAULT = 0,
+    DG_ISO_READ_COMMITTED,
+    DG_ISO_REPEATABLE_READ,
+    DG_ISO_SERIALIZABLE,
+};
+
+/* Capability bits. */
+#define DG_CAP_PREPARE (1u << 0)     /* server-side prepared statements */
+#define DG_CAP_BULK (1u << 1)        /* a bulk path faster than row inserts (COPY, LOAD DATA) */
+#define DG_CAP_PIPELINE (1u << 2)    /* execute_batch saves round trips */
+#define DG_CAP_PROCEDURES (1u << 3)  /* stored procedures / functions */
+#define DG_CAP_MEMORY (1u << 4)      /* set_memory works */
+
+enum dg_type {
+    DG_T_NULL = 0,
+    DG_T_INT,    /* i */
+    DG_T_DOUBLE, /* d */
+    DG_T_TEXT,   /* s.p, s.n (not necessarily NUL-terminated) */
+    DG_T_DEC,    /* exact decimal: dec.v / 10^dec.scale (money in the loader) */
+};
+
+struct dg_value {
+    enum dg_type type;
+    union {
+        int64_t i;
+        double d;
+        struct {
+            const char *p;
+            size_t n;
+        } s;
+        struct {
+            int64_t v;
+            int scale;
+        } dec;
+    };
+};
+
+static inline struct dg_value dg_int(int64_t i) { return (struct dg_value){.type = DG_T_INT, .i = i}; }
+static inline struct dg_value dg_dbl(double d) { return (struct dg_value){.type = DG_T_DOUBLE, .d = d}; }
+static inline struct dg_value dg_txt(const char *p, size_t n)
+{
+    return (struct dg_value){.type = DG_T_TEXT, .s = {p, n}};
+}
+static inline struct dg_value dg_dec(int64_t v, int scale)
+{
+    return (struct dg_value){.type = DG_T_DEC, .dec = {v, scale}};
+}
+static inline struct dg_value dg_null(void) { return (struct dg_value){.type = DG_T_NULL}; }
+
+/* Options of a connection that are not part of the URL. */
+struct dg_connect_opts {
+    int create;              /* SQLite: create the file if missing (load); 0: it must exist */
+    const char *application; /* shown to the server where it can (application_name) */
+};
+
+/* Facts about the server, recorded with every run. Strings are owned by the struct and
+ * freed by dg_server_info_free. */
+#define DG_MAX_SETTINGS 32
+struct dg_server_info {
+    char engine[32];  /* "sqlite", "postgresql", ... */
+    char version[64];
+    int nsettings;
+    struct {
+        char name[48];
+        char value[96];
+    } settings[DG_MAX_SETTINGS];
+};
+
+/* Opaque per-driver objects. A driver's struct may carry anything; the core only passes them back. */
+struct dg_conn;
+struct dg_stmt;
+struct dg_bulk;
+
+/* Called once per row of one execution inside execute_batch: k is the index of the
+ * parameter set (0..n-1); read columns with the stmt accessors. Return 0 to go on. */
+typedef int (*dg_row_fn)(void *ctx, int k, struct dg_stmt *stmt);
+
+struct dg_driver {
+    unsigned abi; /* DG_DRIVER_ABI */
+    const char *name;
+    const char *const *schemes; /* URL schemes, NULL-terminated: "sqlite", ... */
+    enum dg_dialect dialect;
+    unsigned caps;
+
+    /* url is the whole target ("sqlite:tpcc.db"). On success *out is the caller's until disconnect. */
+    int (*connect)(const char *url, const struct dg_connect_opts *opts, struct dg_conn **out,
+                   struct dg_err *err);
+    void (*disconnect)(struct dg_conn *c);
+    /* Runs one or more statements, discarding rows. */
+    int (*exec)(struct dg_conn *c, const char *sql, struct dg_err *err);
+
+    /* Prepares once; *out is owned by the connection and released by finalize or disconnect. */
+    int (*prepare)(struct dg_conn *c, const char *sql, int nparams, struct dg_stmt **out,
+                   struct dg_err *err);
+    void (*finalize)(struct dg_stmt *s);
+    /* Binds and executes; rows are then read with next_row until it returns 0. */
+    int (*execute)(struct dg_stmt *s, const struct dg_value *params, struct dg_err *err);
+    /* 1: a row is ready; 0: no more rows (the statement is reset); -1: error. */
+    int (*next_row)(struct dg_stmt *s, struct dg_err *err);
+    /* Abandons unread rows so the statement can run again. */
+    void (*reset)(struct dg_stmt *s);
+    /* Number of rows changed by the last execute of s (UPDATE/DELETE/INSERT). */
+    int64_t (*changes)(struct dg_stmt *s);
+    int (*ncols)(struct dg_stmt *s);
+    int (*col_is_null)(struct dg_stmt *s, int i);
+    int64_t (*col_int)(struct dg_stmt *s, int i);
+    double (*col_double)(struct dg_stmt *s, int i);
+    /* Valid until the next next_row/reset on s. *len may be NULL. */
+    const char *(*col_text)(struct dg_stmt *s, int i, size_t *len);
+
+    /* Runs s once per parameter set (n sets of nparams values, laid end to end), calling fn
+     * for every row. Drivers with DG_CAP_PIPELINE send all n before reading; NULL means
+     * the core loops over execute/next_row. */
+    int (*execute_batch)(struct dg_stmt *s, const struct dg_value *params, int n, dg_row_fn fn,
+                         void *ctx, struct dg_err *err);
+
+    /* write: the transaction will write (SQLite takes the write lock up front). */
+    int (*begin)(struct dg_conn *c, enum dg_isolation iso, int write, struct dg_err *err);
+    int (*commit)(struct dg_conn *c, struct dg_err *err);
+    int (*rollback)(struct dg_conn *c, struct dg_err *err);
+
+    /* Bulk load into table (columns in order); rows go in with bulk_row, in order;
+     * bulk_end finishes (flushes) and frees b whether it succeeds or not. */
+    int (*bulk_begin)(struct dg_conn *c, const char *table, const char *const *cols, int ncols,
+                      struct dg_bulk **out, struct dg_err *err);
+    int (*bulk_row)(struct dg_bulk *b, const struct dg_value *vals, struct dg_err *err);
+    int (*bulk_end)(struct dg_bulk *b, struct dg_err *err);
+
+    int (*server_info)(struct dg_conn *c, struct dg_server_info *info, struct dg_err *err);
+    /* The engine's memory knob (bytes); NULL where the engine has none. */
+    int (*set_memory)(struct dg_conn *c, uint64_t bytes, struct dg_err *err);
+    /* Tuning for a bulk load session (SQLite: no journal), and back. May be NULL. */
+    int (*load_mode)(struct dg_conn *c, int on, struct dg_err *err);
+};
+
+/* A target: which driver, the URL as given (may hold a password: never print it) and the
+ * same URL with any password replaced by "***" (safe to show and store). */
+struct dg_target {
+    const struct dg_driver *drv;
+    char url[1024];
+    char redacted[1024];
+};
+
+/* Registry (src/drivers/registry.c): the drivers built into this binary, NULL-terminated. */
+extern const struct dg_driver *const dg_drivers[];
+
+/* Finds the driver for url's scheme and fills t. Returns 0, or -1 with a DG_ERR_USER error
+ * that names the scheme when no driver takes it. */
+int dg_target_parse(const char *url, struct dg_target *t, struct dg_err *err);
+/* Writes url with the password part (user:PASS@, password=..., pwd=...) replaced by ***. */
+void dg_redact_url(const char *url, char *out, size_t n);
+
+/* Core wrappers: they add nothing but convenience and one place for assertions. */
+struct dg_conn_h {
+    const struct dg_driver *drv;
+    struct dg_conn *c;
+};
+int dg_connect(const struct dg_target *t, const struct dg_connect_opts *opts, struct dg_conn_h *h,
+               struct dg_err *err);
+void dg_disconnect(struct dg_conn_h *h);
+/* Runs a query expected to return one integer (first column of the first row). */
+int dg_query_int(struct dg_conn_h *h, const char *sql, int64_t *out, struct dg_err *err);
+/* execute_batch, or the plain loop for drivers without it. */
+int dg_execute_batch(const struct dg_driver *drv, struct dg_stmt *s, int nparams,
+                     const struct dg_value *params, int n, dg_row_fn fn, void *ctx,
+                     struct dg_err *err);
+const char *dg_isolation_name(enum dg_isolation iso);
+void dg_server_info_add(struct dg_server_info *info, const char *name, const char *value);
+
+#endif

@@ -1,0 +1,18 @@
+/* registry.c — the drivers built into this binary, chosen at build time. The one table. */
+#include "dg_config.h"
+#include "core/driver.h"
+
+extern const struct dg_driver dg_driver_sqlite;
+extern const struct dg_driver dg_driver_null;
+#if DG_HAVE_PGSQL
+extern const struct dg_driver dg_driver_pgsql;
+#endif
+
+const struct dg_driver *const dg_drivers[] = {
+    &dg_driver_sqlite,
+#if DG_HAVE_PGSQL
+    &dg_driver_pgsql,
+#endif
+    &dg_driver_null,
+    NULL,
+};
