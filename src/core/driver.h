@@ -78,8 +78,7 @@ struct dg_connect_opts {
     const char *application; /* shown to the server where it can (application_name) */
 };
 
-/* Facts about the server, recorded with every run. Strings are owned by the struct and
- * freed by dg_server_info_free. */
+/* Facts about the server, recorded with every run. Plain value: no pointers. */
 #define DG_MAX_SETTINGS 32
 struct dg_server_info {
     char engine[32];  /* "sqlite", "postgresql", ... */
@@ -118,7 +117,8 @@ struct dg_driver {
     int (*prepare)(struct dg_conn *c, const char *sql, int nparams, struct dg_stmt **out,
                    struct dg_err *err);
     void (*finalize)(struct dg_stmt *s);
-    /* Binds and executes; rows are then read with next_row until it returns 0. */
+    /* Binds and executes. A statement without rows (INSERT, UPDATE) is complete on return;
+     * rows of a query are then read with next_row until it returns 0. */
     int (*execute)(struct dg_stmt *s, const struct dg_value *params, struct dg_err *err);
     /* 1: a row is ready; 0: no more rows (the statement is reset); -1: error. */
     int (*next_row)(struct dg_stmt *s, struct dg_err *err);

@@ -1,0 +1,31 @@
+/* cmd.h — the subcommands and what they share: exit codes, usage errors, the redacted
+ * command line, JSON output. cmd/ and main.c are the only places that exit or print usage. */
+#ifndef DG_CMD_H
+#define DG_CMD_H
+
+#include <stdio.h>
+
+#include <cjson/cJSON.h>
+
+#include "core/err.h"
+
+enum { DG_EXIT_OK = 0, DG_EXIT_FAILED = 1, DG_EXIT_USAGE = 2 };
+
+#define DG_DEFAULT_TARGET "sqlite:tpcc.db"
+#define DG_DEFAULT_RESULTS "dbgauge-results.db"
+
+int dg_cmd_tpcc(int argc, char **argv);
+int dg_cmd_runs(int argc, char **argv);
+
+/* Prints "dbgauge CMD: message" to stderr and returns DG_EXIT_USAGE. */
+int dg_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Prints an error from a lower layer; returns DG_EXIT_USAGE for DG_ERR_USER, else DG_EXIT_FAILED. */
+int dg_report_err(const char *cmd, const struct dg_err *err);
+/* The command line with any password in it replaced by ***. Caller frees. */
+char *dg_redacted_command_line(int argc, char **argv);
+/* Prints a JSON document on stdout and frees it. */
+void dg_print_json(cJSON *doc);
+/* The message for an option getopt did not accept (argv[optind - 1] is the culprit). */
+int dg_bad_option(const char *cmd, int argc, char **argv, int opt_char);
+
+#endif

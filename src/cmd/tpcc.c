@@ -1,0 +1,481 @@
+/* tpcc.c — `dbgauge tpcc load|run|check`: options to a load, a measured run stored in the
+ * results database, or a consistency check. Prints progress and results; decides the exit
+ * status. The measuring itself happens in core/runner.c and workloads/tpcc/. */
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cmd/cmd.h"
+#include "core/opts.h"
+#include "core/rng.h"
+#include "core/runner.h"
+#include "report/summary.h"
+#include "results/store.h"
+#include "workloads/tpcc/tpcc.h"
+
+static void tpcc_usage(FILE *out)
+{
+    fprintf(out,
+            "usage:\n"
+            "  dbgauge tpcc load  [--target URL] [--warehouses N] [--jobs J] [--drop] [--seed S] [--json]\n"
+            "  dbgauge tpcc run   [--target URL] [--vus N] [--duration T] [--warmup T]\n"
+            "                     [--txns-per-vu N] [--seed S] [--label TEXT] [--results PATH]\n"
+            "                     [--isolation LEVEL] [--json]\n"
+            "  dbgauge tpcc check [--target URL] [--json]\n\n"
+            "  --target URL        sqlite:PATH (default " DG_DEFAULT_TARGET "), postgres://user@host:port/db\n"
+            "  --warehouses N      scale of the load (default 1)\n"
+            "  --jobs J            parallel loading connections (default 2; SQLite loads with one)\n"
+            "  --drop              drop existing TPC-C tables first\n"
+            "  --vus N             virtual users: one connection and one terminal each (default 1)\n"
+            "  --duration T        measured window: 45s, 2m, 1h30m (default 1m)\n"
+            "  --warmup T          warm-up before the window, not measured (default 0)\n"
+            "  --txns-per-vu N     instead of a duration: each virtual user runs exactly N transactions\n"
+            "  --isolation LEVEL   read-committed | repeatable-read | serializable (engine default)\n"
+            "  --seed S            random seed (default: from the clock)\n"
+            "  --label TEXT        a name for the run in the results database\n"
+            "  --results PATH      results database (default " DG_DEFAULT_RESULTS ")\n"
+            "  --json              one JSON document on stdout; text goes to stderr\n");
+}
+
+enum {
+    O_TARGET = 1000, O_WAREHOUSES, O_JOBS, O_DROP, O_SEED, O_JSON, O_VUS, O_DURATION, O_WARMUP,
+    O_TXNS, O_LABEL, O_RESULTS, O_ISOLATION, O_HELP
+};
+
+static const struct option long_opts[] = {
+    {"target", required_argument, NULL, O_TARGET},
+    {"warehouses", required_argument, NULL, O_WAREHOUSES},
+    {"jobs", required_argument, NULL, O_JOBS},
+    {"drop", no_argument, NULL, O_DROP},
+    {"seed", required_argument, NULL, O_SEED},
+    {"json", no_argument, NULL, O_JSON},
+    {"vus", required_argument, NULL, O_VUS},
+    {"duration", required_argument, NULL, O_DURATION},
+    {"warmup", required_argument, NULL, O_WARMUP},
+    {"txns-per-vu", required_argument, NULL, O_TXNS},
+    {"label", required_argument, NULL, O_LABEL},
+    {"results", required_argument, NULL, O_RESULTS},
+    {"isolation", required_argument, NULL, O_ISOLATION},
+    {"help", no_argument, NULL, O_HELP},
+    {NULL, 0, NULL, 0},
+};
+
+struct tpcc_opts {
+    const char *sub;
+    const char *target, *results, *label;
+    int warehouses, jobs, drop, json, vus, help;
+    dg_ns duration_ns, warmup_ns;
+    int duration_set;
+    uint64_t txns_per_vu, seed;
+    int seed_set;
+    enum dg_isolation isolation;
+};
+
+/* Which options each subcommand takes. */
+static int allowed(const char *sub, int opt)
+{
+    if (opt == O_TARGET || opt == O_JSON || opt == O_HELP)
+        return 1;
+    if (!strcmp(sub, "load"))
+        return opt == O_WAREHOUSES || opt == O_JOBS || opt == O_DROP || opt == O_SEED;
+    if (!strcmp(sub, "run"))
+        return opt == O_VUS || opt == O_DURATION || opt == O_WARMUP || opt == O_TXNS ||
+               opt == O_SEED || opt == O_LABEL || opt == O_RESULTS || opt == O_ISOLATION;
+    return 0;
+}
+
+static int parse(int argc, char **argv, struct tpcc_opts *o)
+{
+    char cmd[32];
+    snprintf(cmd, sizeof cmd, "tpcc %s", o->sub);
+    *o = (struct tpcc_opts){.sub = o->sub, .target = DG_DEFAULT_TARGET, .results = DG_DEFAULT_RESULTS,
+                            .label = "", .warehouses = 1, .jobs = 2, .vus = 1,
+                            .duration_ns = 60 * DG_NS_PER_S};
+    struct dg_err err;
+    int c;
+    opterr = 0;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, ":h", long_opts, NULL)) != -1) {
+        if (c == 'h')
+            c = O_HELP;
+        if (c == '?' || c == ':')
+            return dg_bad_option(cmd, argc, argv, c);
+        if (!allowed(o->sub, c))
+            return dg_usage_error(cmd, "option '%s' does not apply to 'tpcc %s' (see dbgauge tpcc --help)",
+                                  argv[optind - 1], o->sub);
+        int bad = 0;
+        switch (c) {
+        case O_TARGET: o->target = optarg; break;
+        case O_RESULTS: o->results = optarg; break;
+        case O_LABEL: o->label = optarg; break;
+        case O_DROP: o->drop = 1; break;
+        case O_JSON: o->json = 1; break;
+        case O_HELP: o->help = 1; break;
+        case O_WAREHOUSES: bad = dg_parse_int("--warehouses", optarg, 1, 100000, &o->warehouses, &err); break;
+        case O_JOBS: bad = dg_parse_int("--jobs", optarg, 1, 64, &o->jobs, &err); break;
+        case O_VUS: bad = dg_parse_int("--vus", optarg, 1, 4096, &o->vus, &err); break;
+        case O_SEED: bad = dg_parse_u64("--seed", optarg, 0, UINT64_MAX, &o->seed, &err); o->seed_set = 1; break;
+        case O_DURATION: bad = dg_parse_duration("--duration", optarg, &o->duration_ns, &err); o->duration_set = 1; break;
+        case O_WARMUP: bad = dg_parse_duration("--warmup", optarg, &o->warmup_ns, &err); break;
+        case O_TXNS: bad = dg_parse_u64("--txns-per-vu", optarg, 1, 1000000000ull, &o->txns_per_vu, &err); break;
+        case O_ISOLATION:
+            if (!strcmp(optarg, "read-committed")) o->isolation = DG_ISO_READ_COMMITTED;
+            else if (!strcmp(optarg, "repeatable-read")) o->isolation = DG_ISO_REPEATABLE_READ;
+            else if (!strcmp(optarg, "serializable")) o->isolation = DG_ISO_SERIALIZABLE;
+            else return dg_usage_error(cmd, "--isolation: '%s' is not read-committed, repeatable-read or serializable", optarg);
+            break;
+        }
+        if (bad)
+            return dg_usage_error(cmd, "%s", err.msg);
+    }
+    if (optind < argc)
+        return dg_usage_error(cmd, "unexpected argument '%s' (see dbgauge tpcc --help)", argv[optind]);
+    if (o->txns_per_vu && (o->duration_set || o->warmup_ns))
+        return dg_usage_error(cmd, "--txns-per-vu runs a fixed number of transactions: it does not "
+                                   "go with --duration or --warmup");
+    if (!o->txns_per_vu && o->duration_ns == 0)
+        return dg_usage_error(cmd, "--duration must be longer than 0");
+    if (!o->seed_set)
+        o->seed = dg_mix64(dg_now_ns() ^ ((uint64_t)getpid() << 32));
+    return 0;
+}
+
+static int open_target(const char *cmd, const char *url, struct dg_target *t)
+{
+    struct dg_err err;
+    if (dg_target_parse(url, t, &err))
+        return dg_usage_error(cmd, "--target: %s", err.msg);
+    return 0;
+}
+
+/* --- load --- */
+
+struct load_view {
+    int tty;
+    double last_print;
+};
+
+static void load_progress(void *ctx, const struct tpcc_load_progress *p)
+{
+    struct load_view *v = ctx;
+    if (p->elapsed_s - v->last_print < (v->tty ? 0.25 : 5.0) && p->warehouses_done < p->warehouses)
+        return;
+    v->last_print = p->elapsed_s;
+    double rate = p->elapsed_s > 0 ? (double)p->rows / p->elapsed_s : 0;
+    double expected = 500000.0 * p->warehouses + 100000.0;
+    double eta = rate > 0 && expected > (double)p->rows ? (expected - (double)p->rows) / rate : 0;
+    fprintf(stderr, "%sloading: %d/%d warehouses, %llu rows, %.0f rows/s, %.1f MB/s, ETA %.0f s%s",
+            v->tty ? "\r" : "", p->warehouses_done, p->warehouses, (unsigned long long)p->rows, rate,
+            p->elapsed_s > 0 ? (double)p->bytes / 1e6 / p->elapsed_s : 0, eta, v->tty ? "   " : "\n");
+}
+
+static int cmd_load(struct tpcc_opts *o)
+{
+    struct dg_target t;
+    struct dg_err err;
+    if (open_target("tpcc load", o->target, &t))
+        return DG_EXIT_USAGE;
+    struct load_view view = {.tty = isatty(2), .last_print = -1e9};
+    struct tpcc_load_opts lo = {.target = &t, .warehouses = o->warehouses, .jobs = o->jobs,
+                                .drop = o->drop, .seed = o->seed, .progress = load_progress,
+                                .progress_ctx = &view};
+    struct tpcc_load_result res;
+    fprintf(stderr, "loading %d warehouse%s into %s\n", o->warehouses, o->warehouses == 1 ? "" : "s",
+            t.redacted);
+    int rc = tpcc_load(&lo, &res, &err);
+    if (view.tty)
+        fprintf(stderr, "\n");
+    if (rc)
+        return dg_report_err("tpcc load", &err);
+    fprintf(stderr,
+            "loaded %d warehouse%s: %llu rows, %.1f MB in %.2f s (%.0f rows/s, %.1f MB/s); data %.2f s, "
+            "keys and indexes %.2f s, %d job%s\n",
+            o->warehouses, o->warehouses == 1 ? "" : "s", (unsigned long long)res.rows,
+            (double)res.bytes / 1e6, res.seconds, (double)res.rows / res.data_seconds,
+            (double)res.bytes / 1e6 / res.data_seconds, res.data_seconds, res.index_seconds,
+            res.jobs_used, res.jobs_used == 1 ? "" : "s");
+    if (o->json) {
+        cJSON *j = cJSON_CreateObject();
+        cJSON_AddNumberToObject(j, "schema_version", DG_JSON_SCHEMA_VERSION);
+        cJSON_AddStringToObject(j, "target", t.redacted);
+        cJSON_AddNumberToObject(j, "warehouses", o->warehouses);
+        cJSON_AddNumberToObject(j, "jobs", res.jobs_used);
+        cJSON_AddNumberToObject(j, "rows", (double)res.rows);
+        cJSON_AddNumberToObject(j, "bytes", (double)res.bytes);
+        cJSON_AddNumberToObject(j, "seconds", res.seconds);
+        cJSON_AddNumberToObject(j, "data_seconds", res.data_seconds);
+        cJSON_AddNumberToObject(j, "index_seconds", res.index_seconds);
+        cJSON_AddNumberToObject(j, "rows_per_s", (double)res.rows / res.data_seconds);
+        cJSON_AddNumberToObject(j, "mb_per_s", (double)res.bytes / 1e6 / res.data_seconds);
+        dg_print_json(j);
+    }
+    return DG_EXIT_OK;
+}
+
+/* --- check --- */
+
+static int cmd_check(struct tpcc_opts *o)
+{
+    struct dg_target t;
+    struct dg_err err;
+    struct dg_conn_h h;
+    if (open_target("tpcc check", o->target, &t))
+        return DG_EXIT_USAGE;
+    if (dg_connect(&t, NULL, &h, &err))
+        return dg_report_err("tpcc check", &err);
+    struct tpcc_check_result *res = malloc(sizeof *res);
+    if (!res) {
+        dg_disconnect(&h);
+        return DG_EXIT_FAILED;
+    }
+    int rc = tpcc_check(&h, res, &err);
+    dg_disconnect(&h);
+    if (rc) {
+        free(res);
+        return dg_report_err("tpcc check", &err);
+    }
+    FILE *out = o->json ? stderr : stdout;
+    fprintf(out, "TPC-C check of %s: %d warehouse%s\n", t.redacted, res->warehouses,
+            res->warehouses == 1 ? "" : "s");
+    for (int i = 0; i < res->n; i++) {
+        const struct tpcc_check_item *it = &res->items[i];
+        fprintf(out, "  %-5s %-16s %-66s %s\n",
+                !it->applicable ? "n/a" : it->pass ? "ok" : "FAIL", it->name, it->what, it->detail);
+    }
+    fprintf(out, "%s: %d of %d conditions failed\n", res->failed ? "FAILED" : "passed", res->failed,
+            res->n);
+    if (o->json) {
+        cJSON *j = cJSON_CreateObject();
+        cJSON_AddNumberToObject(j, "schema_version", DG_JSON_SCHEMA_VERSION);
+        cJSON_AddStringToObject(j, "target", t.redacted);
+        cJSON_AddNumberToObject(j, "warehouses", res->warehouses);
+        cJSON_AddBoolToObject(j, "pass", res->failed == 0);
+        cJSON *arr = cJSON_AddArrayToObject(j, "conditions");
+        for (int i = 0; i < res->n; i++) {
+            const struct tpcc_check_item *it = &res->items[i];
+            cJSON *c = cJSON_CreateObject();
+            cJSON_AddStringToObject(c, "name", it->name);
+            cJSON_AddStringToObject(c, "what", it->what);
+            cJSON_AddBoolToObject(c, "applicable", it->applicable);
+            cJSON_AddBoolToObject(c, "pass", it->pass || !it->applicable);
+            cJSON_AddStringToObject(c, "detail", it->detail);
+            cJSON_AddItemToArray(arr, c);
+        }
+        dg_print_json(j);
+    }
+    int failed = res->failed;
+    free(res);
+    return failed ? DG_EXIT_FAILED : DG_EXIT_OK;
+}
+
+/* --- run --- */
+
+struct run_view {
+    int json;
+};
+
+static void run_tick(void *ctx, const struct dg_tick *t)
+{
+    (void)ctx;
+    uint64_t all = 0;
+    for (int k = 0; k < t->ntypes; k++)
+        all += t->interval[k].committed;
+    double per_min = t->interval_s > 0 ? 60.0 / t->interval_s : 0;
+    uint64_t errors = 0, retries = 0;
+    for (int k = 0; k < t->ntypes; k++) {
+        errors += t->total[k].errors;
+        retries += t->total[k].retries;
+    }
+    fprintf(stderr, "[%6.0fs] %-8s TPM %9.0f  NOPM %9.0f  retries %llu  errors %llu\n", t->elapsed_s,
+            dg_phase_name(t->phase), (double)all * per_min,
+            (double)t->interval[TPCC_NEW_ORDER].committed * per_min, (unsigned long long)retries,
+            (unsigned long long)errors);
+}
+
+static char *settings_json(const struct dg_server_info *si)
+{
+    cJSON *j = cJSON_CreateObject();
+    for (int i = 0; i < si->nsettings; i++)
+        cJSON_AddStringToObject(j, si->settings[i].name, si->settings[i].value);
+    char *s = cJSON_PrintUnformatted(j);
+    cJSON_Delete(j);
+    return s;
+}
+
+static char *options_json(const struct tpcc_opts *o, const struct dg_target *t)
+{
+    cJSON *j = cJSON_CreateObject();
+    cJSON_AddStringToObject(j, "target", t->redacted);
+    cJSON_AddNumberToObject(j, "vus", o->vus);
+    if (o->txns_per_vu)
+        cJSON_AddNumberToObject(j, "txns_per_vu", (double)o->txns_per_vu);
+    else {
+        cJSON_AddNumberToObject(j, "duration_s", (double)o->duration_ns / 1e9);
+        cJSON_AddNumberToObject(j, "warmup_s", (double)o->warmup_ns / 1e9);
+    }
+    char seed[24];
+    snprintf(seed, sizeof seed, "%llu", (unsigned long long)o->seed);
+    cJSON_AddStringToObject(j, "seed", seed);
+    cJSON_AddStringToObject(j, "isolation", dg_isolation_name(o->isolation));
+    cJSON_AddStringToObject(j, "mode", "sql");
+    cJSON_AddStringToObject(j, "label", o->label);
+    char *s = cJSON_PrintUnformatted(j);
+    cJSON_Delete(j);
+    return s;
+}
+
+static int cmd_run(struct tpcc_opts *o, int argc, char **argv)
+{
+    const char *cmd = "tpcc run";
+    struct dg_target t;
+    struct dg_err err;
+    struct dg_conn_h h = {0};
+    struct dg_store *store = NULL;
+    struct dg_run_result res = {0};
+    struct dg_run_record rec;
+    memset(&rec, 0, sizeof rec);
+    int rc = DG_EXIT_FAILED;
+    if (open_target(cmd, o->target, &t))
+        return DG_EXIT_USAGE;
+    if (dg_store_open(o->results, &store, &err))
+        return dg_report_err(cmd, &err);
+
+    /* Before measuring: the target answers, the tables are there, the constants are known. */
+    struct dg_server_info si;
+    struct tpcc_shared sh = {.dialect = t.drv->dialect, .isolation = o->isolation};
+    struct tpcc_nurand c_load;
+    struct dg_rng rng;
+    dg_rng_seed(&rng, o->seed);
+    if (dg_connect(&t, NULL, &h, &err) || tpcc_schema_probe(&h, &sh.warehouses, &err) ||
+        t.drv->server_info(h.c, &si, &err)) {
+        rc = dg_report_err(cmd, &err);
+        goto out;
+    }
+    if (!tpcc_meta_read(&h, &c_load, &err)) { /* loaded by another kit: any valid constants */
+        c_load.c_last = (int)dg_rng_range(&rng, 0, 255);
+        c_load.c_id = (int)dg_rng_range(&rng, 0, 1023);
+        c_load.ol_i_id = (int)dg_rng_range(&rng, 0, 8191);
+    }
+    sh.c_run = c_load;
+    sh.c_run.c_last = tpcc_c_last_run(&rng, c_load.c_last);
+    dg_disconnect(&h);
+
+    FILE *text = o->json ? stderr : stdout;
+    fprintf(stderr, "TPC-C on %s (%s %s): %d warehouse%s, %d virtual user%s, ", t.redacted,
+            si.engine, si.version, sh.warehouses, sh.warehouses == 1 ? "" : "s", o->vus,
+            o->vus == 1 ? "" : "s");
+    if (o->txns_per_vu)
+        fprintf(stderr, "%llu transactions each\n", (unsigned long long)o->txns_per_vu);
+    else {
+        char d[32], w[32];
+        dg_format_duration(o->duration_ns, d, sizeof d);
+        dg_format_duration(o->warmup_ns, w, sizeof w);
+        fprintf(stderr, "%s warm-up then %s measured\n", w, d);
+    }
+
+    struct run_view view = {o->json};
+    struct dg_runner_cfg cfg = {.wl = &tpcc_workload, .shared = &sh, .target = &t,
+                                .workers = o->vus, .warmup_ns = o->warmup_ns,
+                                .duration_ns = o->txns_per_vu ? 0 : o->duration_ns,
+                                .txns_per_worker = o->txns_per_vu, .seed = o->seed,
+                                .max_retries = 100, .tick_ns = 10 * DG_NS_PER_S, .tick = run_tick,
+                                .tick_ctx = &view};
+    if (dg_runner_run(&cfg, &res, &err)) {
+        rc = dg_report_err(cmd, &err);
+        goto out;
+    }
+
+    /* The record, as it will be stored. */
+    snprintf(rec.workload, sizeof rec.workload, "tpcc");
+    snprintf(rec.status, sizeof rec.status, "%s", res.interrupted ? "incomplete" : "complete");
+    snprintf(rec.label, sizeof rec.label, "%s", o->label);
+    dg_wall_iso(res.started_wall, rec.started_at, sizeof rec.started_at);
+    dg_wall_iso(res.ended_wall, rec.ended_at, sizeof rec.ended_at);
+    snprintf(rec.target, sizeof rec.target, "%s", t.redacted);
+    snprintf(rec.engine, sizeof rec.engine, "%s", si.engine);
+    snprintf(rec.engine_version, sizeof rec.engine_version, "%s", si.version);
+    rec.settings_json = settings_json(&si);
+    rec.options_json = options_json(o, &t);
+    rec.command_line = dg_redacted_command_line(argc, argv);
+    dg_hostinfo_read(&rec.host);
+    snprintf(rec.dbgauge_version, sizeof rec.dbgauge_version, "%s", DG_VERSION);
+    rec.warehouses = sh.warehouses;
+    rec.vus = o->vus;
+    rec.warmup_s = res.warmup_s;
+    rec.measured_s = res.measured_s;
+    rec.client_cpu_s = res.client_cpu_s;
+    snprintf(rec.error, sizeof rec.error, "%s", res.first_error);
+    rec.ntypes = res.ntypes;
+    uint64_t committed = 0;
+    for (int k = 0; k < res.ntypes; k++) {
+        struct dg_txn_summary *x = &rec.txn[k];
+        snprintf(x->name, sizeof x->name, "%s", tpcc_type_names[k]);
+        x->committed = res.counts[k].committed;
+        x->rollbacks = res.counts[k].rollbacks;
+        x->retries = res.counts[k].retries;
+        x->errors = res.counts[k].errors;
+        x->hist = res.hist[k];
+        res.hist[k] = NULL; /* the record owns it now */
+        dg_txn_summary_from_hist(x);
+        committed += x->committed;
+    }
+    if (res.measured_s > 0) {
+        rec.nopm = (double)rec.txn[TPCC_NEW_ORDER].committed * 60.0 / res.measured_s;
+        rec.tpm = (double)committed * 60.0 / res.measured_s;
+    }
+    if (dg_store_put(store, &rec, &err)) {
+        /* Say what was measured even though it could not be kept. */
+        fprintf(stderr, "dbgauge %s: %s; the run's figures follow, unsaved\n", cmd, err.msg);
+        dg_report_run_text(text, &rec);
+        goto out;
+    }
+    /* Rendered from the store, as any later report will be. */
+    int64_t id = rec.id;
+    dg_run_record_free(&rec);
+    if (dg_store_get(store, id, &rec, &err)) {
+        rc = dg_report_err(cmd, &err);
+        goto out;
+    }
+    dg_report_run_text(text, &rec);
+    if (o->json)
+        dg_print_json(dg_report_run_json(&rec));
+    if (res.interrupted)
+        fprintf(stderr, "dbgauge %s: interrupted; what was measured is stored as run %lld, marked incomplete\n",
+                cmd, (long long)id);
+    if (res.workers_failed)
+        fprintf(stderr, "dbgauge %s: %d virtual user%s stopped on errors\n", cmd, res.workers_failed,
+                res.workers_failed == 1 ? "" : "s");
+    rc = res.interrupted || res.workers_failed || committed == 0 ? DG_EXIT_FAILED : DG_EXIT_OK;
+out:
+    dg_disconnect(&h);
+    dg_run_record_free(&rec);
+    dg_run_result_free(&res);
+    dg_store_close(store);
+    return rc;
+}
+
+int dg_cmd_tpcc(int argc, char **argv)
+{
+    if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+        tpcc_usage(argc < 2 ? stderr : stdout);
+        return argc < 2 ? DG_EXIT_USAGE : DG_EXIT_OK;
+    }
+    struct tpcc_opts o = {.sub = argv[1]};
+    if (strcmp(o.sub, "load") && strcmp(o.sub, "run") && strcmp(o.sub, "check"))
+        return dg_usage_error("tpcc", "unknown subcommand '%s' (load, run or check)", o.sub);
+    int rc = parse(argc - 1, argv + 1, &o);
+    if (rc)
+        return rc;
+    if (o.help) {
+        tpcc_usage(stdout);
+        return DG_EXIT_OK;
+    }
+    if (!strcmp(o.sub, "load"))
+        return cmd_load(&o);
+    if (!strcmp(o.sub, "check"))
+        return cmd_check(&o);
+    return cmd_run(&o, argc + 1, argv - 1);
+}

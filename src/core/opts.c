@@ -1,0 +1,117 @@
+/* opts.c — option value parsers; every error names the option and the bad text. */
+#include "core/opts.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int dg_parse_duration(const char *opt, const char *s, dg_ns *out, struct dg_err *err)
+{
+    const char *p = s;
+    dg_ns total = 0;
+    int parts = 0;
+    if (!s || !*s)
+        return dg_err_set(err, DG_ERR_USER, 0, "%s: empty duration", opt);
+    while (*p) {
+        if (!isdigit((unsigned char)*p))
+            goto bad;
+        errno = 0;
+        char *end;
+        unsigned long long v = strtoull(p, &end, 10);
+        if (errno || v > 1000000000ull)
+            goto bad;
+        dg_ns unit;
+        if (*end == '\0' && parts == 0)
+            unit = DG_NS_PER_S; /* bare number: seconds */
+        else if (strncmp(end, "ms", 2) == 0)
+            unit = DG_NS_PER_MS, end += 1;
+        else if (*end == 's')
+            unit = DG_NS_PER_S;
+        else if (*end == 'm')
+            unit = 60 * DG_NS_PER_S;
+        else if (*end == 'h')
+            unit = 3600 * DG_NS_PER_S;
+        else
+            goto bad;
+        total += (dg_ns)v * unit;
+        p = *end ? end + 1 : end;
+        parts++;
+    }
+    *out = total;
+    return 0;
+bad:
+    return dg_err_set(err, DG_ERR_USER, 0,
+                      "%s: '%s' is not a duration (examples: 45s, 2m, 1h30m, 500ms)", opt, s);
+}
+
+int dg_parse_u64(const char *opt, const char *s, uint64_t min, uint64_t max, uint64_t *out,
+                 struct dg_err *err)
+{
+    char *end;
+    errno = 0;
+    if (!s || !isdigit((unsigned char)*s))
+        goto bad;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno || *end || v < min || v > max)
+        goto bad;
+    *out = v;
+    return 0;
+bad:
+    return dg_err_set(err, DG_ERR_USER, 0, "%s: '%s' is not a whole number from %llu to %llu", opt,
+                      s ? s : "", (unsigned long long)min, (unsigned long long)max);
+}
+
+int dg_parse_int(const char *opt, const char *s, int min, int max, int *out, struct dg_err *err)
+{
+    uint64_t v;
+    if (dg_parse_u64(opt, s, (uint64_t)min, (uint64_t)max, &v, err))
+        return -1;
+    *out = (int)v;
+    return 0;
+}
+
+int dg_parse_size(const char *opt, const char *s, uint64_t *out, struct dg_err *err)
+{
+    char *end;
+    errno = 0;
+    if (!s || !isdigit((unsigned char)*s))
+        goto bad;
+    double v = strtod(s, &end);
+    if (errno)
+        goto bad;
+    double mult = 1;
+    switch (tolower((unsigned char)*end)) {
+    case '\0': break;
+    case 'k': mult = 1024.0; end++; break;
+    case 'm': mult = 1024.0 * 1024; end++; break;
+    case 'g': mult = 1024.0 * 1024 * 1024; end++; break;
+    case 't': mult = 1024.0 * 1024 * 1024 * 1024; end++; break;
+    default: goto bad;
+    }
+    if (*end == 'b' || *end == 'B')
+        end++;
+    if (*end)
+        goto bad;
+    *out = (uint64_t)(v * mult);
+    return 0;
+bad:
+    return dg_err_set(err, DG_ERR_USER, 0, "%s: '%s' is not a size (examples: 512M, 2G, 64k)", opt,
+                      s ? s : "");
+}
+
+void dg_format_duration(dg_ns ns, char *buf, int n)
+{
+    uint64_t ms = ns / DG_NS_PER_MS, s = ms / 1000;
+    if (s == 0)
+        snprintf(buf, (size_t)n, "%llums", (unsigned long long)ms);
+    else if (s < 60)
+        snprintf(buf, (size_t)n, "%llus", (unsigned long long)s);
+    else if (s < 3600)
+        snprintf(buf, (size_t)n, "%llum%02llus", (unsigned long long)(s / 60),
+                 (unsigned long long)(s % 60));
+    else
+        snprintf(buf, (size_t)n, "%lluh%02llum", (unsigned long long)(s / 3600),
+                 (unsigned long long)(s / 60 % 60));
+}

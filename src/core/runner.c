@@ -1,0 +1,378 @@
+/* runner.c — the closed-loop runner: worker threads, phases, retries with restored inputs,
+ * per-thread counters (single writer, relaxed atomics so the reporter may read them) and
+ * histograms merged at the end. The main thread only waits for signals and ticks. */
+#include "core/runner.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct counters {
+    _Atomic uint64_t committed, rollbacks, retries, errors;
+};
+
+enum { PH_WARM = 0, PH_MEASURE = 1 };
+
+struct worker {
+    struct runner *r;
+    int index;
+    pthread_t th;
+    struct dg_conn_h conn;
+    void *wctx;
+    unsigned char *term, *saved;
+    struct counters cnt[2][DG_MAX_TYPES];
+    struct dg_hist *hist[DG_MAX_TYPES];
+    int start_failed;
+    struct dg_err start_err;
+    char first_error[512];
+    int gave_up;
+    dg_ns finished_ns;
+    _Atomic int done;
+} __attribute__((aligned(64)));
+
+struct runner {
+    const struct dg_runner_cfg *cfg;
+    struct worker *w;
+    pthread_mutex_t mu; /* guards ready and go: the start line, used once */
+    pthread_cond_t cv;
+    int ready, go;
+    dg_ns start_ns, warm_end_ns, end_ns; /* written by main before go is set */
+    _Atomic int stop;
+};
+
+const char *dg_phase_name(enum dg_phase p)
+{
+    switch (p) {
+    case DG_PHASE_CONNECT: return "connect";
+    case DG_PHASE_WARMUP: return "warm-up";
+    case DG_PHASE_MEASURE: return "measure";
+    case DG_PHASE_DONE: return "done";
+    }
+    return "?";
+}
+
+/* Single-writer increment: a plain load and store, never a locked instruction. */
+static inline void bump(_Atomic uint64_t *c, uint64_t by)
+{
+    atomic_store_explicit(c, atomic_load_explicit(c, memory_order_relaxed) + by,
+                          memory_order_relaxed);
+}
+
+static void note_error(struct worker *w, int type, const struct dg_err *e)
+{
+    if (w->first_error[0])
+        return;
+    snprintf(w->first_error, sizeof w->first_error, "worker %d, %s: %s error%s%s: %s", w->index + 1,
+             w->r->cfg->wl->type_names[type], dg_err_class_name(e->cls), e->sqlstate[0] ? " " : "",
+             e->sqlstate, e->msg);
+}
+
+static int open_worker(struct worker *w, struct dg_err *err)
+{
+    const struct dg_runner_cfg *cfg = w->r->cfg;
+    char app[32];
+    snprintf(app, sizeof app, "dbgauge-w%d", w->index + 1);
+    struct dg_connect_opts co = {.application = app};
+    if (dg_connect(cfg->target, &co, &w->conn, err))
+        return -1;
+    if (cfg->wl->worker_open(cfg->shared, &w->conn, &w->wctx, err)) {
+        dg_disconnect(&w->conn);
+        return -1;
+    }
+    return 0;
+}
+
+static void close_worker(struct worker *w)
+{
+    if (w->wctx)
+        w->r->cfg->wl->worker_close(w->wctx);
+    w->wctx = NULL;
+    dg_disconnect(&w->conn);
+}
+
+static void *worker_main(void *arg)
+{
+    struct worker *w = arg;
+    struct runner *r = w->r;
+    const struct dg_runner_cfg *cfg = r->cfg;
+    const struct dg_workload *wl = cfg->wl;
+
+    if (open_worker(w, &w->start_err))
+        w->start_failed = 1;
+    wl->terminal_init(cfg->shared, w->index, cfg->workers, w->term,
+                      dg_mix64(cfg->seed + 0x100000001b3ull * (uint64_t)(w->index + 1)));
+    pthread_mutex_lock(&r->mu);
+    r->ready++;
+    pthread_cond_broadcast(&r->cv);
+    while (!r->go)
+        pthread_cond_wait(&r->cv, &r->mu);
+    pthread_mutex_unlock(&r->mu);
+    if (w->start_failed || atomic_load(&r->stop))
+        goto out;
+
+    const dg_ns warm_end = r->warm_end_ns, end = r->end_ns;
+    const int counted = cfg->txns_per_worker > 0;
+    uint64_t done = 0;
+    int consecutive_errors = 0;
+    struct dg_err e;
+    while (!atomic_load_explicit(&r->stop, memory_order_relaxed)) {
+        if (counted && done >= cfg->txns_per_worker)
+            break;
+        int type = wl->next_type(w->term);
+        memcpy(w->saved, w->term, wl->terminal_size);
+        dg_ns t0 = dg_now_ns();
+        uint64_t tries = 0;
+        int rc;
+        for (;;) {
+            rc = wl->run(w->wctx, w->term, type, &e);
+            if (rc == 0 || e.cls == DG_ERR_EXPECTED)
+                break;
+            struct dg_err ignore;
+            w->conn.drv->rollback(w->conn.c, &ignore);
+            if (e.cls != DG_ERR_RETRY || (int)tries >= cfg->max_retries)
+                break;
+            tries++;
+            memcpy(w->term, w->saved, wl->terminal_size); /* same inputs again */
+        }
+        dg_ns t1 = dg_now_ns();
+        done++;
+        if (!counted && t1 > end)
+            break; /* finished after the window: not counted */
+        int ph = counted || t1 >= warm_end ? PH_MEASURE : PH_WARM;
+        struct counters *c = &w->cnt[ph][type];
+        if (tries)
+            bump(&c->retries, tries);
+        if (rc == 0) {
+            bump(&c->committed, 1);
+        } else if (e.cls == DG_ERR_EXPECTED) {
+            bump(&c->rollbacks, 1);
+        } else {
+            bump(&c->errors, 1);
+            note_error(w, type, &e);
+            if (e.cls == DG_ERR_CONN) { /* reconnect once; give up on this worker if that fails */
+                close_worker(w);
+                if (open_worker(w, &e)) {
+                    note_error(w, type, &e);
+                    w->gave_up = 1;
+                    break;
+                }
+            }
+            if (++consecutive_errors >= 1000) {
+                w->gave_up = 1;
+                break;
+            }
+            continue;
+        }
+        consecutive_errors = 0;
+        if (ph == PH_MEASURE)
+            dg_hist_record(w->hist[type], t1 - t0);
+    }
+out:
+    w->finished_ns = dg_now_ns();
+    atomic_store(&w->done, 1);
+    return NULL;
+}
+
+static void sum_counts(struct runner *r, int phase_mask, struct dg_type_counts *out)
+{
+    const struct dg_runner_cfg *cfg = r->cfg;
+    memset(out, 0, sizeof(struct dg_type_counts) * DG_MAX_TYPES);
+    for (int i = 0; i < cfg->workers; i++)
+        for (int ph = 0; ph < 2; ph++) {
+            if (!(phase_mask & (1 << ph)))
+                continue;
+            for (int t = 0; t < cfg->wl->ntypes; t++) {
+                struct counters *c = &r->w[i].cnt[ph][t];
+                out[t].committed += atomic_load_explicit(&c->committed, memory_order_relaxed);
+                out[t].rollbacks += atomic_load_explicit(&c->rollbacks, memory_order_relaxed);
+                out[t].retries += atomic_load_explicit(&c->retries, memory_order_relaxed);
+                out[t].errors += atomic_load_explicit(&c->errors, memory_order_relaxed);
+            }
+        }
+}
+
+static int all_done(struct runner *r, int created)
+{
+    for (int i = 0; i < created; i++)
+        if (!atomic_load(&r->w[i].done))
+            return 0;
+    return 1;
+}
+
+static void free_workers(struct runner *r)
+{
+    for (int i = 0; i < r->cfg->workers; i++) {
+        struct worker *w = &r->w[i];
+        for (int t = 0; t < DG_MAX_TYPES; t++)
+            dg_hist_free(w->hist[t]);
+        free(w->term);
+        free(w->saved);
+    }
+    free(r->w);
+}
+
+int dg_runner_run(const struct dg_runner_cfg *cfg, struct dg_run_result *res, struct dg_err *err)
+{
+    memset(res, 0, sizeof *res);
+    res->ntypes = cfg->wl->ntypes;
+    struct runner r = {.cfg = cfg};
+    int nw = cfg->workers, created = 0, rc = -1;
+    r.w = aligned_alloc(64, sizeof(struct worker) * (size_t)nw);
+    if (!r.w)
+        return dg_err_set(err, DG_ERR_FATAL, 0, "out of memory");
+    memset(r.w, 0, sizeof(struct worker) * (size_t)nw);
+    for (int i = 0; i < nw; i++) {
+        struct worker *w = &r.w[i];
+        w->r = &r;
+        w->index = i;
+        w->term = calloc(1, cfg->wl->terminal_size);
+        w->saved = calloc(1, cfg->wl->terminal_size);
+        for (int t = 0; t < cfg->wl->ntypes; t++)
+            w->hist[t] = dg_hist_new();
+        if (!w->term || !w->saved || !w->hist[cfg->wl->ntypes - 1]) {
+            free_workers(&r);
+            return dg_err_set(err, DG_ERR_FATAL, 0, "out of memory");
+        }
+    }
+
+    /* Signals are taken synchronously by this thread with sigtimedwait. */
+    sigset_t sigs, old;
+    sigemptyset(&sigs);
+    sigaddset(&sigs, SIGINT);
+    sigaddset(&sigs, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &sigs, &old);
+
+    pthread_mutex_init(&r.mu, NULL);
+    pthread_cond_init(&r.cv, NULL);
+    for (; created < nw; created++)
+        if (pthread_create(&r.w[created].th, NULL, worker_main, &r.w[created]))
+            break;
+    pthread_mutex_lock(&r.mu);
+    while (r.ready < created)
+        pthread_cond_wait(&r.cv, &r.mu);
+    if (created < nw) {
+        dg_err_set(err, DG_ERR_FATAL, errno, "cannot start worker thread %d of %d", created + 1, nw);
+        atomic_store(&r.stop, 1);
+    }
+    for (int i = 0; i < created && !atomic_load(&r.stop); i++)
+        if (r.w[i].start_failed) {
+            *err = r.w[i].start_err;
+            atomic_store(&r.stop, 1);
+        }
+    int starting = !atomic_load(&r.stop);
+    r.start_ns = dg_now_ns();
+    r.warm_end_ns = r.start_ns + (cfg->txns_per_worker ? 0 : cfg->warmup_ns);
+    r.end_ns = cfg->txns_per_worker ? UINT64_MAX : r.warm_end_ns + cfg->duration_ns;
+    res->started_wall = dg_wall_s();
+    dg_ns cpu0 = dg_process_cpu_ns();
+    int cpu_sampled = r.warm_end_ns == r.start_ns;
+    r.go = 1;
+    pthread_cond_broadcast(&r.cv);
+    pthread_mutex_unlock(&r.mu);
+
+    dg_ns next_tick = cfg->tick_ns ? r.start_ns + cfg->tick_ns : UINT64_MAX, last_tick = r.start_ns;
+    dg_ns stop_ns = 0;
+    struct dg_type_counts prev[DG_MAX_TYPES] = {{0}};
+    while (starting) {
+        dg_ns now = dg_now_ns();
+        if (!cpu_sampled && now >= r.warm_end_ns) {
+            cpu0 = dg_process_cpu_ns();
+            cpu_sampled = 1;
+        }
+        if (now >= r.end_ns) {
+            stop_ns = r.end_ns;
+            break;
+        }
+        if (all_done(&r, created)) {
+            stop_ns = now;
+            break;
+        }
+        if (now >= next_tick) {
+            struct dg_tick t = {.elapsed_s = (double)(now - r.start_ns) / 1e9,
+                                .interval_s = (double)(now - last_tick) / 1e9,
+                                .ntypes = cfg->wl->ntypes};
+            t.phase = now < r.warm_end_ns ? DG_PHASE_WARMUP : DG_PHASE_MEASURE;
+            sum_counts(&r, 3, t.total);
+            for (int k = 0; k < t.ntypes; k++) {
+                t.interval[k].committed = t.total[k].committed - prev[k].committed;
+                t.interval[k].rollbacks = t.total[k].rollbacks - prev[k].rollbacks;
+                t.interval[k].retries = t.total[k].retries - prev[k].retries;
+                t.interval[k].errors = t.total[k].errors - prev[k].errors;
+                prev[k] = t.total[k];
+            }
+            cfg->tick(cfg->tick_ctx, &t);
+            last_tick = now;
+            next_tick += cfg->tick_ns;
+        }
+        dg_ns wake = next_tick;
+        if (!cpu_sampled && r.warm_end_ns < wake)
+            wake = r.warm_end_ns;
+        if (r.end_ns < wake)
+            wake = r.end_ns;
+        dg_ns wait = wake > now ? wake - now : 0;
+        if (wait > 200 * DG_NS_PER_MS) /* also poll for workers that finished */
+            wait = 200 * DG_NS_PER_MS;
+        struct timespec ts = {(time_t)(wait / DG_NS_PER_S), (long)(wait % DG_NS_PER_S)};
+        if (sigtimedwait(&sigs, NULL, &ts) > 0) {
+            res->interrupted = 1;
+            stop_ns = dg_now_ns();
+            break;
+        }
+    }
+    atomic_store(&r.stop, 1);
+    for (int i = 0; i < created; i++)
+        pthread_join(r.w[i].th, NULL);
+    dg_ns cpu1 = dg_process_cpu_ns();
+    res->ended_wall = dg_wall_s();
+    /* A signal that arrived while joining is taken now so it cannot kill us later. */
+    struct timespec zero = {0, 0};
+    while (sigtimedwait(&sigs, NULL, &zero) > 0)
+        res->interrupted = 1;
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+
+    if (!starting)
+        goto out;
+    if (cfg->txns_per_worker && !res->interrupted) {
+        stop_ns = r.start_ns;
+        for (int i = 0; i < nw; i++)
+            if (r.w[i].finished_ns > stop_ns)
+                stop_ns = r.w[i].finished_ns;
+    }
+    res->warmup_s = (double)(r.warm_end_ns - r.start_ns) / 1e9;
+    res->measured_s = stop_ns > r.warm_end_ns ? (double)(stop_ns - r.warm_end_ns) / 1e9 : 0.0;
+    res->client_cpu_s = cpu_sampled ? (double)(cpu1 - cpu0) / 1e9 : 0.0;
+    sum_counts(&r, 2, res->counts);
+    for (int t = 0; t < cfg->wl->ntypes; t++) {
+        res->hist[t] = dg_hist_new();
+        if (!res->hist[t]) {
+            dg_err_set(err, DG_ERR_FATAL, 0, "out of memory");
+            goto out;
+        }
+        for (int i = 0; i < nw; i++)
+            dg_hist_merge(res->hist[t], r.w[i].hist[t]);
+    }
+    for (int i = 0; i < nw; i++) {
+        res->workers_failed += r.w[i].gave_up;
+        if (!res->first_error[0] && r.w[i].first_error[0])
+            snprintf(res->first_error, sizeof res->first_error, "%s", r.w[i].first_error);
+    }
+    rc = 0;
+out:
+    for (int i = 0; i < nw; i++)
+        close_worker(&r.w[i]);
+    pthread_mutex_destroy(&r.mu);
+    pthread_cond_destroy(&r.cv);
+    free_workers(&r);
+    return rc;
+}
+
+void dg_run_result_free(struct dg_run_result *res)
+{
+    for (int t = 0; t < DG_MAX_TYPES; t++) {
+        dg_hist_free(res->hist[t]);
+        res->hist[t] = NULL;
+    }
+}

@@ -1,0 +1,72 @@
+/* runner.h — runs a workload: one thread per worker, each owning one connection and one
+ * terminal (closed loop), a warm-up then a measured window, or a fixed number of
+ * transactions per worker. Per-thread counters and histograms; nothing shared on the hot
+ * path. Knows no engine and no workload beyond struct dg_workload. */
+#ifndef DG_RUNNER_H
+#define DG_RUNNER_H
+
+#include <signal.h>
+#include <stdint.h>
+
+#include "core/clock.h"
+#include "core/driver.h"
+#include "core/hist.h"
+#include "core/workload.h"
+
+enum dg_phase { DG_PHASE_CONNECT = 0, DG_PHASE_WARMUP, DG_PHASE_MEASURE, DG_PHASE_DONE };
+const char *dg_phase_name(enum dg_phase p);
+
+/* Counts per transaction type. attempted = committed + rollbacks + errors; retries apart. */
+struct dg_type_counts {
+    uint64_t committed;  /* committed by the database */
+    uint64_t rollbacks;  /* rolled back on purpose by the workload (successes) */
+    uint64_t retries;    /* extra attempts after a retryable error */
+    uint64_t errors;     /* transactions that failed for good */
+};
+
+/* What the reporter sees every interval. */
+struct dg_tick {
+    enum dg_phase phase;
+    double elapsed_s;   /* since the start of the run (warm-up included) */
+    double interval_s;  /* since the previous tick */
+    int ntypes;
+    struct dg_type_counts total[DG_MAX_TYPES];    /* since the start */
+    struct dg_type_counts interval[DG_MAX_TYPES]; /* since the previous tick */
+};
+typedef void (*dg_tick_fn)(void *ctx, const struct dg_tick *t);
+
+struct dg_runner_cfg {
+    const struct dg_workload *wl;
+    void *shared;                  /* the workload's shared state */
+    const struct dg_target *target;
+    int workers;
+    dg_ns warmup_ns;
+    dg_ns duration_ns;             /* timed run when > 0 */
+    uint64_t txns_per_worker;      /* counted run when > 0 (whole run measured) */
+    uint64_t seed;
+    int max_retries;               /* per transaction */
+    dg_ns tick_ns;                 /* reporter interval; 0 = no ticks */
+    dg_tick_fn tick;
+    void *tick_ctx;
+};
+
+struct dg_run_result {
+    int ntypes;
+    struct dg_type_counts counts[DG_MAX_TYPES];   /* measured window only */
+    struct dg_hist *hist[DG_MAX_TYPES];           /* measured latency; owned, free with dg_run_result_free */
+    double measured_s;
+    double warmup_s;
+    int interrupted;                              /* SIGINT/SIGTERM before the end */
+    int workers_failed;
+    char first_error[512];                        /* first error any worker saw, for the user */
+    double client_cpu_s;                          /* dbgauge's own CPU during the measured window */
+    double started_wall, ended_wall;
+};
+
+/* Runs the workload. Blocks SIGINT and SIGTERM for its threads and waits for them itself.
+ * Returns 0 when the run happened (result filled, maybe interrupted or with errors), -1 with
+ * err when it could not start (nothing measured: e.g. no worker could connect). */
+int dg_runner_run(const struct dg_runner_cfg *cfg, struct dg_run_result *res, struct dg_err *err);
+void dg_run_result_free(struct dg_run_result *res);
+
+#endif

@@ -1,0 +1,34 @@
+/* workload.h — what a workload gives the runner: transaction types, a per-terminal state
+ * the runner can save and restore (so a retry repeats the same inputs), and one call that
+ * runs one transaction on one connection. A workload knows nothing of threads or time. */
+#ifndef DG_WORKLOAD_H
+#define DG_WORKLOAD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/driver.h"
+
+#define DG_MAX_TYPES 8
+
+struct dg_workload {
+    const char *name;
+    int ntypes;
+    const char *const *type_names;
+    /* Bytes of one terminal's state; the runner owns the memory and copies it to retry. */
+    size_t terminal_size;
+
+    /* Per connection: prepares statements. *wctx is the workload's, freed by worker_close. */
+    int (*worker_open)(void *shared, struct dg_conn_h *conn, void **wctx, struct dg_err *err);
+    void (*worker_close)(void *wctx);
+    /* Sets up terminal number index (0-based) of nterminals, seeded with seed. */
+    void (*terminal_init)(void *shared, int index, int nterminals, void *term, uint64_t seed);
+    /* Picks the next transaction type for a terminal (draws from its RNG state). */
+    int (*next_type)(void *term);
+    /* Runs one transaction of type on the worker's connection. Returns 0 when committed;
+     * -1 with err filled otherwise. DG_ERR_EXPECTED means the workload rolled back on
+     * purpose and that counts as done; for any other class the runner rolls back. */
+    int (*run)(void *wctx, void *term, int type, struct dg_err *err);
+};
+
+#endif

@@ -1,0 +1,412 @@
+/* sqlite.c — the embedded SQLite driver: one sqlite3 handle per connection, WAL, prepared
+ * statements, BEGIN IMMEDIATE for writers, SQLITE_BUSY classed as retryable.
+ * The only file that includes sqlite3.h for benchmark targets (the results store has its own). */
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "core/driver.h"
+
+struct dg_conn {
+    sqlite3 *db;
+    struct dg_stmt *stmts; /* every prepared statement, for disconnect */
+    int busy_timeout_ms;
+    char synchronous[16];
+    char journal[16];
+};
+
+struct dg_stmt {
+    struct dg_conn *conn;
+    sqlite3_stmt *st;
+    struct dg_stmt *next;
+    int nparams;
+    int pending; /* execute stepped to a first row that next_row has not handed out yet */
+    int64_t changes;
+};
+
+struct dg_bulk {
+    struct dg_conn *conn;
+    sqlite3_stmt *st;
+    int ncols;
+    int64_t rows;
+};
+
+static int fail(struct dg_err *err, sqlite3 *db, int rc, const char *what)
+{
+    int ext = db ? sqlite3_extended_errcode(db) : rc;
+    int primary = rc & 0xff;
+    enum dg_err_class cls = DG_ERR_FATAL;
+    if (primary == SQLITE_BUSY || primary == SQLITE_LOCKED)
+        cls = DG_ERR_RETRY;
+    else if (primary == SQLITE_ERROR || primary == SQLITE_CANTOPEN || primary == SQLITE_NOTADB ||
+             primary == SQLITE_RANGE || primary == SQLITE_AUTH || primary == SQLITE_READONLY)
+        cls = DG_ERR_USER;
+    return dg_err_set(err, cls, ext, "%s: %s", what, db ? sqlite3_errmsg(db) : sqlite3_errstr(rc));
+}
+
+/* sqlite:PATH[?key=value&...] — keys: synchronous=off|normal|full, journal=wal|delete,
+ * busy_timeout=MS. */
+static int parse_url(const char *url, char *path, size_t pathcap, struct dg_conn *c, struct dg_err *err)
+{
+    const char *p = strchr(url, ':') + 1;
+    if (strncmp(p, "//", 2) == 0) /* sqlite:///abs/path or sqlite://rel */
+        p += 2;
+    size_t n = strcspn(p, "?");
+    if (n == 0)
+        return dg_err_set(err, DG_ERR_USER, 0, "target '%s': the SQLite file path is empty", url);
+    if (n >= pathcap)
+        return dg_err_set(err, DG_ERR_USER, 0, "target: SQLite path too long");
+    memcpy(path, p, n);
+    path[n] = '\0';
+    const char *q = p[n] == '?' ? p + n + 1 : NULL;
+    while (q && *q) {
+        size_t len = strcspn(q, "&");
+        const char *eq = memchr(q, '=', len);
+        if (!eq)
+            return dg_err_set(err, DG_ERR_USER, 0, "target '%s': parameter '%.*s' has no value",
+                              url, (int)len, q);
+        size_t klen = (size_t)(eq - q), vlen = len - klen - 1;
+        char val[32];
+        snprintf(val, sizeof val, "%.*s", (int)vlen, eq + 1);
+        if (klen == 11 && strncmp(q, "synchronous", 11) == 0) {
+            if (strcasecmp(val, "off") && strcasecmp(val, "normal") && strcasecmp(val, "full") &&
+                strcasecmp(val, "extra"))
+                return dg_err_set(err, DG_ERR_USER, 0,
+                                  "target: synchronous=%s is not off|normal|full|extra", val);
+            snprintf(c->synchronous, sizeof c->synchronous, "%s", val);
+        } else if (klen == 7 && strncmp(q, "journal", 7) == 0) {
+            if (strcasecmp(val, "wal") && strcasecmp(val, "delete") && strcasecmp(val, "truncate"))
+                return dg_err_set(err, DG_ERR_USER, 0, "target: journal=%s is not wal|delete|truncate",
+                                  val);
+            snprintf(c->journal, sizeof c->journal, "%s", val);
+        } else if (klen == 12 && strncmp(q, "busy_timeout", 12) == 0) {
+            char *end;
+            long ms = strtol(val, &end, 10);
+            if (*end || ms < 0 || ms > 600000)
+                return dg_err_set(err, DG_ERR_USER, 0, "target: busy_timeout=%s is not 0..600000 ms",
+                                  val);
+            c->busy_timeout_ms = (int)ms;
+        } else {
+            return dg_err_set(err, DG_ERR_USER, 0,
+                              "target '%s': unknown SQLite parameter '%.*s' (known: synchronous, "
+                              "journal, busy_timeout)", url, (int)klen, q);
+        }
+        q += len;
+        if (*q == '&')
+            q++;
+    }
+    return 0;
+}
+
+static int sq_exec(struct dg_conn *c, const char *sql, struct dg_err *err)
+{
+    int rc = sqlite3_exec(c->db, sql, NULL, NULL, NULL);
+    return rc == SQLITE_OK ? 0 : fail(err, c->db, rc, "exec");
+}
+
+static int sq_connect(const char *url, const struct dg_connect_opts *opts, struct dg_conn **out,
+                      struct dg_err *err)
+{
+    char path[1024], sql[128];
+    struct dg_conn *c = calloc(1, sizeof *c);
+    if (!c)
+        return dg_err_set(err, DG_ERR_FATAL, 0, "out of memory");
+    c->busy_timeout_ms = 10000;
+    snprintf(c->synchronous, sizeof c->synchronous, "normal");
+    snprintf(c->journal, sizeof c->journal, "wal");
+    if (parse_url(url, path, sizeof path, c, err))
+        goto fail;
+    int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX | (opts->create ? SQLITE_OPEN_CREATE : 0);
+    int rc = sqlite3_open_v2(path, &c->db, flags, NULL);
+    if (rc != SQLITE_OK) {
+        dg_err_set(err, DG_ERR_USER, rc, "cannot open SQLite database '%s': %s%s", path,
+                   c->db ? sqlite3_errmsg(c->db) : sqlite3_errstr(rc),
+                   opts->create ? "" : " (run 'dbgauge tpcc load' first?)");
+        goto fail;
+    }
+    sqlite3_busy_timeout(c->db, c->busy_timeout_ms);
+    snprintf(sql, sizeof sql, "PRAGMA journal_mode=%s; PRAGMA synchronous=%s;", c->journal,
+             c->synchronous);
+    if (sq_exec(c, sql, err))
+        goto fail;
+    *out = c;
+    return 0;
+fail:
+    if (c->db)
+        sqlite3_close_v2(c->db);
+    free(c);
+    return -1;
+}
+
+static void sq_finalize(struct dg_stmt *s)
+{
+    if (!s)
+        return;
+    struct dg_stmt **pp = &s->conn->stmts;
+    while (*pp && *pp != s)
+        pp = &(*pp)->next;
+    if (*pp)
+        *pp = s->next;
+    sqlite3_finalize(s->st);
+    free(s);
+}
+
+static void sq_disconnect(struct dg_conn *c)
+{
+    while (c->stmts)
+        sq_finalize(c->stmts);
+    sqlite3_close_v2(c->db);
+    free(c);
+}
+
+static int sq_prepare(struct dg_conn *c, const char *sql, int nparams, struct dg_stmt **out,
+                      struct dg_err *err)
+{
+    struct dg_stmt *s = calloc(1, sizeof *s);
+    if (!s)
+        return dg_err_set(err, DG_ERR_FATAL, 0, "out of memory");
+    int rc = sqlite3_prepare_v3(c->db, sql, -1, SQLITE_PREPARE_PERSISTENT, &s->st, NULL);
+    if (rc != SQLITE_OK || !s->st) {
+        free(s);
+        if (rc == SQLITE_OK)
+            return dg_err_set(err, DG_ERR_USER, 0, "prepare: empty statement");
+        fail(err, c->db, rc, "prepare");
+        snprintf(err->msg + strlen(err->msg), sizeof err->msg - strlen(err->msg), " in: %.160s",
+                 sql);
+        return -1;
+    }
+    if (sqlite3_bind_parameter_count(s->st) != nparams) {
+        int have = sqlite3_bind_parameter_count(s->st);
+        sqlite3_finalize(s->st);
+        free(s);
+        return dg_err_set(err, DG_ERR_USER, 0, "prepare: statement has %d parameters, %d given: %.160s",
+                          have, nparams, sql);
+    }
+    s->conn = c;
+    s->nparams = nparams;
+    s->next = c->stmts;
+    c->stmts = s;
+    *out = s;
+    return 0;
+}
+
+static int bind_values(sqlite3_stmt *st, const struct dg_value *v, int n)
+{
+    for (int i = 0; i < n; i++) {
+        int rc;
+        switch (v[i].type) {
+        case DG_T_INT: rc = sqlite3_bind_int64(st, i + 1, v[i].i); break;
+        case DG_T_DOUBLE: rc = sqlite3_bind_double(st, i + 1, v[i].d); break;
+        case DG_T_TEXT: rc = sqlite3_bind_text(st, i + 1, v[i].s.p, (int)v[i].s.n, SQLITE_STATIC); break;
+        case DG_T_DEC: {
+            static const double pow10[] = {1, 10, 100, 1000, 10000, 100000, 1000000};
+            int sc = v[i].dec.scale;
+            if (sc == 0)
+                rc = sqlite3_bind_int64(st, i + 1, v[i].dec.v);
+            else
+                rc = sqlite3_bind_double(st, i + 1, (double)v[i].dec.v / pow10[sc < 7 ? sc : 6]);
+            break;
+        }
+        default: rc = sqlite3_bind_null(st, i + 1); break;
+        }
+        if (rc != SQLITE_OK)
+            return rc;
+    }
+    return SQLITE_OK;
+}
+
+/* Runs the first step: a statement without rows completes here; one with rows leaves
+ * the first row pending for next_row. */
+static int sq_execute(struct dg_stmt *s, const struct dg_value *params, struct dg_err *err)
+{
+    sqlite3_reset(s->st);
+    s->pending = 0;
+    int rc = bind_values(s->st, params, s->nparams);
+    if (rc != SQLITE_OK)
+        return fail(err, s->conn->db, rc, "bind");
+    rc = sqlite3_step(s->st);
+    if (rc == SQLITE_ROW) {
+        s->pending = 1;
+        return 0;
+    }
+    if (rc == SQLITE_DONE) {
+        s->changes = sqlite3_changes64(s->conn->db);
+        sqlite3_reset(s->st);
+        return 0;
+    }
+    fail(err, s->conn->db, rc, "step");
+    sqlite3_reset(s->st);
+    return -1;
+}
+
+static int sq_next_row(struct dg_stmt *s, struct dg_err *err)
+{
+    if (s->pending) {
+        s->pending = 0;
+        return 1;
+    }
+    if (!sqlite3_stmt_busy(s->st))
+        return 0; /* finished inside execute, or reset */
+    int rc = sqlite3_step(s->st);
+    if (rc == SQLITE_ROW)
+        return 1;
+    if (rc == SQLITE_DONE) {
+        s->changes = sqlite3_changes64(s->conn->db);
+        sqlite3_reset(s->st);
+        return 0;
+    }
+    fail(err, s->conn->db, rc, "step");
+    sqlite3_reset(s->st);
+    return -1;
+}
+
+static void sq_reset(struct dg_stmt *s)
+{
+    s->pending = 0;
+    sqlite3_reset(s->st);
+}
+static int64_t sq_changes(struct dg_stmt *s) { return s->changes; }
+static int sq_ncols(struct dg_stmt *s) { return sqlite3_column_count(s->st); }
+static int sq_col_is_null(struct dg_stmt *s, int i) { return sqlite3_column_type(s->st, i) == SQLITE_NULL; }
+static int64_t sq_col_int(struct dg_stmt *s, int i) { return sqlite3_column_int64(s->st, i); }
+static double sq_col_double(struct dg_stmt *s, int i) { return sqlite3_column_double(s->st, i); }
+static const char *sq_col_text(struct dg_stmt *s, int i, size_t *len)
+{
+    const char *t = (const char *)sqlite3_column_text(s->st, i);
+    if (len)
+        *len = (size_t)sqlite3_column_bytes(s->st, i);
+    return t ? t : "";
+}
+
+static int sq_begin(struct dg_conn *c, enum dg_isolation iso, int write, struct dg_err *err)
+{
+    (void)iso; /* SQLite transactions are serializable */
+    return sq_exec(c, write ? "BEGIN IMMEDIATE" : "BEGIN", err);
+}
+static int sq_commit(struct dg_conn *c, struct dg_err *err) { return sq_exec(c, "COMMIT", err); }
+static int sq_rollback(struct dg_conn *c, struct dg_err *err)
+{
+    if (sqlite3_get_autocommit(c->db))
+        return 0; /* nothing open (SQLite may have rolled back already) */
+    return sq_exec(c, "ROLLBACK", err);
+}
+
+static int sq_bulk_begin(struct dg_conn *c, const char *table, const char *const *cols, int ncols,
+                         struct dg_bulk **out, struct dg_err *err)
+{
+    char sql[2048];
+    size_t pos = (size_t)snprintf(sql, sizeof sql, "INSERT INTO %s(", table);
+    for (int i = 0; i < ncols && pos < sizeof sql; i++)
+        pos += (size_t)snprintf(sql + pos, sizeof sql - pos, "%s%s", i ? "," : "", cols[i]);
+    pos += (size_t)snprintf(sql + pos, sizeof sql - pos, ") VALUES(");
+    for (int i = 0; i < ncols && pos < sizeof sql; i++)
+        pos += (size_t)snprintf(sql + pos, sizeof sql - pos, "%s?", i ? "," : "");
+    if (pos + 2 >= sizeof sql)
+        return dg_err_set(err, DG_ERR_FATAL, 0, "bulk: statement too long");
+    strcat(sql, ")");
+    struct dg_bulk *b = calloc(1, sizeof *b);
+    if (!b)
+        return dg_err_set(err, DG_ERR_FATAL, 0, "out of memory");
+    int rc = sqlite3_prepare_v2(c->db, sql, -1, &b->st, NULL);
+    if (rc != SQLITE_OK) {
+        free(b);
+        return fail(err, c->db, rc, "bulk prepare");
+    }
+    b->conn = c;
+    b->ncols = ncols;
+    *out = b;
+    return 0;
+}
+
+static int sq_bulk_row(struct dg_bulk *b, const struct dg_value *vals, struct dg_err *err)
+{
+    int rc = bind_values(b->st, vals, b->ncols);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_step(b->st);
+    sqlite3_reset(b->st);
+    if (rc != SQLITE_DONE && rc != SQLITE_OK)
+        return fail(err, b->conn->db, rc, "bulk insert");
+    b->rows++;
+    return 0;
+}
+
+static int sq_bulk_end(struct dg_bulk *b, struct dg_err *err)
+{
+    (void)err;
+    sqlite3_finalize(b->st);
+    free(b);
+    return 0;
+}
+
+static int sq_server_info(struct dg_conn *c, struct dg_server_info *info, struct dg_err *err)
+{
+    (void)err;
+    memset(info, 0, sizeof *info);
+    snprintf(info->engine, sizeof info->engine, "sqlite");
+    snprintf(info->version, sizeof info->version, "%s", sqlite3_libversion());
+    static const char *const pragmas[] = {"journal_mode", "synchronous", "cache_size", "page_size",
+                                          "busy_timeout"};
+    for (size_t i = 0; i < sizeof pragmas / sizeof *pragmas; i++) {
+        char sql[64];
+        sqlite3_stmt *st;
+        snprintf(sql, sizeof sql, "PRAGMA %s", pragmas[i]);
+        if (sqlite3_prepare_v2(c->db, sql, -1, &st, NULL) != SQLITE_OK)
+            continue;
+        if (sqlite3_step(st) == SQLITE_ROW)
+            dg_server_info_add(info, pragmas[i], (const char *)sqlite3_column_text(st, 0));
+        sqlite3_finalize(st);
+    }
+    return 0;
+}
+
+static int sq_set_memory(struct dg_conn *c, uint64_t bytes, struct dg_err *err)
+{
+    char sql[64];
+    /* A negative cache_size is in KiB. */
+    snprintf(sql, sizeof sql, "PRAGMA cache_size=-%llu", (unsigned long long)(bytes / 1024));
+    return sq_exec(c, sql, err);
+}
+
+static int sq_load_mode(struct dg_conn *c, int on, struct dg_err *err)
+{
+    char sql[96];
+    if (on)
+        return sq_exec(c, "PRAGMA synchronous=OFF; PRAGMA cache_size=-262144;", err);
+    snprintf(sql, sizeof sql, "PRAGMA synchronous=%s; PRAGMA cache_size=-2000;", c->synchronous);
+    return sq_exec(c, sql, err);
+}
+
+static const char *const schemes[] = {"sqlite", NULL};
+
+const struct dg_driver dg_driver_sqlite = {
+    .abi = DG_DRIVER_ABI,
+    .name = "sqlite",
+    .schemes = schemes,
+    .dialect = DG_DIALECT_SQLITE,
+    .caps = DG_CAP_PREPARE | DG_CAP_MEMORY,
+    .connect = sq_connect,
+    .disconnect = sq_disconnect,
+    .exec = sq_exec,
+    .prepare = sq_prepare,
+    .finalize = sq_finalize,
+    .execute = sq_execute,
+    .next_row = sq_next_row,
+    .reset = sq_reset,
+    .changes = sq_changes,
+    .ncols = sq_ncols,
+    .col_is_null = sq_col_is_null,
+    .col_int = sq_col_int,
+    .col_double = sq_col_double,
+    .col_text = sq_col_text,
+    .begin = sq_begin,
+    .commit = sq_commit,
+    .rollback = sq_rollback,
+    .bulk_begin = sq_bulk_begin,
+    .bulk_row = sq_bulk_row,
+    .bulk_end = sq_bulk_end,
+    .server_info = sq_server_info,
+    .set_memory = sq_set_memory,
+    .load_mode = sq_load_mode,
+};

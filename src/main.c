@@ -1,0 +1,45 @@
+/* main.c — argv to a subcommand; nothing else. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cmd/cmd.h"
+
+static const struct {
+    const char *name;
+    int (*run)(int argc, char **argv);
+    const char *help;
+} commands[] = {
+    {"tpcc", dg_cmd_tpcc, "TPC-C: load, run, check (see dbgauge tpcc --help)"},
+    {"runs", dg_cmd_runs, "list stored runs, or show one (runs show ID)"},
+};
+
+static void usage(FILE *out)
+{
+    fprintf(out, "dbgauge %s - measures how fast SQL databases do OLTP work\n\n"
+                 "usage: dbgauge COMMAND [options]\n\ncommands:\n", DG_VERSION);
+    for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
+        fprintf(out, "  %-6s %s\n", commands[i].name, commands[i].help);
+    fprintf(out, "\ntargets: sqlite:PATH (default sqlite:tpcc.db), postgres://user@host:port/db\n"
+                 "exit status: 0 ok, 1 the run or a check failed, 2 bad usage or input\n");
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return DG_EXIT_USAGE;
+    }
+    if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+        usage(stdout);
+        return DG_EXIT_OK;
+    }
+    if (!strcmp(argv[1], "--version")) {
+        printf("dbgauge %s\n", DG_VERSION);
+        return DG_EXIT_OK;
+    }
+    for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
+        if (!strcmp(argv[1], commands[i].name))
+            return commands[i].run(argc - 1, argv + 1);
+    fprintf(stderr, "dbgauge: unknown command '%s' (see dbgauge --help)\n", argv[1]);
+    return DG_EXIT_USAGE;
+}

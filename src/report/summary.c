@@ -1,0 +1,126 @@
+/* summary.c — text and JSON renderings of a stored run: headline figures, the per-type
+ * table with the mix shares, the configuration. Pure formatting of a record. */
+#include "report/summary.h"
+
+#include <string.h>
+
+uint64_t dg_txn_count(const struct dg_txn_summary *t) { return t->committed + t->rollbacks; }
+
+/* 1234567.8 -> "1,234,568" */
+static const char *thousands(double v, char *buf, size_t n)
+{
+    char raw[32];
+    snprintf(raw, sizeof raw, "%.0f", v);
+    size_t len = strlen(raw), o = 0;
+    size_t start = raw[0] == '-' ? 1 : 0;
+    for (size_t i = 0; i < len && o + 2 < n; i++) {
+        if (i > start && (len - i) % 3 == 0)
+            buf[o++] = ',';
+        buf[o++] = raw[i];
+    }
+    buf[o] = '\0';
+    return buf;
+}
+
+void dg_report_run_text(FILE *out, const struct dg_run_record *r)
+{
+    char a[32], b[32];
+    uint64_t all = 0;
+    for (int t = 0; t < r->ntypes; t++)
+        all += dg_txn_count(&r->txn[t]);
+    fprintf(out, "\nRun %lld (%s)%s%s%s\n", (long long)r->id, r->status, r->label[0] ? ", label \"" : "",
+            r->label, r->label[0] ? "\"" : "");
+    fprintf(out, "  target   %s (%s %s)\n", r->target, r->engine, r->engine_version);
+    fprintf(out, "  load     %d warehouse%s, %d virtual user%s, %.1f s measured", r->warehouses,
+            r->warehouses == 1 ? "" : "s", r->vus, r->vus == 1 ? "" : "s", r->measured_s);
+    if (r->warmup_s > 0)
+        fprintf(out, " after %.1f s warm-up", r->warmup_s);
+    fprintf(out, "\n");
+    fprintf(out, "  result   NOPM %s   TPM %s", thousands(r->nopm, a, sizeof a),
+            thousands(r->tpm, b, sizeof b));
+    if (all && r->client_cpu_s > 0)
+        fprintf(out, "   dbgauge CPU %.3f ms/txn", r->client_cpu_s * 1e3 / (double)all);
+    fprintf(out, "\n\n");
+    fprintf(out, "  %-13s %9s %6s %9s %7s %7s %8s %8s %8s %8s %8s %8s\n", "transaction", "count",
+            "mix%", "rollbacks", "retries", "errors", "avg ms", "p50", "p90", "p95", "p99", "max");
+    for (int t = 0; t < r->ntypes; t++) {
+        const struct dg_txn_summary *x = &r->txn[t];
+        double share = all ? 100.0 * (double)dg_txn_count(x) / (double)all : 0.0;
+        fprintf(out, "  %-13s %9llu %6.2f %9llu %7llu %7llu %8.2f %8.2f %8.2f %8.2f %8.2f %8.2f\n",
+                x->name, (unsigned long long)dg_txn_count(x), share,
+                (unsigned long long)x->rollbacks, (unsigned long long)x->retries,
+                (unsigned long long)x->errors, x->avg_ms, x->p50_ms, x->p90_ms, x->p95_ms,
+                x->p99_ms, x->max_ms);
+    }
+    if (r->error[0])
+        fprintf(out, "\n  first error: %s\n", r->error);
+    fprintf(out, "\n  Latency runs from the start of a transaction to its commit, retries included "
+                 "(closed loop: service time).\n");
+}
+
+cJSON *dg_report_run_json(const struct dg_run_record *r)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddNumberToObject(o, "schema_version", DG_JSON_SCHEMA_VERSION);
+    cJSON_AddNumberToObject(o, "run_id", (double)r->id);
+    cJSON_AddStringToObject(o, "workload", r->workload);
+    cJSON_AddStringToObject(o, "status", r->status);
+    cJSON_AddStringToObject(o, "label", r->label);
+    cJSON_AddStringToObject(o, "started_at", r->started_at);
+    cJSON_AddStringToObject(o, "ended_at", r->ended_at);
+    cJSON_AddStringToObject(o, "target", r->target);
+    cJSON_AddStringToObject(o, "engine", r->engine);
+    cJSON_AddStringToObject(o, "engine_version", r->engine_version);
+    cJSON_AddNumberToObject(o, "warehouses", r->warehouses);
+    cJSON_AddNumberToObject(o, "vus", r->vus);
+    cJSON_AddNumberToObject(o, "warmup_seconds", r->warmup_s);
+    cJSON_AddNumberToObject(o, "measured_seconds", r->measured_s);
+    cJSON_AddNumberToObject(o, "nopm", r->nopm);
+    cJSON_AddNumberToObject(o, "tpm", r->tpm);
+    cJSON_AddNumberToObject(o, "client_cpu_seconds", r->client_cpu_s);
+    if (r->error[0])
+        cJSON_AddStringToObject(o, "error", r->error);
+    cJSON *txns = cJSON_AddObjectToObject(o, "transactions");
+    for (int t = 0; t < r->ntypes; t++) {
+        const struct dg_txn_summary *x = &r->txn[t];
+        cJSON *j = cJSON_AddObjectToObject(txns, x->name);
+        cJSON_AddNumberToObject(j, "count", (double)dg_txn_count(x));
+        cJSON_AddNumberToObject(j, "committed", (double)x->committed);
+        cJSON_AddNumberToObject(j, "rollbacks", (double)x->rollbacks);
+        cJSON_AddNumberToObject(j, "retries", (double)x->retries);
+        cJSON_AddNumberToObject(j, "errors", (double)x->errors);
+        cJSON_AddNumberToObject(j, "avg_ms", x->avg_ms);
+        cJSON_AddNumberToObject(j, "p50_ms", x->p50_ms);
+        cJSON_AddNumberToObject(j, "p90_ms", x->p90_ms);
+        cJSON_AddNumberToObject(j, "p95_ms", x->p95_ms);
+        cJSON_AddNumberToObject(j, "p99_ms", x->p99_ms);
+        cJSON_AddNumberToObject(j, "max_ms", x->max_ms);
+    }
+    cJSON *host = cJSON_AddObjectToObject(o, "host");
+    cJSON_AddStringToObject(host, "name", r->host.hostname);
+    cJSON_AddStringToObject(host, "cpu", r->host.cpu_model);
+    cJSON_AddNumberToObject(host, "cores", r->host.cores);
+    cJSON_AddNumberToObject(host, "memory_bytes", (double)r->host.mem_bytes);
+    cJSON_AddStringToObject(host, "kernel", r->host.kernel);
+    cJSON *settings = r->settings_json ? cJSON_Parse(r->settings_json) : NULL;
+    cJSON_AddItemToObject(o, "settings", settings ? settings : cJSON_CreateObject());
+    cJSON *options = r->options_json ? cJSON_Parse(r->options_json) : NULL;
+    cJSON_AddItemToObject(o, "options", options ? options : cJSON_CreateObject());
+    if (r->command_line)
+        cJSON_AddStringToObject(o, "command_line", r->command_line);
+    cJSON_AddStringToObject(o, "dbgauge_version", r->dbgauge_version);
+    return o;
+}
+
+void dg_report_run_line_header(FILE *out)
+{
+    fprintf(out, "%5s  %-20s  %-10s  %-8s  %4s  %4s  %8s  %10s  %10s  %s\n", "id", "started (UTC)",
+            "status", "engine", "W", "VUs", "seconds", "NOPM", "TPM", "target / label");
+}
+
+void dg_report_run_line(FILE *out, const struct dg_run_record *r)
+{
+    fprintf(out, "%5lld  %-20s  %-10s  %-8s  %4d  %4d  %8.1f  %10.0f  %10.0f  %s%s%s\n",
+            (long long)r->id, r->started_at, r->status, r->engine, r->warehouses, r->vus,
+            r->measured_s, r->nopm, r->tpm, r->target, r->label[0] ? "  " : "", r->label);
+}

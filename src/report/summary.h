@@ -1,0 +1,23 @@
+/* summary.h — renders stored runs as text tables and JSON documents. Reads only records
+ * that came from the results database; never live state. */
+#ifndef DG_REPORT_SUMMARY_H
+#define DG_REPORT_SUMMARY_H
+
+#include <stdio.h>
+
+#include <cjson/cJSON.h>
+
+#include "results/store.h"
+
+#define DG_JSON_SCHEMA_VERSION 1
+
+void dg_report_run_text(FILE *out, const struct dg_run_record *r);
+/* A new cJSON object the caller owns (cJSON_Delete). */
+cJSON *dg_report_run_json(const struct dg_run_record *r);
+/* One line per run for `dbgauge runs`. */
+void dg_report_run_line(FILE *out, const struct dg_run_record *r);
+void dg_report_run_line_header(FILE *out);
+/* Completed transactions of one type: committed plus rolled back on purpose. */
+uint64_t dg_txn_count(const struct dg_txn_summary *t);
+
+#endif

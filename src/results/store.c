@@ -1,0 +1,357 @@
+/* store.c — the results database on SQLite: schema migrations keyed by PRAGMA user_version,
+ * put/get/list of runs with their per-type summaries and encoded histograms.
+ * Knows nothing of how a run was measured. */
+#include "results/store.h"
+
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct dg_store {
+    sqlite3 *db;
+};
+
+/* Migration k takes the schema from version k to k + 1. Append only. */
+static const char *const migrations[] = {
+    "CREATE TABLE run ("
+    " id INTEGER PRIMARY KEY,"
+    " workload TEXT NOT NULL, status TEXT NOT NULL, label TEXT,"
+    " started_at TEXT, ended_at TEXT,"
+    " target TEXT, engine TEXT, engine_version TEXT, settings TEXT, options TEXT, command_line TEXT,"
+    " host_name TEXT, host_cpu TEXT, host_cores INTEGER, host_mem_bytes INTEGER, host_kernel TEXT,"
+    " dbgauge_version TEXT,"
+    " warehouses INTEGER, vus INTEGER, warmup_s REAL, measured_s REAL,"
+    " nopm REAL, tpm REAL, client_cpu_s REAL, error TEXT);"
+    "CREATE TABLE run_txn ("
+    " run_id INTEGER NOT NULL REFERENCES run(id) ON DELETE CASCADE,"
+    " seq INTEGER NOT NULL, type TEXT NOT NULL,"
+    " committed INTEGER, rollbacks INTEGER, retries INTEGER, errors INTEGER,"
+    " avg_ms REAL, p50_ms REAL, p90_ms REAL, p95_ms REAL, p99_ms REAL, max_ms REAL,"
+    " histogram BLOB,"
+    " PRIMARY KEY (run_id, seq));",
+};
+#define NMIGRATIONS ((int)(sizeof migrations / sizeof *migrations))
+
+static int db_fail(struct dg_err *err, sqlite3 *db, const char *what)
+{
+    return dg_err_set(err, DG_ERR_FATAL, sqlite3_errcode(db), "results database: %s: %s", what,
+                      sqlite3_errmsg(db));
+}
+
+static int exec(sqlite3 *db, const char *sql, struct dg_err *err)
+{
+    return sqlite3_exec(db, sql, NULL, NULL, NULL) == SQLITE_OK ? 0 : db_fail(err, db, sql);
+}
+
+int dg_store_open(const char *path, struct dg_store **out, struct dg_err *err)
+{
+    struct dg_store *s = calloc(1, sizeof *s);
+    if (!s)
+        return dg_err_set(err, DG_ERR_FATAL, 0, "out of memory");
+    if (sqlite3_open_v2(path, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) != SQLITE_OK) {
+        dg_err_set(err, DG_ERR_USER, 0, "cannot open results database '%s': %s", path,
+                   s->db ? sqlite3_errmsg(s->db) : "out of memory");
+        goto fail;
+    }
+    sqlite3_busy_timeout(s->db, 30000);
+    sqlite3_stmt *st;
+    int version = -1;
+    if (sqlite3_prepare_v2(s->db, "PRAGMA user_version", -1, &st, NULL) == SQLITE_OK) {
+        if (sqlite3_step(st) == SQLITE_ROW)
+            version = sqlite3_column_int(st, 0);
+        sqlite3_finalize(st);
+    }
+    if (version < 0) {
+        dg_err_set(err, DG_ERR_USER, 0, "'%s' is not a dbgauge results database: %s", path,
+                   sqlite3_errmsg(s->db));
+        goto fail;
+    }
+    if (version > NMIGRATIONS) {
+        dg_err_set(err, DG_ERR_USER, 0,
+                   "results database '%s' has schema version %d, newer than this dbgauge (%d)",
+                   path, version, NMIGRATIONS);
+        goto fail;
+    }
+    if (version == 0) { /* a new file, or someone else's SQLite file? */
+        int64_t tables = 0;
+        if (sqlite3_prepare_v2(s->db, "SELECT COUNT(*) FROM sqlite_master", -1, &st, NULL) == SQLITE_OK) {
+            if (sqlite3_step(st) == SQLITE_ROW)
+                tables = sqlite3_column_int64(st, 0);
+            sqlite3_finalize(st);
+        }
+        if (tables > 0) {
+            dg_err_set(err, DG_ERR_USER, 0,
+                       "'%s' is a SQLite database but not a dbgauge results database", path);
+            goto fail;
+        }
+    }
+    for (int v = version; v < NMIGRATIONS; v++) {
+        char sql[64];
+        snprintf(sql, sizeof sql, "PRAGMA user_version=%d", v + 1);
+        if (exec(s->db, "BEGIN IMMEDIATE", err) || exec(s->db, migrations[v], err) ||
+            exec(s->db, sql, err) || exec(s->db, "COMMIT", err))
+            goto fail;
+    }
+    exec(s->db, "PRAGMA foreign_keys=ON", err);
+    *out = s;
+    return 0;
+fail:
+    sqlite3_close(s->db);
+    free(s);
+    return -1;
+}
+
+void dg_store_close(struct dg_store *s)
+{
+    if (!s)
+        return;
+    sqlite3_close(s->db);
+    free(s);
+}
+
+static void bind_text(sqlite3_stmt *st, int i, const char *v)
+{
+    if (v && *v)
+        sqlite3_bind_text(st, i, v, -1, SQLITE_TRANSIENT);
+    else
+        sqlite3_bind_null(st, i);
+}
+
+int dg_store_put(struct dg_store *s, struct dg_run_record *r, struct dg_err *err)
+{
+    static const char run_sql[] =
+        "INSERT INTO run (workload, status, label, started_at, ended_at, target, engine, "
+        "engine_version, settings, options, command_line, host_name, host_cpu, host_cores, "
+        "host_mem_bytes, host_kernel, dbgauge_version, warehouses, vus, warmup_s, measured_s, nopm, "
+        "tpm, client_cpu_s, error) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
+    static const char txn_sql[] =
+        "INSERT INTO run_txn (run_id, seq, type, committed, rollbacks, retries, errors, avg_ms, "
+        "p50_ms, p90_ms, p95_ms, p99_ms, max_ms, histogram) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
+    sqlite3_stmt *st = NULL;
+    int rc = -1;
+    if (exec(s->db, "BEGIN IMMEDIATE", err))
+        return -1;
+    if (sqlite3_prepare_v2(s->db, run_sql, -1, &st, NULL) != SQLITE_OK) {
+        db_fail(err, s->db, "prepare");
+        goto out;
+    }
+    int i = 1;
+    bind_text(st, i++, r->workload);
+    bind_text(st, i++, r->status);
+    bind_text(st, i++, r->label);
+    bind_text(st, i++, r->started_at);
+    bind_text(st, i++, r->ended_at);
+    bind_text(st, i++, r->target);
+    bind_text(st, i++, r->engine);
+    bind_text(st, i++, r->engine_version);
+    bind_text(st, i++, r->settings_json);
+    bind_text(st, i++, r->options_json);
+    bind_text(st, i++, r->command_line);
+    bind_text(st, i++, r->host.hostname);
+    bind_text(st, i++, r->host.cpu_model);
+    sqlite3_bind_int(st, i++, r->host.cores);
+    sqlite3_bind_int64(st, i++, (sqlite3_int64)r->host.mem_bytes);
+    bind_text(st, i++, r->host.kernel);
+    bind_text(st, i++, r->dbgauge_version);
+    sqlite3_bind_int(st, i++, r->warehouses);
+    sqlite3_bind_int(st, i++, r->vus);
+    sqlite3_bind_double(st, i++, r->warmup_s);
+    sqlite3_bind_double(st, i++, r->measured_s);
+    sqlite3_bind_double(st, i++, r->nopm);
+    sqlite3_bind_double(st, i++, r->tpm);
+    sqlite3_bind_double(st, i++, r->client_cpu_s);
+    bind_text(st, i++, r->error);
+    if (sqlite3_step(st) != SQLITE_DONE) {
+        db_fail(err, s->db, "insert run");
+        goto out;
+    }
+    sqlite3_finalize(st);
+    st = NULL;
+    r->id = sqlite3_last_insert_rowid(s->db);
+    if (sqlite3_prepare_v2(s->db, txn_sql, -1, &st, NULL) != SQLITE_OK) {
+        db_fail(err, s->db, "prepare");
+        goto out;
+    }
+    for (int t = 0; t < r->ntypes; t++) {
+        const struct dg_txn_summary *x = &r->txn[t];
+        size_t len = 0;
+        unsigned char *blob = x->hist ? dg_hist_encode(x->hist, &len) : NULL;
+        sqlite3_reset(st);
+        i = 1;
+        sqlite3_bind_int64(st, i++, r->id);
+        sqlite3_bind_int(st, i++, t);
+        bind_text(st, i++, x->name);
+        sqlite3_bind_int64(st, i++, (sqlite3_int64)x->committed);
+        sqlite3_bind_int64(st, i++, (sqlite3_int64)x->rollbacks);
+        sqlite3_bind_int64(st, i++, (sqlite3_int64)x->retries);
+        sqlite3_bind_int64(st, i++, (sqlite3_int64)x->errors);
+        sqlite3_bind_double(st, i++, x->avg_ms);
+        sqlite3_bind_double(st, i++, x->p50_ms);
+        sqlite3_bind_double(st, i++, x->p90_ms);
+        sqlite3_bind_double(st, i++, x->p95_ms);
+        sqlite3_bind_double(st, i++, x->p99_ms);
+        sqlite3_bind_double(st, i++, x->max_ms);
+        if (blob)
+            sqlite3_bind_blob(st, i++, blob, (int)len, free);
+        else
+            sqlite3_bind_null(st, i++);
+        if (sqlite3_step(st) != SQLITE_DONE) {
+            db_fail(err, s->db, "insert run_txn");
+            goto out;
+        }
+    }
+    rc = exec(s->db, "COMMIT", err);
+out:
+    sqlite3_finalize(st);
+    if (rc)
+        sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+    return rc;
+}
+
+static char *dup_col(sqlite3_stmt *st, int i)
+{
+    const char *t = (const char *)sqlite3_column_text(st, i);
+    return t ? strdup(t) : NULL;
+}
+
+static void copy_col(sqlite3_stmt *st, int i, char *out, size_t n)
+{
+    const char *t = (const char *)sqlite3_column_text(st, i);
+    snprintf(out, n, "%s", t ? t : "");
+}
+
+static const char run_cols[] =
+    "id, workload, status, label, started_at, ended_at, target, engine, engine_version, settings, "
+    "options, command_line, host_name, host_cpu, host_cores, host_mem_bytes, host_kernel, "
+    "dbgauge_version, warehouses, vus, warmup_s, measured_s, nopm, tpm, client_cpu_s, error";
+
+static void read_run(sqlite3_stmt *st, struct dg_run_record *r)
+{
+    int i = 0;
+    r->id = sqlite3_column_int64(st, i++);
+    copy_col(st, i++, r->workload, sizeof r->workload);
+    copy_col(st, i++, r->status, sizeof r->status);
+    copy_col(st, i++, r->label, sizeof r->label);
+    copy_col(st, i++, r->started_at, sizeof r->started_at);
+    copy_col(st, i++, r->ended_at, sizeof r->ended_at);
+    copy_col(st, i++, r->target, sizeof r->target);
+    copy_col(st, i++, r->engine, sizeof r->engine);
+    copy_col(st, i++, r->engine_version, sizeof r->engine_version);
+    r->settings_json = dup_col(st, i++);
+    r->options_json = dup_col(st, i++);
+    r->command_line = dup_col(st, i++);
+    copy_col(st, i++, r->host.hostname, sizeof r->host.hostname);
+    copy_col(st, i++, r->host.cpu_model, sizeof r->host.cpu_model);
+    r->host.cores = sqlite3_column_int(st, i++);
+    r->host.mem_bytes = (uint64_t)sqlite3_column_int64(st, i++);
+    copy_col(st, i++, r->host.kernel, sizeof r->host.kernel);
+    copy_col(st, i++, r->dbgauge_version, sizeof r->dbgauge_version);
+    r->warehouses = sqlite3_column_int(st, i++);
+    r->vus = sqlite3_column_int(st, i++);
+    r->warmup_s = sqlite3_column_double(st, i++);
+    r->measured_s = sqlite3_column_double(st, i++);
+    r->nopm = sqlite3_column_double(st, i++);
+    r->tpm = sqlite3_column_double(st, i++);
+    r->client_cpu_s = sqlite3_column_double(st, i++);
+    copy_col(st, i++, r->error, sizeof r->error);
+}
+
+int dg_store_get(struct dg_store *s, int64_t id, struct dg_run_record *r, struct dg_err *err)
+{
+    char sql[1024];
+    sqlite3_stmt *st;
+    memset(r, 0, sizeof *r);
+    snprintf(sql, sizeof sql, "SELECT %s FROM run WHERE id = ?", run_cols);
+    if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
+        return db_fail(err, s->db, "prepare");
+    sqlite3_bind_int64(st, 1, id);
+    int rc = sqlite3_step(st);
+    if (rc != SQLITE_ROW) {
+        sqlite3_finalize(st);
+        return rc == SQLITE_DONE ? 1 : db_fail(err, s->db, "read run");
+    }
+    read_run(st, r);
+    sqlite3_finalize(st);
+    if (sqlite3_prepare_v2(s->db,
+                           "SELECT type, committed, rollbacks, retries, errors, avg_ms, p50_ms, "
+                           "p90_ms, p95_ms, p99_ms, max_ms, histogram FROM run_txn WHERE run_id = ? "
+                           "ORDER BY seq",
+                           -1, &st, NULL) != SQLITE_OK)
+        return db_fail(err, s->db, "prepare");
+    sqlite3_bind_int64(st, 1, id);
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW && r->ntypes < DG_MAX_TYPES) {
+        struct dg_txn_summary *x = &r->txn[r->ntypes++];
+        copy_col(st, 0, x->name, sizeof x->name);
+        x->committed = (uint64_t)sqlite3_column_int64(st, 1);
+        x->rollbacks = (uint64_t)sqlite3_column_int64(st, 2);
+        x->retries = (uint64_t)sqlite3_column_int64(st, 3);
+        x->errors = (uint64_t)sqlite3_column_int64(st, 4);
+        x->avg_ms = sqlite3_column_double(st, 5);
+        x->p50_ms = sqlite3_column_double(st, 6);
+        x->p90_ms = sqlite3_column_double(st, 7);
+        x->p95_ms = sqlite3_column_double(st, 8);
+        x->p99_ms = sqlite3_column_double(st, 9);
+        x->max_ms = sqlite3_column_double(st, 10);
+        const void *blob = sqlite3_column_blob(st, 11);
+        int len = sqlite3_column_bytes(st, 11);
+        if (blob) {
+            x->hist = dg_hist_new();
+            if (!x->hist || dg_hist_decode(x->hist, blob, (size_t)len)) {
+                sqlite3_finalize(st);
+                dg_run_record_free(r);
+                return dg_err_set(err, DG_ERR_FATAL, 0,
+                                  "results database: run %lld has a damaged histogram for %s",
+                                  (long long)id, x->name);
+            }
+        }
+    }
+    sqlite3_finalize(st);
+    return 0;
+}
+
+int dg_store_list(struct dg_store *s, dg_store_run_fn fn, void *ctx, struct dg_err *err)
+{
+    char sql[1024];
+    sqlite3_stmt *st;
+    snprintf(sql, sizeof sql, "SELECT %s FROM run ORDER BY id DESC", run_cols);
+    if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
+        return db_fail(err, s->db, "prepare");
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        struct dg_run_record r;
+        memset(&r, 0, sizeof r);
+        read_run(st, &r);
+        int stop = fn(ctx, &r);
+        dg_run_record_free(&r);
+        if (stop)
+            break;
+    }
+    sqlite3_finalize(st);
+    return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : db_fail(err, s->db, "list runs");
+}
+
+void dg_run_record_free(struct dg_run_record *r)
+{
+    free(r->settings_json);
+    free(r->options_json);
+    free(r->command_line);
+    r->settings_json = r->options_json = r->command_line = NULL;
+    for (int t = 0; t < DG_MAX_TYPES; t++) {
+        dg_hist_free(r->txn[t].hist);
+        r->txn[t].hist = NULL;
+    }
+}
+
+void dg_txn_summary_from_hist(struct dg_txn_summary *t)
+{
+    const struct dg_hist *h = t->hist;
+    if (!h || h->total == 0)
+        return;
+    t->avg_ms = dg_hist_mean_ns(h) / 1e6;
+    t->p50_ms = (double)dg_hist_percentile(h, 50) / 1e6;
+    t->p90_ms = (double)dg_hist_percentile(h, 90) / 1e6;
+    t->p95_ms = (double)dg_hist_percentile(h, 95) / 1e6;
+    t->p99_ms = (double)dg_hist_percentile(h, 99) / 1e6;
+    t->max_ms = (double)h->max_ns / 1e6;
+}

@@ -1,0 +1,63 @@
+/* store.h — the results database: a SQLite file (dbgauge-results.db by default) with a
+ * versioned schema, holding every run with its options, host, engine, per-type summary and
+ * full histograms. Reports read from here only. */
+#ifndef DG_STORE_H
+#define DG_STORE_H
+
+#include <stdint.h>
+
+#include "core/driver.h"
+#include "core/hist.h"
+#include "core/hostinfo.h"
+#include "core/workload.h"
+
+#define DG_STORE_SCHEMA_VERSION 1
+
+struct dg_txn_summary {
+    char name[32];
+    uint64_t committed, rollbacks, retries, errors;
+    double avg_ms, p50_ms, p90_ms, p95_ms, p99_ms, max_ms;
+    struct dg_hist *hist; /* owned by the record */
+};
+
+/* One run as stored. Filled by the command that ran it, or read back by dg_store_get. */
+struct dg_run_record {
+    int64_t id;
+    char workload[16];   /* "tpcc" */
+    char status[16];     /* "complete", "incomplete" (interrupted), "failed" */
+    char label[256];
+    char started_at[32], ended_at[32]; /* ISO 8601 UTC */
+    char target[1024];   /* redacted */
+    char engine[32], engine_version[64];
+    char *settings_json; /* owned: {"name": "value", ...} */
+    char *options_json;  /* owned: every option of the run */
+    char *command_line;  /* owned, passwords redacted */
+    struct dg_hostinfo host;
+    char dbgauge_version[16];
+    int warehouses, vus;
+    double warmup_s, measured_s;
+    double nopm, tpm, client_cpu_s;
+    char error[512];
+    int ntypes;
+    struct dg_txn_summary txn[DG_MAX_TYPES];
+};
+
+struct dg_store;
+
+/* Opens (creating and migrating as needed) the results file. *out is the caller's until
+ * dg_store_close. A file that is not a dbgauge results database is a DG_ERR_USER error. */
+int dg_store_open(const char *path, struct dg_store **out, struct dg_err *err);
+void dg_store_close(struct dg_store *s);
+/* Inserts rec (its id is set on success). */
+int dg_store_put(struct dg_store *s, struct dg_run_record *rec, struct dg_err *err);
+/* Reads run id into rec (which the caller frees with dg_run_record_free). Returns 0, 1 if no
+ * such run, -1 on error. */
+int dg_store_get(struct dg_store *s, int64_t id, struct dg_run_record *rec, struct dg_err *err);
+/* Calls fn for every run, newest first, with the summary columns filled (no histograms). */
+typedef int (*dg_store_run_fn)(void *ctx, const struct dg_run_record *rec);
+int dg_store_list(struct dg_store *s, dg_store_run_fn fn, void *ctx, struct dg_err *err);
+void dg_run_record_free(struct dg_run_record *rec);
+/* Fills the latency columns of t from its histogram. */
+void dg_txn_summary_from_hist(struct dg_txn_summary *t);
+
+#endif

@@ -1,0 +1,176 @@
+/* schema.c — the nine TPC-C tables with the standard's names in lower case, keys and
+ * secondary indexes per dialect, and the small dbgauge_tpcc_meta table that remembers the
+ * load-time NURand constants. DDL only; no data. */
+#include <stdio.h>
+#include <string.h>
+
+#include "workloads/tpcc/tpcc.h"
+
+/* Column lists. On SQLite the keys go in the CREATE TABLE (rows arrive in key order, and
+ * WITHOUT ROWID tables keep them clustered); elsewhere keys are built after the data. */
+struct table_def {
+    const char *name;
+    const char *columns;
+    const char *key; /* NULL: no primary key (history) */
+};
+
+static const struct table_def tables[] = {
+    {"warehouse",
+     "w_id INTEGER NOT NULL, w_name VARCHAR(10), w_street_1 VARCHAR(20), w_street_2 VARCHAR(20), "
+     "w_city VARCHAR(20), w_state CHAR(2), w_zip CHAR(9), w_tax DECIMAL(4,4), w_ytd DECIMAL(12,2)",
+     "w_id"},
+    {"district",
+     "d_id INTEGER NOT NULL, d_w_id INTEGER NOT NULL, d_name VARCHAR(10), d_street_1 VARCHAR(20), "
+     "d_street_2 VARCHAR(20), d_city VARCHAR(20), d_state CHAR(2), d_zip CHAR(9), "
+     "d_tax DECIMAL(4,4), d_ytd DECIMAL(12,2), d_next_o_id INTEGER",
+     "d_w_id, d_id"},
+    {"customer",
+     "c_id INTEGER NOT NULL, c_d_id INTEGER NOT NULL, c_w_id INTEGER NOT NULL, "
+     "c_first VARCHAR(16), c_middle CHAR(2), c_last VARCHAR(16), c_street_1 VARCHAR(20), "
+     "c_street_2 VARCHAR(20), c_city VARCHAR(20), c_state CHAR(2), c_zip CHAR(9), "
+     "c_phone CHAR(16), c_since TIMESTAMP, c_credit CHAR(2), c_credit_lim DECIMAL(12,2), "
+     "c_discount DECIMAL(4,4), c_balance DECIMAL(12,2), c_ytd_payment DECIMAL(12,2), "
+     "c_payment_cnt INTEGER, c_delivery_cnt INTEGER, c_data VARCHAR(500)",
+     "c_w_id, c_d_id, c_id"},
+    {"history",
+     "h_c_id INTEGER, h_c_d_id INTEGER, h_c_w_id INTEGER, h_d_id INTEGER, h_w_id INTEGER, "
+     "h_date TIMESTAMP, h_amount DECIMAL(6,2), h_data VARCHAR(24)",
+     NULL},
+    {"new_order", "no_o_id INTEGER NOT NULL, no_d_id INTEGER NOT NULL, no_w_id INTEGER NOT NULL",
+     "no_w_id, no_d_id, no_o_id"},
+    {"orders",
+     "o_id INTEGER NOT NULL, o_d_id INTEGER NOT NULL, o_w_id INTEGER NOT NULL, o_c_id INTEGER, "
+     "o_entry_d TIMESTAMP, o_carrier_id INTEGER, o_ol_cnt INTEGER, o_all_local INTEGER",
+     "o_w_id, o_d_id, o_id"},
+    {"order_line",
+     "ol_o_id INTEGER NOT NULL, ol_d_id INTEGER NOT NULL, ol_w_id INTEGER NOT NULL, "
+     "ol_number INTEGER NOT NULL, ol_i_id INTEGER, ol_supply_w_id INTEGER, "
+     "ol_delivery_d TIMESTAMP, ol_quantity INTEGER, ol_amount DECIMAL(6,2), ol_dist_info CHAR(24)",
+     "ol_w_id, ol_d_id, ol_o_id, ol_number"},
+    {"item",
+     "i_id INTEGER NOT NULL, i_im_id INTEGER, i_name VARCHAR(24), i_price DECIMAL(5,2), "
+     "i_data VARCHAR(50)",
+     "i_id"},
+    {"stock",
+     "s_i_id INTEGER NOT NULL, s_w_id INTEGER NOT NULL, s_quantity INTEGER, "
+     "s_dist_01 CHAR(24), s_dist_02 CHAR(24), s_dist_03 CHAR(24), s_dist_04 CHAR(24), "
+     "s_dist_05 CHAR(24), s_dist_06 CHAR(24), s_dist_07 CHAR(24), s_dist_08 CHAR(24), "
+     "s_dist_09 CHAR(24), s_dist_10 CHAR(24), s_ytd INTEGER, s_order_cnt INTEGER, "
+     "s_remote_cnt INTEGER, s_data VARCHAR(50)",
+     "s_w_id, s_i_id"},
+};
+#define NTABLES (sizeof tables / sizeof *tables)
+
+static const char meta_ddl[] =
+    "CREATE TABLE dbgauge_tpcc_meta (c_last_load INTEGER, c_id INTEGER, ol_i_id INTEGER, "
+    "warehouses INTEGER, loaded_at VARCHAR(32))";
+
+int tpcc_schema_create(struct dg_conn_h *h, struct dg_err *err)
+{
+    char sql[2048];
+    int keys_inline = h->drv->dialect == DG_DIALECT_SQLITE;
+    for (size_t i = 0; i < NTABLES; i++) {
+        const struct table_def *t = &tables[i];
+        if (keys_inline && t->key)
+            snprintf(sql, sizeof sql, "CREATE TABLE %s (%s, PRIMARY KEY (%s)) WITHOUT ROWID", t->name,
+                     t->columns, t->key);
+        else
+            snprintf(sql, sizeof sql, "CREATE TABLE %s (%s)", t->name, t->columns);
+        if (h->drv->exec(h->c, sql, err))
+            return -1;
+    }
+    return h->drv->exec(h->c, meta_ddl, err);
+}
+
+int tpcc_schema_drop(struct dg_conn_h *h, struct dg_err *err)
+{
+    char sql[128];
+    for (size_t i = 0; i < NTABLES; i++) {
+        snprintf(sql, sizeof sql, "DROP TABLE IF EXISTS %s", tables[i].name);
+        if (h->drv->exec(h->c, sql, err))
+            return -1;
+    }
+    return h->drv->exec(h->c, "DROP TABLE IF EXISTS dbgauge_tpcc_meta", err);
+}
+
+/* Secondary access paths the transactions need: customers by last name (Payment,
+ * Order-Status), a customer's latest order (Order-Status). */
+static const char *const sqlite_indexes[] = {
+    "CREATE INDEX customer_name ON customer (c_w_id, c_d_id, c_last, c_first)",
+    "CREATE INDEX orders_customer ON orders (o_w_id, o_d_id, o_c_id, o_id)",
+    NULL,
+};
+static const char *const pgsql_indexes[] = {
+    "ALTER TABLE warehouse ADD PRIMARY KEY (w_id)",
+    "ALTER TABLE district ADD PRIMARY KEY (d_w_id, d_id)",
+    "ALTER TABLE customer ADD PRIMARY KEY (c_w_id, c_d_id, c_id)",
+    "ALTER TABLE new_order ADD PRIMARY KEY (no_w_id, no_d_id, no_o_id)",
+    "ALTER TABLE orders ADD PRIMARY KEY (o_w_id, o_d_id, o_id)",
+    "ALTER TABLE order_line ADD PRIMARY KEY (ol_w_id, ol_d_id, ol_o_id, ol_number)",
+    "ALTER TABLE item ADD PRIMARY KEY (i_id)",
+    "ALTER TABLE stock ADD PRIMARY KEY (s_w_id, s_i_id)",
+    "CREATE INDEX customer_name ON customer (c_w_id, c_d_id, c_last, c_first)",
+    "CREATE INDEX orders_customer ON orders (o_w_id, o_d_id, o_c_id, o_id)",
+    NULL,
+};
+
+const char *const *tpcc_schema_index_sql(enum dg_dialect d)
+{
+    return d == DG_DIALECT_SQLITE ? sqlite_indexes : pgsql_indexes;
+}
+
+int tpcc_meta_write(struct dg_conn_h *h, const struct tpcc_nurand *c, int warehouses,
+                    struct dg_err *err)
+{
+    char sql[256];
+    snprintf(sql, sizeof sql,
+             "INSERT INTO dbgauge_tpcc_meta VALUES (%d, %d, %d, %d, CURRENT_TIMESTAMP)", c->c_last,
+             c->c_id, c->ol_i_id, warehouses);
+    return h->drv->exec(h->c, sql, err);
+}
+
+int tpcc_meta_read(struct dg_conn_h *h, struct tpcc_nurand *c, struct dg_err *err)
+{
+    struct dg_stmt *s = NULL;
+    struct dg_err ignored;
+    if (h->drv->prepare(h->c, "SELECT c_last_load, c_id, ol_i_id FROM dbgauge_tpcc_meta", 0, &s,
+                        &ignored))
+        return 0; /* a database loaded by another kit */
+    int found = 0;
+    if (h->drv->execute(s, NULL, err) == 0 && h->drv->next_row(s, err) == 1) {
+        c->c_last = (int)h->drv->col_int(s, 0);
+        c->c_id = (int)h->drv->col_int(s, 1);
+        c->ol_i_id = (int)h->drv->col_int(s, 2);
+        found = 1;
+        h->drv->reset(s);
+    }
+    h->drv->finalize(s);
+    return found;
+}
+
+int tpcc_schema_probe(struct dg_conn_h *h, int *warehouses, struct dg_err *err)
+{
+    char sql[128];
+    for (size_t i = 0; i < NTABLES; i++) {
+        int64_t n;
+        snprintf(sql, sizeof sql, "SELECT COUNT(*) FROM (SELECT 1 FROM %s LIMIT 1) t", tables[i].name);
+        if (dg_query_int(h, sql, &n, err)) {
+            if (err->cls != DG_ERR_CONN) {
+                char msg[sizeof err->msg];
+                snprintf(msg, sizeof msg, "%s", err->msg);
+                dg_err_set(err, DG_ERR_USER, err->code,
+                           "the target has no usable TPC-C table '%s' (run 'dbgauge tpcc load' "
+                           "first): %.300s", tables[i].name, msg);
+            }
+            return -1;
+        }
+    }
+    int64_t w;
+    if (dg_query_int(h, "SELECT COUNT(*) FROM warehouse", &w, err))
+        return -1;
+    if (w < 1)
+        return dg_err_set(err, DG_ERR_USER, 0,
+                          "the TPC-C tables are empty (run 'dbgauge tpcc load' first)");
+    *warehouses = (int)w;
+    return 0;
+}

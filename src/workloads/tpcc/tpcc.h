@@ -1,0 +1,112 @@
+/* tpcc.h — TPC-C (revision 5.11) for dbgauge: population, the five transactions, the
+ * consistency conditions. Speaks SQL through the driver API only; picks dialect variants by
+ * the driver's dialect id. Knows nothing of threads or timing. */
+#ifndef DG_TPCC_H
+#define DG_TPCC_H
+
+#include <stdint.h>
+
+#include "core/driver.h"
+#include "core/rng.h"
+#include "core/workload.h"
+
+enum tpcc_type { TPCC_NEW_ORDER = 0, TPCC_PAYMENT, TPCC_ORDER_STATUS, TPCC_DELIVERY, TPCC_STOCK_LEVEL, TPCC_NTYPES };
+
+#define TPCC_ITEMS 100000
+#define TPCC_DISTRICTS 10
+#define TPCC_CUSTOMERS 3000          /* per district */
+#define TPCC_ORDERS 3000             /* per district at load */
+#define TPCC_NEW_ORDERS 900          /* per district at load: the last 900 orders */
+#define TPCC_DECK 23                 /* 10 New-Order, 10 Payment, 1 each of the others */
+
+extern const char *const tpcc_type_names[TPCC_NTYPES];
+extern const struct dg_workload tpcc_workload;
+
+/* The C constants of NURand (clause 2.1.6) for one database. */
+struct tpcc_nurand {
+    int c_last; /* C for C_LAST (255) */
+    int c_id;   /* C for C_ID (1023) */
+    int ol_i_id; /* C for OL_I_ID (8191) */
+};
+
+enum tpcc_mode { TPCC_MODE_SQL = 0, TPCC_MODE_PROCEDURES };
+
+/* Shared, read-only during a run. */
+struct tpcc_shared {
+    int warehouses;
+    enum dg_dialect dialect;
+    enum tpcc_mode mode;
+    enum dg_isolation isolation;
+    struct tpcc_nurand c_run;
+};
+
+/* --- random.c: generators of clause 2.1.6 and 4.3 --- */
+int tpcc_nurand(struct dg_rng *r, int a, int c, int x, int y);
+/* Writes the syllable name of num (0..999) into out (>= 16 bytes), returns its length. */
+int tpcc_last_name(int num, char *out);
+/* Random a-string / n-string with length in [lo, hi]; out must hold hi bytes; returns length. */
+int tpcc_astring(struct dg_rng *r, char *out, int lo, int hi);
+int tpcc_nstring(struct dg_rng *r, char *out, int lo, int hi);
+/* 4 random digits then "11111" (9 bytes, no terminator). */
+void tpcc_zip(struct dg_rng *r, char *out);
+/* Data string [26..50] with "ORIGINAL" placed at a random position in 10% of calls. */
+int tpcc_data_original(struct dg_rng *r, char *out, int *has_original);
+/* Shuffles a fresh 23-card deck (types) into deck. */
+void tpcc_deck_shuffle(struct dg_rng *r, uint8_t deck[TPCC_DECK]);
+/* A run-time C for C_LAST whose distance from the load-time one is valid (clause 2.1.6.1). */
+int tpcc_c_last_run(struct dg_rng *r, int c_load);
+
+/* --- schema.c --- */
+int tpcc_schema_create(struct dg_conn_h *h, struct dg_err *err);
+int tpcc_schema_drop(struct dg_conn_h *h, struct dg_err *err);
+/* Statements that build keys and indexes after the data, NULL-terminated. */
+const char *const *tpcc_schema_index_sql(enum dg_dialect d);
+int tpcc_meta_write(struct dg_conn_h *h, const struct tpcc_nurand *c_load, int warehouses,
+                    struct dg_err *err);
+/* Reads the load-time constants; returns 1 if found, 0 if the table is absent (other kit). */
+int tpcc_meta_read(struct dg_conn_h *h, struct tpcc_nurand *c_load, struct dg_err *err);
+/* Counts warehouses and checks the nine tables exist: DG_ERR_USER naming what is missing. */
+int tpcc_schema_probe(struct dg_conn_h *h, int *warehouses, struct dg_err *err);
+
+/* --- load.c --- */
+struct tpcc_load_progress {
+    int warehouses_done, warehouses;
+    uint64_t rows;
+    uint64_t bytes;
+    double elapsed_s;
+};
+typedef void (*tpcc_progress_fn)(void *ctx, const struct tpcc_load_progress *p);
+struct tpcc_load_opts {
+    const struct dg_target *target;
+    int warehouses;
+    int jobs;
+    int drop;
+    uint64_t seed;
+    tpcc_progress_fn progress; /* called from the loading threads, serialised */
+    void *progress_ctx;
+};
+struct tpcc_load_result {
+    uint64_t rows, bytes;
+    double seconds, data_seconds, index_seconds;
+    int jobs_used;
+};
+int tpcc_load(const struct tpcc_load_opts *o, struct tpcc_load_result *res, struct dg_err *err);
+
+/* --- check.c --- */
+struct tpcc_check_item {
+    char name[16];       /* "CC1", "card.stock", ... */
+    char what[120];      /* what it asserts */
+    int applicable;      /* 0: not applicable here (e.g. CC11 after deliveries) */
+    int pass;
+    char detail[200];    /* first offending row or counts */
+};
+#define TPCC_MAX_CHECKS 24
+struct tpcc_check_result {
+    int warehouses;
+    int n;
+    int failed;
+    struct tpcc_check_item items[TPCC_MAX_CHECKS];
+};
+int tpcc_check(struct dg_conn_h *h, struct tpcc_check_result *res, struct dg_err *err);
+
+#endif

@@ -1,0 +1,34 @@
+/* tpcc_internal.h — what the TPC-C files share among themselves: the terminal record and
+ * the per-connection statement set. Not for use outside src/workloads/tpcc/. */
+#ifndef DG_TPCC_INTERNAL_H
+#define DG_TPCC_INTERNAL_H
+
+#include "workloads/tpcc/tpcc.h"
+
+/* One emulated terminal: a plain value the runner may copy to retry with the same inputs. */
+struct tpcc_term {
+    struct dg_rng rng;
+    int w_id;    /* home warehouse */
+    int sl_d_id; /* Stock-Level's fixed district (clause 2.8.1) */
+    uint8_t deck[TPCC_DECK];
+    uint8_t deck_pos;
+    /* Outputs of the last transaction, kept so they are computed for real. */
+    double last_total;
+    int last_count;
+    uint64_t skipped_deliveries;
+};
+
+struct tpcc_no_input {
+    int d_id, c_id, ol_cnt, rollback, all_local;
+    int i_id[15], supply_w[15], qty[15];
+};
+
+struct tpcc_worker;
+int tpcc_sql_worker_open(const struct tpcc_shared *sh, struct dg_conn_h *h, struct tpcc_worker **out,
+                         struct dg_err *err);
+void tpcc_sql_worker_close(struct tpcc_worker *w);
+int tpcc_sql_run(struct tpcc_worker *w, struct tpcc_term *t, int type, struct dg_err *err);
+/* Draws New-Order's inputs (clause 2.4.1) from the terminal. */
+int tpcc_new_order_inputs(const struct tpcc_shared *sh, struct tpcc_term *t, struct tpcc_no_input *in);
+
+#endif
