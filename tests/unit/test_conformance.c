@@ -563,6 +563,51 @@ static void check_bulk(struct suite *t)
         ok(t, "bulk load of every value type reads back exactly");
     xexec(h, "DROP TABLE IF EXISTS dg_conf_b", &err);
 
+    /* escapes at every offset: random short strings of awkward characters */
+    enum { NRAND = 300 };
+    static const char alphabet[] = "ab\\\t\n\r'\"?x$N";
+    char rnd[NRAND][48];
+    size_t rlen[NRAND];
+    uint64_t y = 0x9E3779B97F4A7C15ull;
+    for (int k = 0; k < NRAND; k++) {
+        y ^= y << 13, y ^= y >> 7, y ^= y << 17;
+        rlen[k] = y % 48;
+        for (size_t j = 0; j < rlen[k]; j++) {
+            y ^= y << 13, y ^= y >> 7, y ^= y << 17;
+            rnd[k][j] = alphabet[y % (sizeof alphabet - 1)];
+        }
+    }
+    b = NULL;
+    snprintf(sql, sizeof sql, "CREATE TABLE dg_conf_b (id %s PRIMARY KEY, t %s)", ty.i, ty.t);
+    good = xexec(h, sql, &err) == 0 && t->drv->bulk_begin(h->c, "dg_conf_b", (const char *const[]){"id", "t"}, 2,
+                                                          &b, &err) == 0;
+    for (int k = 0; good && k < NRAND; k++) {
+        struct dg_value v[2] = {dg_int(k), dg_txt(rnd[k], rlen[k])};
+        good = t->drv->bulk_row(b, v, &err) == 0;
+    }
+    if (b && t->drv->bulk_end(b, good ? &err : &(struct dg_err){0}) != 0)
+        good = 0;
+    struct dg_stmt *rs = NULL;
+    int seen = 0;
+    if (good && t->drv->prepare(h->c, "SELECT id, t FROM dg_conf_b ORDER BY id", 0, &rs, &err) == 0 &&
+        t->drv->execute(rs, NULL, &err) == 0) {
+        while (good && t->drv->next_row(rs, &err) == 1) {
+            int64_t id = t->drv->col_int(rs, 0);
+            size_t n2 = 0;
+            const char *p = t->drv->col_text(rs, 1, &n2);
+            good = id == seen && p && n2 == rlen[seen] && memcmp(p, rnd[seen], n2) == 0;
+            seen++;
+        }
+        t->drv->reset(rs);
+    } else {
+        good = 0;
+    }
+    if (rs)
+        t->drv->finalize(rs);
+    check(t, "bulk load: text escapes at every offset read back exactly", good && seen == NRAND,
+          good ? NULL : &err);
+    xexec(h, "DROP TABLE IF EXISTS dg_conf_b", &err);
+
     /* a bad row fails the load, and the connection stays usable */
     b = NULL;
     good = xexec(h, "CREATE TABLE dg_conf_b (id INT PRIMARY KEY)", &err) == 0 &&
