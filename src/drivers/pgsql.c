@@ -755,7 +755,7 @@ static int batch_chunk(struct dg_stmt *s, const struct dg_value *params, int k0,
     struct dg_conn *c = s->c;
     int failed = 0, sent = 0;
     for (int k = k0; k < k0 + n; k++) {
-        if (bind(s, params + (size_t)k * (size_t)s->nparams, err)) {
+        if (bind(s, s->nparams ? params + (size_t)k * (size_t)s->nparams : params, err)) {
             failed = 1;
             break;
         }
