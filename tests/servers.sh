@@ -1,0 +1,220 @@
+#!/usr/bin/env bash
+# servers.sh — starts and stops throwaway database servers on 127.0.0.1 for the tests, and
+# writes what the tests need (URLs, password, data dir, PID) to one env file they source.
+# Must not touch the system's own clusters or services, nor stop any process it did not start.
+#
+#   tests/servers.sh start [pg|all]    start (installs the package first when root and missing)
+#   tests/servers.sh stop  [pg|all]    stop by PID and remove the data directory, always
+#   tests/servers.sh status
+# The env file is tests/out/servers.env unless DG_SERVERS_ENV names another.
+set -uo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+ENV_FILE=${DG_SERVERS_ENV:-$ROOT/tests/out/servers.env}
+PG_BIN=${DG_PG_BIN:-/usr/lib/postgresql/15/bin}
+PG_PACKAGES="postgresql-15 postgresql-client-15"
+PG_USER_NAME=dbgauge
+PG_PASSWORD=dbgauge-secret
+PORT_FIRST=54320
+
+say() { printf 'servers.sh: %s\n' "$*" >&2; }
+die() { say "$*"; exit 1; }
+
+# ---- env file: one block of `export DG_<TAG>_...` lines per server ------------------------
+
+env_get() { # env_get NAME -> value from the env file, or nothing
+    [[ -f $ENV_FILE ]] || return 0
+    sed -n "s/^export $1=//p" "$ENV_FILE" | tail -n 1 | sed "s/^'\(.*\)'\$/\1/"
+}
+
+env_drop() { # env_drop TAG: removes the DG_<TAG>_ lines
+    [[ -f $ENV_FILE ]] || return 0
+    local tmp
+    tmp=$(mktemp "$ENV_FILE.XXXXXX") || return 1
+    grep -v "^export DG_$1_" "$ENV_FILE" >"$tmp" || true
+    mv "$tmp" "$ENV_FILE"
+    [[ -s $ENV_FILE ]] || rm -f "$ENV_FILE"
+}
+
+env_put() { # env_put NAME VALUE
+    mkdir -p "$(dirname "$ENV_FILE")"
+    printf "export %s='%s'\n" "$1" "$2" >>"$ENV_FILE"
+}
+
+# ---- helpers -------------------------------------------------------------------------------
+
+port_busy() { # true when something listens on 127.0.0.1:$1
+    if command -v ss >/dev/null 2>&1; then
+        ss -Hltn "sport = :$1" 2>/dev/null | grep -q . && return 0
+    fi
+    (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null
+}
+
+free_port() { # prints the first free port from $1 upward
+    local p=$1
+    while ((p < $1 + 200)); do
+        port_busy "$p" || { echo "$p"; return 0; }
+        ((p++))
+    done
+    return 1
+}
+
+pid_alive() { [[ -n ${1:-} ]] && kill -0 "$1" 2>/dev/null; }
+
+# Runs a command as the service user when we are root (initdb and postgres refuse root).
+as_user() {
+    local user=$1
+    shift
+    if ((EUID == 0)); then runuser -u "$user" -- "$@"; else "$@"; fi
+}
+
+# Installs Debian packages when root, or prints the exact command when not.
+need_packages() { # need_packages CHECK_PATH PACKAGES...
+    local check=$1
+    shift
+    [[ -x $check ]] && return 0
+    if ((EUID != 0)); then
+        say "missing $check; install it with:"
+        say "  sudo apt-get install -y --no-install-recommends $*"
+        return 1
+    fi
+    say "installing $*"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get install -y --no-install-recommends "$@" ||
+        { apt-get update && apt-get install -y --no-install-recommends "$@"; } ||
+        return 1
+    [[ -x $check ]]
+}
+
+# ---- PostgreSQL ----------------------------------------------------------------------------
+
+pg_stop() {
+    local dir pid data
+    dir=$(env_get DG_PG_DIR)
+    pid=$(env_get DG_PG_PID)
+    data=$(env_get DG_PG_DATADIR)
+    if [[ -z $dir && -z $pid ]]; then
+        say "pg: nothing recorded in $ENV_FILE"
+        return 0
+    fi
+    if pid_alive "$pid"; then
+        if [[ -n $data && -d $data ]]; then
+            as_user postgres "$PG_BIN/pg_ctl" -D "$data" -m fast -w -t 30 stop >/dev/null 2>&1 || true
+        fi
+        # pg_ctl failed or the directory went away: stop the recorded postmaster itself.
+        if pid_alive "$pid" && [[ $(cat "/proc/$pid/comm" 2>/dev/null) == postgres ]]; then
+            kill -INT "$pid" 2>/dev/null || true
+            for _ in $(seq 1 50); do pid_alive "$pid" || break; sleep 0.2; done
+            pid_alive "$pid" && kill -KILL "$pid" 2>/dev/null
+        fi
+    fi
+    # Only ever remove a directory this script made.
+    if [[ -n $dir && -d $dir && $dir == /tmp/dg-pg.* ]]; then
+        rm -rf -- "$dir"
+    fi
+    env_drop PG
+    say "pg: stopped${pid:+ (pid $pid)}"
+}
+
+pg_start() {
+    local pid
+    pid=$(env_get DG_PG_PID)
+    if pid_alive "$pid"; then
+        say "pg: already running (pid $pid); $ENV_FILE is current"
+        return 0
+    fi
+    env_drop PG # a stale record from a run that died
+    need_packages "$PG_BIN/initdb" $PG_PACKAGES || return 1
+    id postgres >/dev/null 2>&1 || { ((EUID != 0)) || die "pg: no 'postgres' user"; }
+
+    local dir data log port
+    dir=$(mktemp -d /tmp/dg-pg.XXXXXX) || return 1
+    data=$dir/data
+    log=$dir/postgres.log
+    ((EUID == 0)) && chown postgres: "$dir"
+    # From here on a failure must undo what was made.
+    env_put DG_PG_DIR "$dir"
+    env_put DG_PG_DATADIR "$data"
+
+    if ! as_user postgres "$PG_BIN/initdb" -D "$data" -U postgres -E UTF8 --no-locale \
+        --auth-local=trust --auth-host=scram-sha-256 >"$dir/initdb.log" 2>&1; then
+        cat "$dir/initdb.log" >&2
+        pg_stop
+        die "pg: initdb failed"
+    fi
+
+    local tries=0 started=0
+    while ((tries++ < 5)); do
+        port=$(free_port $((PORT_FIRST + 10 * (tries - 1)))) || break
+        # the last setting wins: rewrite ours at each attempt
+        {
+            echo "# dbgauge test server"
+            echo "listen_addresses = '127.0.0.1'"
+            echo "port = $port"
+            echo "unix_socket_directories = '$data'"
+            echo "password_encryption = 'scram-sha-256'"
+            echo "max_connections = 100"
+        } | as_user postgres tee "$data/dbgauge.conf" >/dev/null
+        grep -q "^include = 'dbgauge.conf'" "$data/postgresql.conf" ||
+            echo "include = 'dbgauge.conf'" | as_user postgres tee -a "$data/postgresql.conf" >/dev/null
+        if as_user postgres "$PG_BIN/pg_ctl" -D "$data" -l "$log" -w -t 60 start >/dev/null 2>&1; then
+            started=1
+            break
+        fi
+        say "pg: start on port $port failed, trying another"
+        tail -n 5 "$log" >&2
+    done
+    if ((!started)); then
+        pg_stop
+        die "pg: could not start the server (log was in $log)"
+    fi
+    pid=$(head -n 1 "$data/postmaster.pid")
+    env_put DG_PG_PID "$pid"
+    env_put DG_PG_PORT "$port"
+
+    local psql=("$PG_BIN/psql" -X -q -v ON_ERROR_STOP=1 -h "$data" -p "$port" -U postgres -d postgres)
+    if ! as_user postgres "${psql[@]}" -c "CREATE ROLE $PG_USER_NAME LOGIN PASSWORD '$PG_PASSWORD'" ||
+        ! as_user postgres "${psql[@]}" -c "CREATE DATABASE dbgauge OWNER $PG_USER_NAME"; then
+        pg_stop
+        die "pg: could not create the role and database"
+    fi
+    env_put DG_PG_URL "postgres://$PG_USER_NAME@127.0.0.1:$port/dbgauge"
+    env_put DG_PG_PASSWORD "$PG_PASSWORD"
+    # superuser over the unix socket (trust), for tests that need ALTER SYSTEM
+    env_put DG_PG_ADMIN_URL "postgresql:///postgres?host=$data&port=$port&user=postgres"
+    say "pg: PostgreSQL $("$PG_BIN/postgres" -V | awk '{print $3}') on 127.0.0.1:$port, pid $pid, data $data"
+}
+
+# ---- dispatch (a MariaDB section slots in beside the PostgreSQL one) ----------------------
+
+servers_for() {
+    case ${1:-all} in
+    pg | postgres | postgresql) echo pg ;;
+    all) echo pg ;;
+    *) die "unknown server '$1' (known: pg)" ;;
+    esac
+}
+
+cmd=${1:-}
+case $cmd in
+start)
+    for s in $(servers_for "${2:-all}"); do "${s}_start" || exit 1; done
+    say "env: source $ENV_FILE"
+    ;;
+stop)
+    rc=0
+    for s in $(servers_for "${2:-all}"); do "${s}_stop" || rc=1; done
+    exit $rc
+    ;;
+status)
+    [[ -f $ENV_FILE ]] || { say "no servers recorded ($ENV_FILE)"; exit 0; }
+    grep -v PASSWORD "$ENV_FILE"
+    pid=$(env_get DG_PG_PID)
+    [[ -n $pid ]] && { pid_alive "$pid" && say "pg: running (pid $pid)" || say "pg: dead (pid $pid)"; }
+    exit 0
+    ;;
+*)
+    echo "usage: $0 start|stop [pg|all] | status" >&2
+    exit 2
+    ;;
+esac

@@ -1,0 +1,878 @@
+/* test_conformance.c — the driver conformance suite: `test_conformance URL` runs the same
+ * checks against any target through the driver API only, printing `ok - name` lines and a
+ * closing `N passed, N failed` line. Must not include an engine header or reach past the API. */
+#include "core/driver.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+struct suite {
+    int passed, failed, skipped;
+    struct dg_target tgt;
+    const struct dg_driver *drv;
+    struct dg_conn_h a, b; /* two connections to the same target */
+};
+
+static void ok(struct suite *t, const char *name)
+{
+    printf("ok - %s\n", name);
+    t->passed++;
+}
+
+__attribute__((format(printf, 3, 4))) static void not_ok(struct suite *t, const char *name,
+                                                         const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    printf("not ok - %s: ", name);
+    vprintf(fmt, ap);
+    printf("\n");
+    va_end(ap);
+    t->failed++;
+}
+
+static void skip(struct suite *t, const char *name, const char *why)
+{
+    printf("skip - %s: %s\n", name, why);
+    t->skipped++;
+}
+
+/* 1 when cond holds; otherwise reports name as failed with err's text. */
+static int check(struct suite *t, const char *name, int cond, const struct dg_err *err)
+{
+    if (cond)
+        ok(t, name);
+    else
+        not_ok(t, name, "%s [%s%s%s]", err && err->msg[0] ? err->msg : "condition false",
+               err ? dg_err_class_name(err->cls) : "-", err && err->sqlstate[0] ? " " : "",
+               err ? err->sqlstate : "");
+    return cond;
+}
+
+static double now_s(clockid_t id)
+{
+    struct timespec ts;
+    clock_gettime(id, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static int xexec(struct dg_conn_h *h, const char *sql, struct dg_err *err)
+{
+    return h->drv->exec(h->c, sql, err);
+}
+
+/* Column types per dialect: integer, double, text, exact decimal. */
+struct types {
+    const char *i, *d, *t, *m;
+};
+
+static struct types types_for(enum dg_dialect d)
+{
+    switch (d) {
+    case DG_DIALECT_PGSQL: return (struct types){"BIGINT", "DOUBLE PRECISION", "TEXT", "NUMERIC(14,2)"};
+    case DG_DIALECT_MYSQL: return (struct types){"BIGINT", "DOUBLE", "TEXT", "DECIMAL(14,2)"};
+    case DG_DIALECT_MSSQL: return (struct types){"BIGINT", "FLOAT", "NVARCHAR(MAX)", "DECIMAL(14,2)"};
+    default: return (struct types){"INTEGER", "REAL", "TEXT", "NUMERIC"};
+    }
+}
+
+/* ---- checks ------------------------------------------------------------------------------ */
+
+static const char tricky[] = "a\tb\nc\r'd\"e\\f?g $1 \xc3\xa9 \\N end";
+
+struct row_want {
+    int64_t id;
+    struct dg_value i, d, t, m;
+};
+
+static int same_value(const struct dg_driver *drv, struct dg_stmt *s, int col, const struct dg_value *v,
+                      enum dg_dialect dialect, char *why, size_t whyn)
+{
+    if (v->type == DG_T_NULL) {
+        if (!drv->col_is_null(s, col))
+            return snprintf(why, whyn, "col %d: want NULL", col), 0;
+        return 1;
+    }
+    if (drv->col_is_null(s, col))
+        return snprintf(why, whyn, "col %d: unexpected NULL", col), 0;
+    switch (v->type) {
+    case DG_T_INT:
+        if (drv->col_int(s, col) != v->i)
+            return snprintf(why, whyn, "col %d: int %lld != %lld", col, (long long)drv->col_int(s, col),
+                            (long long)v->i), 0;
+        return 1;
+    case DG_T_DOUBLE:
+        if (drv->col_double(s, col) != v->d)
+            return snprintf(why, whyn, "col %d: double %.17g != %.17g", col, drv->col_double(s, col), v->d), 0;
+        return 1;
+    case DG_T_TEXT: {
+        size_t n = 0;
+        const char *p = drv->col_text(s, col, &n);
+        if (!p || n != v->s.n || memcmp(p, v->s.p, n) != 0)
+            return snprintf(why, whyn, "col %d: text differs (len %zu, want %zu)", col, n, v->s.n), 0;
+        return 1;
+    }
+    case DG_T_DEC: {
+        double want = (double)v->dec.v / pow(10, v->dec.scale);
+        if (fabs(drv->col_double(s, col) - want) > 1e-9)
+            return snprintf(why, whyn, "col %d: decimal %.17g != %.17g", col, drv->col_double(s, col), want), 0;
+        if (dialect == DG_DIALECT_PGSQL) { /* NUMERIC(14,2) prints exactly two decimals */
+            char buf[64];
+            int64_t a = v->dec.v < 0 ? -v->dec.v : v->dec.v;
+            snprintf(buf, sizeof buf, "%s%lld.%02lld", v->dec.v < 0 ? "-" : "", (long long)(a / 100),
+                     (long long)(a % 100));
+            const char *p = drv->col_text(s, col, NULL);
+            if (v->dec.scale == 2 && (!p || strcmp(p, buf) != 0))
+                return snprintf(why, whyn, "col %d: decimal text '%s' != '%s'", col, p ? p : "(null)", buf), 0;
+        }
+        return 1;
+    }
+    default: return 1;
+    }
+}
+
+/* Reads back rows of table by id and compares every column. */
+static int compare_rows(struct suite *t, struct dg_conn_h *h, const char *table, const struct row_want *w,
+                        int n, char *why, size_t whyn, struct dg_err *err)
+{
+    char sql[160];
+    snprintf(sql, sizeof sql, "SELECT i, d, t, m FROM %s WHERE id = ?", table);
+    struct dg_stmt *s = NULL;
+    int good = 1;
+    if (h->drv->prepare(h->c, sql, 1, &s, err))
+        return snprintf(why, whyn, "prepare: %.200s", err->msg), 0;
+    for (int k = 0; k < n && good; k++) {
+        struct dg_value id = dg_int(w[k].id);
+        if (h->drv->execute(s, &id, err) || h->drv->next_row(s, err) != 1) {
+            snprintf(why, whyn, "row %lld missing %.200s", (long long)w[k].id, err->msg);
+            good = 0;
+            break;
+        }
+        if (h->drv->ncols(s) != 4) {
+            snprintf(why, whyn, "ncols %d != 4", h->drv->ncols(s));
+            good = 0;
+        }
+        const struct dg_value *v[4] = {&w[k].i, &w[k].d, &w[k].t, &w[k].m};
+        for (int c = 0; c < 4 && good; c++)
+            if (!same_value(h->drv, s, c, v[c], t->drv->dialect, why, whyn)) {
+                size_t l = strlen(why);
+                snprintf(why + l, whyn - l, " (id %lld)", (long long)w[k].id);
+                good = 0;
+            }
+        if (good && h->drv->next_row(s, err) != 0) {
+            snprintf(why, whyn, "more than one row for id %lld", (long long)w[k].id);
+            good = 0;
+        }
+        h->drv->reset(s);
+    }
+    h->drv->finalize(s);
+    return good;
+}
+
+static const struct row_want *wanted_rows(int *n)
+{
+    static const struct row_want rows[] = {
+        {1, {.type = DG_T_INT, .i = INT64_MAX}, {.type = DG_T_DOUBLE, .d = 0.1},
+         {.type = DG_T_TEXT, .s = {"plain", 5}}, {.type = DG_T_DEC, .dec = {1234, 2}}},
+        {2, {.type = DG_T_INT, .i = INT64_MIN}, {.type = DG_T_DOUBLE, .d = -2.5e-300},
+         {.type = DG_T_TEXT, .s = {tricky, sizeof tricky - 1}}, {.type = DG_T_DEC, .dec = {-5, 2}}},
+        {3, {.type = DG_T_NULL}, {.type = DG_T_NULL}, {.type = DG_T_NULL}, {.type = DG_T_NULL}},
+        {4, {.type = DG_T_INT, .i = 0}, {.type = DG_T_DOUBLE, .d = 1e300},
+         {.type = DG_T_TEXT, .s = {"", 0}}, {.type = DG_T_DEC, .dec = {0, 2}}},
+        {5, {.type = DG_T_INT, .i = -42}, {.type = DG_T_DOUBLE, .d = 3.141592653589793},
+         {.type = DG_T_TEXT, .s = {"x", 1}}, {.type = DG_T_DEC, .dec = {99999999999, 2}}},
+    };
+    *n = (int)(sizeof rows / sizeof *rows);
+    return rows;
+}
+
+static void check_types(struct suite *t)
+{
+    struct dg_err err = {0};
+    struct dg_conn_h *h = &t->a;
+    struct types ty = types_for(t->drv->dialect);
+    char sql[512];
+    xexec(h, "DROP TABLE IF EXISTS dg_conf_t", &err);
+    snprintf(sql, sizeof sql, "CREATE TABLE dg_conf_t (id %s PRIMARY KEY, i %s, d %s, t %s, m %s)", ty.i,
+             ty.i, ty.d, ty.t, ty.m);
+    if (!check(t, "exec DDL", xexec(h, sql, &err) == 0, &err))
+        return;
+
+    struct dg_stmt *ins = NULL;
+    if (!check(t, "prepare insert with 5 placeholders",
+               h->drv->prepare(h->c, "INSERT INTO dg_conf_t (id, i, d, t, m) VALUES (?, ?, ?, ?, ?)", 5, &ins,
+                               &err) == 0,
+               &err))
+        return;
+    int n;
+    const struct row_want *w = wanted_rows(&n);
+    int good = 1;
+    for (int k = 0; k < n && good; k++) {
+        struct dg_value p[5] = {dg_int(w[k].id), w[k].i, w[k].d, w[k].t, w[k].m};
+        good = h->drv->execute(ins, p, &err) == 0 && h->drv->changes(ins) == 1;
+        if (good)
+            h->drv->reset(ins);
+    }
+    check(t, "execute insert of every value type (changes = 1 each)", good, &err);
+    h->drv->finalize(ins);
+
+    char why[640] = "";
+    good = compare_rows(t, h, "dg_conf_t", w, n, why, sizeof why, &err);
+    if (good)
+        ok(t, "round trip: int64 limits, doubles, NULLs, empty text, tabs/newlines/quotes, decimals");
+    else
+        not_ok(t, "round trip: int64 limits, doubles, NULLs, empty text, tabs/newlines/quotes, decimals", "%s",
+               why);
+
+    /* `?` inside strings, identifiers and comments is not a placeholder */
+    int64_t cnt = -1;
+    struct dg_stmt *s = NULL;
+    good = h->drv->prepare(h->c,
+                           "SELECT COUNT(*) /* ? */ FROM dg_conf_t WHERE t <> 'what?' AND t <> 'it''s ?'"
+                           " AND id = ? -- ?\n",
+                           1, &s, &err) == 0;
+    if (good) {
+        struct dg_value id = dg_int(1);
+        good = h->drv->execute(s, &id, &err) == 0 && h->drv->next_row(s, &err) == 1;
+        if (good)
+            cnt = h->drv->col_int(s, 0);
+        h->drv->reset(s);
+        h->drv->finalize(s);
+    }
+    check(t, "placeholders: ? in quotes and comments left alone", good && cnt == 1, good ? NULL : &err);
+
+    /* changes() */
+    s = NULL;
+    good = h->drv->prepare(h->c, "UPDATE dg_conf_t SET i = 7 WHERE id >= ? AND id <= ?", 2, &s, &err) == 0;
+    int64_t ch = -1;
+    if (good) {
+        struct dg_value p[2] = {dg_int(3), dg_int(4)};
+        good = h->drv->execute(s, p, &err) == 0;
+        ch = h->drv->changes(s);
+        h->drv->reset(s);
+        h->drv->finalize(s);
+    }
+    if (!good)
+        check(t, "changes() after UPDATE", 0, &err);
+    else if (ch != 2)
+        not_ok(t, "changes() after UPDATE", "changes %lld, want 2", (long long)ch);
+    else
+        ok(t, "changes() after UPDATE");
+
+    /* reset mid-result, then run again */
+    s = NULL;
+    int rows = 0;
+    good = h->drv->prepare(h->c, "SELECT id FROM dg_conf_t ORDER BY id", 0, &s, &err) == 0 &&
+           h->drv->execute(s, NULL, &err) == 0 && h->drv->next_row(s, &err) == 1 &&
+           h->drv->ncols(s) == 1 && h->drv->col_int(s, 0) == 1;
+    if (good) {
+        h->drv->reset(s);
+        good = h->drv->execute(s, NULL, &err) == 0;
+        int r;
+        while (good && (r = h->drv->next_row(s, &err)) == 1)
+            rows++;
+        good = good && r == 0;
+    }
+    if (s)
+        h->drv->finalize(s);
+    check(t, "reset abandons a result; the statement runs again", good && rows == n, good ? NULL : &err);
+}
+
+static int count_where(struct dg_conn_h *h, const char *sql, int64_t *out, struct dg_err *err)
+{
+    return dg_query_int(h, sql, out, err);
+}
+
+static void check_transactions(struct suite *t)
+{
+    struct dg_err err = {0};
+    int64_t n = -1;
+    int good = t->drv->begin(t->a.c, DG_ISO_DEFAULT, 1, &err) == 0 &&
+               xexec(&t->a, "INSERT INTO dg_conf_t (id, i) VALUES (100, 1)", &err) == 0 &&
+               count_where(&t->a, "SELECT COUNT(*) FROM dg_conf_t WHERE id = 100", &n, &err) == 0 && n == 1;
+    if (!check(t, "begin + insert, visible inside the transaction", good, &err)) {
+        t->drv->rollback(t->a.c, &err);
+        return;
+    }
+    good = count_where(&t->b, "SELECT COUNT(*) FROM dg_conf_t WHERE id = 100", &n, &err) == 0;
+    check(t, "uncommitted row invisible to another connection", good && n == 0, good ? NULL : &err);
+    good = t->drv->rollback(t->a.c, &err) == 0 &&
+           count_where(&t->a, "SELECT COUNT(*) FROM dg_conf_t WHERE id = 100", &n, &err) == 0 && n == 0;
+    check(t, "rollback discards", good, &err);
+
+    good = t->drv->begin(t->a.c, DG_ISO_READ_COMMITTED, 1, &err) == 0 &&
+           xexec(&t->a, "INSERT INTO dg_conf_t (id, i) VALUES (101, 1)", &err) == 0 &&
+           t->drv->commit(t->a.c, &err) == 0 &&
+           count_where(&t->b, "SELECT COUNT(*) FROM dg_conf_t WHERE id = 101", &n, &err) == 0 && n == 1;
+    check(t, "commit makes the row visible to another connection", good, &err);
+
+    static const enum dg_isolation isos[] = {DG_ISO_REPEATABLE_READ, DG_ISO_SERIALIZABLE};
+    good = 1;
+    for (int i = 0; i < 2 && good; i++)
+        good = t->drv->begin(t->a.c, isos[i], 0, &err) == 0 &&
+               count_where(&t->a, "SELECT COUNT(*) FROM dg_conf_t", &n, &err) == 0 &&
+               t->drv->commit(t->a.c, &err) == 0;
+    check(t, "begin at repeatable read and serializable", good, &err);
+}
+
+struct batch_seen {
+    int n;
+    int k[16];
+    int64_t id[16];
+    char t[16][8];
+};
+
+static int on_row(void *ctx, int k, struct dg_stmt *s)
+{
+    struct batch_seen *b = ctx;
+    (void)s;
+    if (b->n < 16) {
+        b->k[b->n] = k;
+        b->n++;
+    }
+    return 0;
+}
+
+struct batch_ctx {
+    const struct dg_driver *drv;
+    struct batch_seen seen;
+};
+
+static int on_row_read(void *ctx, int k, struct dg_stmt *s)
+{
+    struct batch_ctx *b = ctx;
+    on_row(&b->seen, k, s);
+    int i = b->seen.n - 1;
+    if (i < 16) {
+        b->seen.id[i] = b->drv->col_int(s, 0);
+        size_t len = 0;
+        const char *p = b->drv->col_text(s, 1, &len);
+        snprintf(b->seen.t[i], sizeof b->seen.t[i], "%.*s", p ? (int)(len < 7 ? len : 7) : 0, p ? p : "");
+    }
+    return 0;
+}
+
+static void check_batch(struct suite *t)
+{
+    struct dg_err err = {0};
+    struct dg_conn_h *h = &t->a;
+    if (!t->drv->execute_batch)
+        skip(t, "driver execute_batch", "driver has none; the core loops (checked below all the same)");
+    else if (!(t->drv->caps & DG_CAP_PIPELINE))
+        ok(t, "driver execute_batch present (no pipelining claimed)");
+
+    struct dg_stmt *s = NULL;
+    int good = h->drv->prepare(h->c, "SELECT id, t FROM dg_conf_t WHERE id = ?", 1, &s, &err) == 0;
+    struct batch_ctx bc = {.drv = t->drv};
+    if (good) {
+        struct dg_value p[4] = {dg_int(4), dg_int(1), dg_int(999), dg_int(5)};
+        good = dg_execute_batch(t->drv, s, 1, p, 4, on_row_read, &bc, &err) == 0;
+    }
+    if (!good)
+        check(t, "execute_batch: rows in order with the set index", 0, &err);
+    else if (bc.seen.n != 3 || bc.seen.k[0] != 0 || bc.seen.id[0] != 4 || bc.seen.k[1] != 1 ||
+             bc.seen.id[1] != 1 || bc.seen.k[2] != 3 || bc.seen.id[2] != 5 || strcmp(bc.seen.t[1], "plain") != 0 ||
+             strcmp(bc.seen.t[2], "x") != 0)
+        not_ok(t, "execute_batch: rows in order with the set index", "saw %d rows: k=%d,%d,%d id=%lld,%lld,%lld",
+               bc.seen.n, bc.seen.k[0], bc.seen.k[1], bc.seen.k[2], (long long)bc.seen.id[0],
+               (long long)bc.seen.id[1], (long long)bc.seen.id[2]);
+    else
+        ok(t, "execute_batch: rows in order with the set index");
+    if (s)
+        h->drv->finalize(s);
+
+    /* many sets of an INSERT inside a transaction: more than one pipeline chunk */
+    enum { NSETS = 600 };
+    struct dg_value *p = calloc(2 * NSETS, sizeof *p);
+    s = NULL;
+    int64_t n = -1;
+    good = p && h->drv->prepare(h->c, "INSERT INTO dg_conf_t (id, i) VALUES (?, ?)", 2, &s, &err) == 0;
+    if (good) {
+        for (int k = 0; k < NSETS; k++) {
+            p[2 * k] = dg_int(1000 + k);
+            p[2 * k + 1] = dg_int(k);
+        }
+        good = t->drv->begin(h->c, DG_ISO_DEFAULT, 1, &err) == 0 &&
+               dg_execute_batch(t->drv, s, 2, p, NSETS, NULL, NULL, &err) == 0 &&
+               t->drv->commit(h->c, &err) == 0 &&
+               count_where(h, "SELECT COUNT(*) FROM dg_conf_t WHERE id >= 1000 AND id < 2000", &n, &err) == 0;
+    }
+    check(t, "execute_batch: 600 inserts in a transaction all land", good && n == NSETS, good ? NULL : &err);
+
+    /* an error in the middle: reported, and the connection stays usable */
+    if (s) {
+        struct dg_value q[8] = {dg_int(2000), dg_int(0), dg_int(2001), dg_int(0),
+                                dg_int(1),    dg_int(0), dg_int(2002), dg_int(0)};
+        struct dg_err e2 = {0};
+        int rc = dg_execute_batch(t->drv, s, 2, q, 4, on_row, &bc.seen, &e2);
+        good = rc != 0 && e2.cls == DG_ERR_FATAL && xexec(h, "SELECT 1", &err) == 0;
+        if (rc == 0)
+            not_ok(t, "execute_batch: error in the middle is reported, connection usable", "no error");
+        else
+            check(t, "execute_batch: error in the middle is reported, connection usable", good,
+                  e2.cls != DG_ERR_FATAL ? &e2 : &err);
+        h->drv->finalize(s);
+    }
+    free(p);
+}
+
+static void check_errors(struct suite *t)
+{
+    struct dg_err err = {0};
+    int rc = xexec(&t->a, "SELEC 1 FROM nowhere", &err);
+    check(t, "bad SQL in exec is DG_ERR_USER", rc != 0 && err.cls == DG_ERR_USER, &err);
+
+    struct dg_stmt *s = NULL;
+    dg_err_clear(&err);
+    rc = t->drv->prepare(t->a.c, "SELECT nope FROM dg_conf_missing WHERE id = ?", 1, &s, &err);
+    if (rc == 0) { /* some engines only find out at execute */
+        struct dg_value id = dg_int(1);
+        rc = t->drv->execute(s, &id, &err);
+        t->drv->finalize(s);
+    }
+    check(t, "missing table is DG_ERR_USER", rc != 0 && err.cls == DG_ERR_USER, &err);
+
+    dg_err_clear(&err);
+    rc = xexec(&t->a, "INSERT INTO dg_conf_t (id, i) VALUES (1, 1)", &err);
+    int good = rc != 0 && err.cls == DG_ERR_FATAL;
+    if (good && t->drv->dialect == DG_DIALECT_PGSQL)
+        good = strcmp(err.sqlstate, "23505") == 0;
+    check(t, "unique violation is DG_ERR_FATAL (a workload bug, not the target's)", good, &err);
+
+    if (t->drv->dialect == DG_DIALECT_PGSQL) {
+        struct dg_err e2 = {0};
+        good = t->drv->begin(t->a.c, DG_ISO_DEFAULT, 1, &err) == 0 && xexec(&t->a, "SELEC 1", &e2) != 0 &&
+               t->drv->commit(t->a.c, &err) != 0;
+        check(t, "COMMIT of a transaction aborted by an error fails", good, NULL);
+        t->drv->rollback(t->a.c, &e2);
+    }
+}
+
+static void check_conflict(struct suite *t)
+{
+    struct dg_err err = {0}, e2 = {0};
+    const char *name = "forced conflict is DG_ERR_RETRY";
+    if (t->drv->dialect == DG_DIALECT_PGSQL) {
+        int64_t v;
+        int good = xexec(&t->a, "DROP TABLE IF EXISTS dg_conf_conflict", &err) == 0 &&
+                   xexec(&t->a, "CREATE TABLE dg_conf_conflict (id INT PRIMARY KEY, v INT)", &err) == 0 &&
+                   xexec(&t->a, "INSERT INTO dg_conf_conflict VALUES (1, 0)", &err) == 0 &&
+                   t->drv->begin(t->a.c, DG_ISO_SERIALIZABLE, 1, &err) == 0 &&
+                   t->drv->begin(t->b.c, DG_ISO_SERIALIZABLE, 1, &err) == 0 &&
+                   dg_query_int(&t->a, "SELECT v FROM dg_conf_conflict WHERE id = 1", &v, &err) == 0 &&
+                   dg_query_int(&t->b, "SELECT v FROM dg_conf_conflict WHERE id = 1", &v, &err) == 0 &&
+                   xexec(&t->a, "UPDATE dg_conf_conflict SET v = v + 1 WHERE id = 1", &err) == 0 &&
+                   t->drv->commit(t->a.c, &err) == 0;
+        if (!good) {
+            check(t, name, 0, &err);
+        } else {
+            int rc = xexec(&t->b, "UPDATE dg_conf_conflict SET v = v + 1 WHERE id = 1", &e2);
+            if (rc == 0)
+                rc = t->drv->commit(t->b.c, &e2);
+            check(t, name, rc != 0 && e2.cls == DG_ERR_RETRY && strcmp(e2.sqlstate, "40001") == 0,
+                  rc ? &e2 : NULL);
+        }
+        t->drv->rollback(t->a.c, &err);
+        t->drv->rollback(t->b.c, &err);
+        xexec(&t->a, "DROP TABLE IF EXISTS dg_conf_conflict", &err);
+    } else if (t->drv->dialect == DG_DIALECT_SQLITE) {
+        /* one writer holds the lock; the other waits out its busy timeout and gets RETRY */
+        int good = t->drv->begin(t->a.c, DG_ISO_DEFAULT, 1, &err) == 0 &&
+                   xexec(&t->a, "INSERT INTO dg_conf_t (id, i) VALUES (300, 1)", &err) == 0;
+        if (!good) {
+            check(t, name, 0, &err);
+        } else {
+            int rc = t->drv->begin(t->b.c, DG_ISO_DEFAULT, 1, &e2);
+            if (rc == 0) {
+                rc = xexec(&t->b, "INSERT INTO dg_conf_t (id, i) VALUES (301, 1)", &e2);
+                struct dg_err e3;
+                t->drv->rollback(t->b.c, &e3);
+            }
+            check(t, name, rc != 0 && e2.cls == DG_ERR_RETRY, rc ? &e2 : NULL);
+        }
+        t->drv->rollback(t->a.c, &err);
+    } else {
+        skip(t, name, "no conflict recipe for this engine yet");
+    }
+}
+
+static void check_connection_loss(struct suite *t)
+{
+    const char *name = "a killed session gives DG_ERR_CONN";
+    if (t->drv->dialect != DG_DIALECT_PGSQL) {
+        skip(t, name, "recipe is PostgreSQL only (pg_terminate_backend)");
+        return;
+    }
+    struct dg_err err = {0};
+    struct dg_conn_h c = {0};
+    int64_t pid = 0, done = 0;
+    int good = dg_connect(&t->tgt, NULL, &c, &err) == 0 &&
+               dg_query_int(&c, "SELECT pg_backend_pid()", &pid, &err) == 0;
+    if (good) {
+        char sql[96];
+        snprintf(sql, sizeof sql, "SELECT pg_terminate_backend(%lld)::int", (long long)pid);
+        good = dg_query_int(&t->a, sql, &done, &err) == 0 && done == 1;
+    }
+    if (!good) {
+        check(t, name, 0, &err);
+    } else {
+        struct dg_err e2 = {0};
+        int rc = xexec(&c, "SELECT 1", &e2);
+        check(t, name, rc != 0 && e2.cls == DG_ERR_CONN, rc ? &e2 : NULL);
+    }
+    dg_disconnect(&c);
+}
+
+/* TPC-C STOCK: 3 ints, 10 x CHAR(24), 3 ints, VARCHAR(50). */
+static void check_bulk(struct suite *t)
+{
+    struct dg_err err = {0};
+    struct dg_conn_h *h = &t->a;
+    if (!t->drv->bulk_begin) {
+        skip(t, "bulk load", "driver has no bulk path");
+        return;
+    }
+    /* every type through the bulk path, read back exactly */
+    struct types ty = types_for(t->drv->dialect);
+    char sql[1024];
+    xexec(h, "DROP TABLE IF EXISTS dg_conf_b", &err);
+    snprintf(sql, sizeof sql, "CREATE TABLE dg_conf_b (id %s PRIMARY KEY, i %s, d %s, t %s, m %s)", ty.i, ty.i,
+             ty.d, ty.t, ty.m);
+    static const char *const cols5[] = {"id", "i", "d", "t", "m"};
+    int n;
+    const struct row_want *w = wanted_rows(&n);
+    struct dg_bulk *b = NULL;
+    int good = xexec(h, sql, &err) == 0 && t->drv->bulk_begin(h->c, "dg_conf_b", cols5, 5, &b, &err) == 0;
+    for (int k = 0; good && k < n; k++) {
+        struct dg_value v[5] = {dg_int(w[k].id), w[k].i, w[k].d, w[k].t, w[k].m};
+        good = t->drv->bulk_row(b, v, &err) == 0;
+    }
+    if (b && t->drv->bulk_end(b, good ? &err : &(struct dg_err){0}) != 0)
+        good = 0;
+    char why[640] = "";
+    if (!good)
+        check(t, "bulk load of every value type reads back exactly", 0, &err);
+    else if (!compare_rows(t, h, "dg_conf_b", w, n, why, sizeof why, &err))
+        not_ok(t, "bulk load of every value type reads back exactly", "%s", why);
+    else
+        ok(t, "bulk load of every value type reads back exactly");
+    xexec(h, "DROP TABLE IF EXISTS dg_conf_b", &err);
+
+    /* escapes at every offset: random short strings of awkward characters */
+    enum { NRAND = 300 };
+    static const char alphabet[] = "ab\\\t\n\r'\"?x$N";
+    char rnd[NRAND][48];
+    size_t rlen[NRAND];
+    uint64_t y = 0x9E3779B97F4A7C15ull;
+    for (int k = 0; k < NRAND; k++) {
+        y ^= y << 13, y ^= y >> 7, y ^= y << 17;
+        rlen[k] = y % 48;
+        for (size_t j = 0; j < rlen[k]; j++) {
+            y ^= y << 13, y ^= y >> 7, y ^= y << 17;
+            rnd[k][j] = alphabet[y % (sizeof alphabet - 1)];
+        }
+    }
+    b = NULL;
+    snprintf(sql, sizeof sql, "CREATE TABLE dg_conf_b (id %s PRIMARY KEY, t %s)", ty.i, ty.t);
+    good = xexec(h, sql, &err) == 0 && t->drv->bulk_begin(h->c, "dg_conf_b", (const char *const[]){"id", "t"}, 2,
+                                                          &b, &err) == 0;
+    for (int k = 0; good && k < NRAND; k++) {
+        struct dg_value v[2] = {dg_int(k), dg_txt(rnd[k], rlen[k])};
+        good = t->drv->bulk_row(b, v, &err) == 0;
+    }
+    if (b && t->drv->bulk_end(b, good ? &err : &(struct dg_err){0}) != 0)
+        good = 0;
+    struct dg_stmt *rs = NULL;
+    int seen = 0;
+    if (good && t->drv->prepare(h->c, "SELECT id, t FROM dg_conf_b ORDER BY id", 0, &rs, &err) == 0 &&
+        t->drv->execute(rs, NULL, &err) == 0) {
+        while (good && t->drv->next_row(rs, &err) == 1) {
+            int64_t id = t->drv->col_int(rs, 0);
+            size_t n2 = 0;
+            const char *p = t->drv->col_text(rs, 1, &n2);
+            good = id == seen && p && n2 == rlen[seen] && memcmp(p, rnd[seen], n2) == 0;
+            seen++;
+        }
+        t->drv->reset(rs);
+    } else {
+        good = 0;
+    }
+    if (rs)
+        t->drv->finalize(rs);
+    check(t, "bulk load: text escapes at every offset read back exactly", good && seen == NRAND,
+          good ? NULL : &err);
+    xexec(h, "DROP TABLE IF EXISTS dg_conf_b", &err);
+
+    /* a bad row fails the load, and the connection stays usable (whether the rows before it
+     * stay is not part of the contract: printed, not checked) */
+    b = NULL;
+    good = xexec(h, "CREATE TABLE dg_conf_b (id INT PRIMARY KEY)", &err) == 0 &&
+           t->drv->bulk_begin(h->c, "dg_conf_b", cols5, 1, &b, &err) == 0;
+    const char *name = "bulk load with a duplicate key fails; connection usable";
+    if (!good) {
+        check(t, name, 0, &err);
+    } else {
+        struct dg_value v = dg_int(1);
+        int rc = t->drv->bulk_row(b, &v, &err);
+        if (rc == 0)
+            rc = t->drv->bulk_row(b, &v, &err);
+        struct dg_err e2 = {0};
+        int rc2 = t->drv->bulk_end(b, rc ? &e2 : &err);
+        int64_t cnt = -1;
+        struct dg_err e3 = {0};
+        if (rc == 0 && rc2 == 0)
+            not_ok(t, name, "no error reported");
+        else if (count_where(h, "SELECT COUNT(*) FROM dg_conf_b", &cnt, &e3) != 0)
+            check(t, name, 0, &e3);
+        else {
+            ok(t, name);
+            printf("# failed bulk load: %s [%s]; rows kept %lld\n", err.msg, dg_err_class_name(err.cls),
+                   (long long)cnt);
+        }
+    }
+    xexec(h, "DROP TABLE IF EXISTS dg_conf_b", &err);
+
+    /* volume: stock-like rows */
+    const char *env = getenv("DG_CONF_BULK_ROWS");
+    int64_t rows = env ? atoll(env) : 100000;
+    xexec(h, "DROP TABLE IF EXISTS dg_conf_stock", &err);
+    good = xexec(h,
+                 "CREATE TABLE dg_conf_stock (s_i_id INT NOT NULL, s_w_id INT NOT NULL, s_quantity INT,"
+                 " s_dist_01 CHAR(24), s_dist_02 CHAR(24), s_dist_03 CHAR(24), s_dist_04 CHAR(24),"
+                 " s_dist_05 CHAR(24), s_dist_06 CHAR(24), s_dist_07 CHAR(24), s_dist_08 CHAR(24),"
+                 " s_dist_09 CHAR(24), s_dist_10 CHAR(24), s_ytd INT, s_order_cnt INT, s_remote_cnt INT,"
+                 " s_data VARCHAR(50), PRIMARY KEY (s_w_id, s_i_id))",
+                 &err) == 0;
+    static const char *const scols[] = {"s_i_id",    "s_w_id",    "s_quantity", "s_dist_01",   "s_dist_02",
+                                        "s_dist_03", "s_dist_04", "s_dist_05",  "s_dist_06",   "s_dist_07",
+                                        "s_dist_08", "s_dist_09", "s_dist_10",  "s_ytd",       "s_order_cnt",
+                                        "s_remote_cnt", "s_data"};
+    /* a few prepared strings, varied per row without allocating */
+    char pool[4096];
+    uint64_t x = 88172645463325252ull;
+    for (size_t i = 0; i < sizeof pool; i++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        pool[i] = (char)('a' + x % 26);
+    }
+    int64_t sum_q = 0;
+    double t0 = now_s(CLOCK_MONOTONIC), c0 = now_s(CLOCK_PROCESS_CPUTIME_ID);
+    b = NULL;
+    if (good && t->drv->load_mode)
+        good = t->drv->load_mode(h->c, 1, &err) == 0;
+    good = good && t->drv->bulk_begin(h->c, "dg_conf_stock", scols, 17, &b, &err) == 0;
+    for (int64_t r = 0; good && r < rows; r++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        struct dg_value v[17];
+        int q = 10 + (int)(x % 91);
+        sum_q += q;
+        v[0] = dg_int(r % 100000 + 1);
+        v[1] = dg_int(r / 100000 + 1);
+        v[2] = dg_int(q);
+        for (int d = 0; d < 10; d++)
+            v[3 + d] = dg_txt(pool + (x >> (d * 3)) % 3000, 24);
+        v[13] = dg_int(0);
+        v[14] = dg_int(0);
+        v[15] = dg_int(0);
+        v[16] = dg_txt(pool + (x >> 20) % 3000, 26 + (x >> 40) % 25);
+        good = t->drv->bulk_row(b, v, &err) == 0;
+    }
+    if (b && t->drv->bulk_end(b, good ? &err : &(struct dg_err){0}) != 0)
+        good = 0;
+    double t1 = now_s(CLOCK_MONOTONIC), c1 = now_s(CLOCK_PROCESS_CPUTIME_ID);
+    if (t->drv->load_mode)
+        t->drv->load_mode(h->c, 0, &(struct dg_err){0});
+    int64_t cnt = -1, sq = -1;
+    good = good && count_where(h, "SELECT COUNT(*) FROM dg_conf_stock", &cnt, &err) == 0 &&
+           count_where(h, "SELECT SUM(s_quantity) FROM dg_conf_stock", &sq, &err) == 0;
+    if (!good)
+        check(t, "bulk load of stock-like rows: count and sum match", 0, &err);
+    else if (cnt != rows || sq != sum_q)
+        not_ok(t, "bulk load of stock-like rows: count and sum match", "count %lld/%lld, sum %lld/%lld",
+               (long long)cnt, (long long)rows, (long long)sq, (long long)sum_q);
+    else
+        ok(t, "bulk load of stock-like rows: count and sum match");
+    if (good)
+        printf("# bulk stock-like rows: %lld in %.3f s = %.0f rows/s wall; client CPU %.3f s = %.0f rows per "
+               "client CPU second\n",
+               (long long)rows, t1 - t0, (double)rows / (t1 - t0), c1 - c0, (double)rows / (c1 - c0));
+    xexec(h, "DROP TABLE IF EXISTS dg_conf_stock", &err);
+}
+
+static void check_server_info(struct suite *t)
+{
+    struct dg_err err = {0};
+    struct dg_server_info info;
+    if (!t->drv->server_info) {
+        skip(t, "server_info", "driver has none");
+        return;
+    }
+    int good = t->drv->server_info(t->a.c, &info, &err) == 0;
+    if (good && info.engine[0] && info.version[0]) {
+        ok(t, "server_info has an engine and a version");
+        printf("# server: %s %s, %d settings", info.engine, info.version, info.nsettings);
+        for (int i = 0; i < info.nsettings && i < 4; i++)
+            printf("%s %s=%s", i ? "," : ":", info.settings[i].name, info.settings[i].value);
+        printf("\n");
+    } else {
+        check(t, "server_info has an engine and a version", 0, good ? NULL : &err);
+    }
+}
+
+static void check_application_name(struct suite *t)
+{
+    const char *name = "application name reaches the server";
+    if (t->drv->dialect != DG_DIALECT_PGSQL) {
+        skip(t, name, "checked on PostgreSQL only");
+        return;
+    }
+    struct dg_err err = {0};
+    struct dg_conn_h c = {0};
+    struct dg_connect_opts o = {.application = "dg-conformance"};
+    struct dg_stmt *s = NULL;
+    int good = dg_connect(&t->tgt, &o, &c, &err) == 0 &&
+               c.drv->prepare(c.c, "SELECT current_setting('application_name')", 0, &s, &err) == 0 &&
+               c.drv->execute(s, NULL, &err) == 0 && c.drv->next_row(s, &err) == 1;
+    const char *v = good ? c.drv->col_text(s, 0, NULL) : NULL;
+    check(t, name, good && v && strcmp(v, "dg-conformance") == 0, good ? NULL : &err);
+    if (s)
+        c.drv->finalize(s);
+    dg_disconnect(&c);
+}
+
+/* Finds the password in scheme://user:PASS@host; returns its span or 0. */
+static int url_password(const char *url, size_t *off, size_t *len)
+{
+    const char *auth = strstr(url, "://");
+    if (!auth)
+        return 0;
+    auth += 3;
+    const char *end = auth + strcspn(auth, "/?#");
+    const char *at = NULL;
+    for (const char *q = auth; q < end; q++)
+        if (*q == '@')
+            at = q;
+    const char *colon = at ? memchr(auth, ':', (size_t)(at - auth)) : NULL;
+    if (!colon)
+        return 0;
+    *off = (size_t)(colon + 1 - url);
+    *len = (size_t)(at - colon - 1);
+    return 1;
+}
+
+static void check_bad_targets(struct suite *t)
+{
+    const char *url = t->tgt.url;
+    size_t off, len;
+    const char *name = "wrong password is DG_ERR_USER and the message holds no password";
+    if (!url_password(url, &off, &len)) {
+        skip(t, name, "the URL carries no password");
+    } else {
+        static const char wrong[] = "Wr0ng-pw-7c1e";
+        char bad[1100], secret[256];
+        snprintf(secret, sizeof secret, "%.*s", (int)len, url + off);
+        snprintf(bad, sizeof bad, "%.*s%s%s", (int)off, url, wrong, url + off + len);
+        struct dg_target bt;
+        struct dg_conn_h c = {0};
+        struct dg_err err = {0};
+        int rc = dg_target_parse(bad, &bt, &err) == 0 ? dg_connect(&bt, NULL, &c, &err) : -1;
+        if (rc == 0) {
+            not_ok(t, name, "connected with a wrong password");
+            dg_disconnect(&c);
+        } else if (err.cls != DG_ERR_USER) {
+            check(t, name, 0, &err);
+        } else if (strstr(err.msg, wrong) || (len >= 3 && strstr(err.msg, secret))) {
+            not_ok(t, name, "message shows a password");
+        } else {
+            ok(t, name);
+            printf("# wrong password message: %s\n", err.msg);
+        }
+    }
+
+    name = "missing database and unreachable server are DG_ERR_USER";
+    if (t->drv->dialect != DG_DIALECT_PGSQL && t->drv->dialect != DG_DIALECT_MYSQL) {
+        skip(t, name, "network engines only");
+        return;
+    }
+    /* same authority, another database; then a closed port */
+    const char *auth = strstr(url, "://");
+    const char *path = auth ? auth + 3 + strcspn(auth + 3, "/?#") : NULL;
+    if (!path) {
+        skip(t, name, "URL has no authority");
+        return;
+    }
+    char bad[1100];
+    snprintf(bad, sizeof bad, "%.*s/dg_no_such_db%s", (int)(path - url), url,
+             *path == '/' ? path + 1 + strcspn(path + 1, "?#") : path);
+    struct dg_target bt;
+    struct dg_conn_h c = {0};
+    struct dg_err e1 = {0}, e2 = {0};
+    int rc1 = dg_target_parse(bad, &bt, &e1) == 0 ? dg_connect(&bt, NULL, &c, &e1) : -1;
+    if (rc1 == 0)
+        dg_disconnect(&c);
+    char closed[256];
+    snprintf(closed, sizeof closed, "%.*s://dbgauge:Unreach-pw-9a@127.0.0.1:1/dbgauge", (int)(auth - url), url);
+    int rc2 = dg_target_parse(closed, &bt, &e2) == 0 ? dg_connect(&bt, NULL, &c, &e2) : -1;
+    if (rc2 == 0)
+        dg_disconnect(&c);
+    if (rc1 == 0 || e1.cls != DG_ERR_USER)
+        check(t, name, 0, rc1 ? &e1 : NULL);
+    else if (rc2 == 0 || e2.cls != DG_ERR_USER || strstr(e2.msg, "Unreach-pw-9a"))
+        check(t, name, 0, rc2 ? &e2 : NULL);
+    else
+        ok(t, name);
+}
+
+static void check_load_mode(struct suite *t)
+{
+    struct dg_err err = {0};
+    if (!t->drv->load_mode) {
+        skip(t, "load_mode on and off", "driver has none");
+        return;
+    }
+    check(t, "load_mode on and off",
+          t->drv->load_mode(t->a.c, 1, &err) == 0 && t->drv->load_mode(t->a.c, 0, &err) == 0, &err);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 2) {
+        fprintf(stderr, "usage: %s URL\n", argv[0]);
+        return 2;
+    }
+    struct suite t = {0};
+    struct dg_err err = {0};
+    if (dg_target_parse(argv[1], &t.tgt, &err)) {
+        printf("not ok - target: %s\n0 passed, 1 failed\n", err.msg);
+        return 1;
+    }
+    t.drv = t.tgt.drv;
+    printf("# driver %s, target %s\n", t.drv->name, t.tgt.redacted);
+    struct dg_connect_opts opts = {.create = 1, .application = "dbgauge-conformance"};
+    if (!check(&t, "connect two sessions",
+               dg_connect(&t.tgt, &opts, &t.a, &err) == 0 && dg_connect(&t.tgt, &opts, &t.b, &err) == 0, &err)) {
+        dg_disconnect(&t.a);
+        goto out;
+    }
+    check_types(&t);
+    check_transactions(&t);
+    check_batch(&t);
+    check_errors(&t);
+    check_conflict(&t);
+    check_bulk(&t);
+    check_load_mode(&t);
+    check_server_info(&t);
+    check_application_name(&t);
+    check_connection_loss(&t);
+    check_bad_targets(&t);
+    xexec(&t.a, "DROP TABLE IF EXISTS dg_conf_t", &err);
+    dg_disconnect(&t.a);
+    dg_disconnect(&t.b);
+out:
+    printf("%d passed, %d failed\n", t.passed, t.failed);
+    return t.failed ? 1 : 0;
+}
