@@ -23,7 +23,7 @@ static void tpcc_usage(FILE *out)
             "  dbgauge tpcc load  [--target URL] [--warehouses N] [--jobs J] [--drop] [--seed S] [--json]\n"
             "  dbgauge tpcc run   [--target URL] [--vus N] [--duration T] [--warmup T]\n"
             "                     [--txns-per-vu N] [--seed S] [--label TEXT] [--results PATH]\n"
-            "                     [--isolation LEVEL] [--json]\n"
+            "                     [--mode sql|procedures] [--isolation LEVEL] [--json]\n"
             "  dbgauge tpcc check [--target URL] [--json]\n\n"
             "  --target URL        sqlite:PATH (default " DG_DEFAULT_TARGET "), postgres://user@host:port/db\n"
             "  --warehouses N      scale of the load (default 1)\n"
@@ -33,6 +33,8 @@ static void tpcc_usage(FILE *out)
             "  --duration T        measured window: 45s, 2m, 1h30m (default 1m)\n"
             "  --warmup T          warm-up before the window, not measured (default 0)\n"
             "  --txns-per-vu N     instead of a duration: each virtual user runs exactly N transactions\n"
+            "  --mode MODE         sql: client-side statements (default); procedures: one stored\n"
+            "                      procedure call per transaction (PostgreSQL)\n"
             "  --isolation LEVEL   read-committed | repeatable-read | serializable (engine default)\n"
             "  --seed S            random seed (default: from the clock)\n"
             "  --label TEXT        a name for the run in the results database\n"
@@ -42,7 +44,7 @@ static void tpcc_usage(FILE *out)
 
 enum {
     O_TARGET = 1000, O_WAREHOUSES, O_JOBS, O_DROP, O_SEED, O_JSON, O_VUS, O_DURATION, O_WARMUP,
-    O_TXNS, O_LABEL, O_RESULTS, O_ISOLATION, O_HELP
+    O_TXNS, O_LABEL, O_RESULTS, O_ISOLATION, O_MODE, O_HELP
 };
 
 static const struct option long_opts[] = {
@@ -59,6 +61,7 @@ static const struct option long_opts[] = {
     {"label", required_argument, NULL, O_LABEL},
     {"results", required_argument, NULL, O_RESULTS},
     {"isolation", required_argument, NULL, O_ISOLATION},
+    {"mode", required_argument, NULL, O_MODE},
     {"help", no_argument, NULL, O_HELP},
     {NULL, 0, NULL, 0},
 };
@@ -72,6 +75,7 @@ struct tpcc_opts {
     uint64_t txns_per_vu, seed;
     int seed_set;
     enum dg_isolation isolation;
+    enum tpcc_mode mode;
 };
 
 /* Which options each subcommand takes. */
@@ -83,7 +87,7 @@ static int allowed(const char *sub, int opt)
         return opt == O_WAREHOUSES || opt == O_JOBS || opt == O_DROP || opt == O_SEED;
     if (!strcmp(sub, "run"))
         return opt == O_VUS || opt == O_DURATION || opt == O_WARMUP || opt == O_TXNS ||
-               opt == O_SEED || opt == O_LABEL || opt == O_RESULTS || opt == O_ISOLATION;
+               opt == O_SEED || opt == O_LABEL || opt == O_RESULTS || opt == O_ISOLATION || opt == O_MODE;
     return 0;
 }
 
@@ -121,6 +125,11 @@ static int parse(int argc, char **argv, struct tpcc_opts *o)
         case O_DURATION: bad = dg_parse_duration("--duration", optarg, &o->duration_ns, &err); o->duration_set = 1; break;
         case O_WARMUP: bad = dg_parse_duration("--warmup", optarg, &o->warmup_ns, &err); break;
         case O_TXNS: bad = dg_parse_u64("--txns-per-vu", optarg, 1, 1000000000ull, &o->txns_per_vu, &err); break;
+        case O_MODE:
+            if (!strcmp(optarg, "sql")) o->mode = TPCC_MODE_SQL;
+            else if (!strcmp(optarg, "procedures")) o->mode = TPCC_MODE_PROCEDURES;
+            else return dg_usage_error(cmd, "--mode: '%s' is not sql or procedures", optarg);
+            break;
         case O_ISOLATION:
             if (!strcmp(optarg, "read-committed")) o->isolation = DG_ISO_READ_COMMITTED;
             else if (!strcmp(optarg, "repeatable-read")) o->isolation = DG_ISO_REPEATABLE_READ;
@@ -320,7 +329,7 @@ static char *options_json(const struct tpcc_opts *o, const struct dg_target *t)
     snprintf(seed, sizeof seed, "%llu", (unsigned long long)o->seed);
     cJSON_AddStringToObject(j, "seed", seed);
     cJSON_AddStringToObject(j, "isolation", dg_isolation_name(o->isolation));
-    cJSON_AddStringToObject(j, "mode", "sql");
+    cJSON_AddStringToObject(j, "mode", o->mode == TPCC_MODE_PROCEDURES ? "procedures" : "sql");
     cJSON_AddStringToObject(j, "label", o->label);
     char *s = cJSON_PrintUnformatted(j);
     cJSON_Delete(j);
@@ -345,12 +354,13 @@ static int cmd_run(struct tpcc_opts *o, int argc, char **argv)
 
     /* Before measuring: the target answers, the tables are there, the constants are known. */
     struct dg_server_info si;
-    struct tpcc_shared sh = {.dialect = t.drv->dialect, .isolation = o->isolation};
+    struct tpcc_shared sh = {.dialect = t.drv->dialect, .isolation = o->isolation, .mode = o->mode};
     struct tpcc_nurand c_load;
     struct dg_rng rng;
     dg_rng_seed(&rng, o->seed);
     if (dg_connect(&t, NULL, &h, &err) || tpcc_schema_probe(&h, &sh.warehouses, &err) ||
-        t.drv->server_info(h.c, &si, &err)) {
+        t.drv->server_info(h.c, &si, &err) ||
+        (o->mode == TPCC_MODE_PROCEDURES && tpcc_procedures_ensure(&h, &err))) {
         rc = dg_report_err(cmd, &err);
         goto out;
     }

@@ -2,6 +2,7 @@
  * per-thread counters (single writer, relaxed atomics so the reporter may read them) and
  * histograms merged at the end. The main thread only waits for signals and ticks. */
 #include "core/runner.h"
+#include "core/rng.h"
 
 #include <errno.h>
 #include <pthread.h>

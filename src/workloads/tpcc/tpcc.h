@@ -68,6 +68,12 @@ int tpcc_meta_read(struct dg_conn_h *h, struct tpcc_nurand *c_load, struct dg_er
 /* Counts warehouses and checks the nine tables exist: DG_ERR_USER naming what is missing. */
 int tpcc_schema_probe(struct dg_conn_h *h, int *warehouses, struct dg_err *err);
 
+/* --- procedures.c: server-side transactions for --mode procedures --- */
+/* Installs the stored procedures if the target lacks them (DG_ERR_USER where the engine has
+ * none). Called by load and, before measuring, by run. */
+int tpcc_procedures_ensure(struct dg_conn_h *h, struct dg_err *err);
+int tpcc_procedures_install(struct dg_conn_h *h, struct dg_err *err);
+
 /* --- load.c --- */
 struct tpcc_load_progress {
     int warehouses_done, warehouses;

@@ -28,6 +28,13 @@ int tpcc_sql_worker_open(const struct tpcc_shared *sh, struct dg_conn_h *h, stru
                          struct dg_err *err);
 void tpcc_sql_worker_close(struct tpcc_worker *w);
 int tpcc_sql_run(struct tpcc_worker *w, struct tpcc_term *t, int type, struct dg_err *err);
+/* Procedures mode: one call per transaction, the same inputs as the SQL mode. */
+struct tpcc_proc_worker;
+int tpcc_proc_worker_open(const struct tpcc_shared *sh, struct dg_conn_h *h,
+                          struct tpcc_proc_worker **out, struct dg_err *err);
+void tpcc_proc_worker_close(struct tpcc_proc_worker *w);
+int tpcc_proc_run(struct tpcc_proc_worker *w, struct tpcc_term *t, int type, struct dg_err *err);
+
 /* Draws New-Order's inputs (clause 2.4.1) from the terminal. */
 int tpcc_new_order_inputs(const struct tpcc_shared *sh, struct tpcc_term *t, struct tpcc_no_input *in);
 

@@ -1,5 +1,6 @@
 /* workload.c — TPC-C as a struct dg_workload: terminals with home warehouses and the
  * 23-card deck, and dispatch to the transactions. No threads, no clocks. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "workloads/tpcc/tpcc_internal.h"
@@ -7,16 +8,39 @@
 const char *const tpcc_type_names[TPCC_NTYPES] = {"new_order", "payment", "order_status",
                                                   "delivery", "stock_level"};
 
+/* A worker runs in one mode for the whole run; the mode tag picks the statement set. */
+struct mode_worker {
+    enum tpcc_mode mode;
+    struct tpcc_worker *sql;
+    struct tpcc_proc_worker *proc;
+};
+
 static int wl_worker_open(void *shared, struct dg_conn_h *conn, void **wctx, struct dg_err *err)
 {
-    struct tpcc_worker *w;
-    if (tpcc_sql_worker_open(shared, conn, &w, err))
+    const struct tpcc_shared *sh = shared;
+    struct mode_worker *m = calloc(1, sizeof *m);
+    if (!m)
+        return dg_err_set(err, DG_ERR_FATAL, 0, "out of memory");
+    m->mode = sh->mode;
+    int rc = sh->mode == TPCC_MODE_PROCEDURES ? tpcc_proc_worker_open(sh, conn, &m->proc, err)
+                                              : tpcc_sql_worker_open(sh, conn, &m->sql, err);
+    if (rc) {
+        free(m);
         return -1;
-    *wctx = w;
+    }
+    *wctx = m;
     return 0;
 }
 
-static void wl_worker_close(void *wctx) { tpcc_sql_worker_close(wctx); }
+static void wl_worker_close(void *wctx)
+{
+    struct mode_worker *m = wctx;
+    if (m->proc)
+        tpcc_proc_worker_close(m->proc);
+    if (m->sql)
+        tpcc_sql_worker_close(m->sql);
+    free(m);
+}
 
 /* Terminal i has home warehouse (i mod W) + 1 (round-robin) and, for Stock-Level, district
  * (i div W) mod 10 + 1, so a warehouse's ten terminals own ten different districts. */
@@ -44,7 +68,9 @@ static int wl_next_type(void *term)
 
 static int wl_run(void *wctx, void *term, int type, struct dg_err *err)
 {
-    return tpcc_sql_run(wctx, term, type, err);
+    struct mode_worker *m = wctx;
+    return m->mode == TPCC_MODE_PROCEDURES ? tpcc_proc_run(m->proc, term, type, err)
+                                           : tpcc_sql_run(m->sql, term, type, err);
 }
 
 const struct dg_workload tpcc_workload = {

@@ -1,0 +1,67 @@
+# lib.sh — shared by the end-to-end test scripts: `ok`/`not ok` lines, assertions on exit
+# codes, output and JSON, and a scratch directory removed at exit. Sourced, never run.
+# Each script prints one line per check; tests/run.sh counts them.
+set -uo pipefail
+
+DG_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+DG=${DG_BIN:-$DG_ROOT/build/dbgauge}
+T_PASSED=0
+T_FAILED=0
+T_TMP=$(mktemp -d /tmp/dg-test.XXXXXX)
+trap 'rm -rf "$T_TMP"' EXIT
+
+ok() { echo "ok - $1"; T_PASSED=$((T_PASSED + 1)); }
+not_ok() { echo "not ok - $1: $2"; T_FAILED=$((T_FAILED + 1)); }
+
+# check NAME CONDITION-COMMAND... : passes when the command succeeds
+check() {
+    local name=$1
+    shift
+    if "$@"; then ok "$name"; else not_ok "$name" "failed: $*"; fi
+}
+
+# run_dg OUT ERR ARGS...: runs dbgauge, stdout to OUT, stderr to ERR; sets RC
+run_dg() {
+    local out=$1 err=$2
+    shift 2
+    "$DG" "$@" >"$out" 2>"$err" </dev/null
+    RC=$?
+}
+
+# expect_exit NAME WANT-RC ARGS...: dbgauge ARGS must exit WANT-RC; stderr kept in $T_TMP/last.err
+expect_exit() {
+    local name=$1 want=$2
+    shift 2
+    run_dg "$T_TMP/last.out" "$T_TMP/last.err" "$@"
+    if [[ $RC == "$want" ]]; then ok "$name"; else
+        not_ok "$name" "exit $RC, wanted $want; stderr: $(head -c 300 "$T_TMP/last.err")"
+    fi
+}
+
+# expect_stderr NAME PATTERN: the last command's stderr matches the extended regex
+expect_stderr() {
+    if grep -Eq -- "$2" "$T_TMP/last.err"; then ok "$1"; else
+        not_ok "$1" "stderr lacks /$2/: $(head -c 300 "$T_TMP/last.err")"
+    fi
+}
+
+# jq_num FILE EXPR: a number from a JSON file (python3 is on every Debian machine we use)
+json_get() {
+    python3 -c 'import json,sys
+d=json.load(open(sys.argv[1]))
+for k in sys.argv[2].split("."):
+    d=d[int(k)] if isinstance(d,list) else d[k]
+print(d)' "$1" "$2"
+}
+
+# num_cmp NAME A OP B: numeric comparison with awk (OP one of < <= == >= > !=)
+num_cmp() {
+    if awk -v a="$2" -v b="$4" "BEGIN { exit !(a $3 b) }"; then ok "$1"; else
+        not_ok "$1" "$2 $3 $4 is false"
+    fi
+}
+
+finish() {
+    echo "# $(basename "$0"): $T_PASSED passed, $T_FAILED failed"
+    [[ $T_FAILED == 0 ]]
+}
