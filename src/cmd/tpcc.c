@@ -107,9 +107,14 @@ static int parse(int argc, char **argv, struct tpcc_opts *o)
             c = O_HELP;
         if (c == '?' || c == ':')
             return dg_bad_option(cmd, argc, argv, c);
-        if (!allowed(o->sub, c))
-            return dg_usage_error(cmd, "option '%s' does not apply to 'tpcc %s' (see dbgauge tpcc --help)",
-                                  argv[optind - 1], o->sub);
+        if (!allowed(o->sub, c)) {
+            const char *name = "?";
+            for (const struct option *lo = long_opts; lo->name; lo++)
+                if (lo->val == c)
+                    name = lo->name;
+            return dg_usage_error(cmd, "option '--%s' does not apply to 'tpcc %s' (see dbgauge tpcc --help)",
+                                  name, o->sub);
+        }
         int bad = 0;
         switch (c) {
         case O_TARGET: o->target = optarg; break;

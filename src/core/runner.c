@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 struct counters {
     _Atomic uint64_t committed, rollbacks, retries, errors;
@@ -137,6 +138,11 @@ static void *worker_main(void *arg)
                 break;
             tries++;
             memcpy(w->term, w->saved, wl->terminal_size); /* same inputs again */
+            if (tries > 1) { /* back off a little so the winner can finish: 2 us .. 1 ms */
+                dg_ns pause = (dg_ns)1000 << (tries < 10 ? tries : 10);
+                struct timespec ts = {0, (long)pause};
+                nanosleep(&ts, NULL);
+            }
         }
         dg_ns t1 = dg_now_ns();
         done++;

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# deps.sh — makes sure the Debian packages dbgauge needs are installed: as root it installs
+# what is missing; as another user it prints the exact apt-get line and fails.
+#   scripts/deps.sh build   compiler, Meson, the libraries
+#   scripts/deps.sh test    build + what the tests need (PostgreSQL server, python3)
+#   scripts/deps.sh bench   test + the peers and profilers the bench/ scripts use
+set -euo pipefail
+
+build_pkgs="gcc libc6-dev meson ninja-build pkg-config libsqlite3-dev libpq-dev libcjson-dev"
+test_pkgs="$build_pkgs python3 postgresql-15 postgresql-client-15 sqlite3 iproute2"
+bench_pkgs="$test_pkgs valgrind postgresql-contrib"
+
+case ${1:-build} in
+build) want=$build_pkgs ;;
+test) want=$test_pkgs ;;
+bench) want=$bench_pkgs ;;
+*) echo "usage: scripts/deps.sh build|test|bench" >&2; exit 2 ;;
+esac
+
+missing=()
+for p in $want; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+[[ ${#missing[@]} == 0 ]] && exit 0
+
+if [[ $(id -u) != 0 ]]; then
+    echo "dbgauge needs these Debian packages; as root run:" >&2
+    echo "  apt-get install -y --no-install-recommends ${missing[*]}" >&2
+    exit 1
+fi
+echo "deps.sh: installing ${missing[*]}" >&2
+export DEBIAN_FRONTEND=noninteractive
+# Package lists may be stale or absent on a fresh machine.
+apt-get update -qq >/dev/null 2>&1 || apt-get update
+apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

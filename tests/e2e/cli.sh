@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# cli.sh — the command line's contract: help, and bad input that exits 2 with a message
+# naming the problem. Needs no database server.
+. "$(dirname "$0")/../lib.sh"
+
+expect_exit "dbgauge --help exits 0" 0 --help
+expect_exit "dbgauge tpcc --help exits 0" 0 tpcc --help
+grep -q -- "--txns-per-vu" "$T_TMP/last.out" && ok "tpcc --help lists --txns-per-vu" || not_ok "tpcc --help lists --txns-per-vu" "missing"
+expect_exit "no command exits 2" 2
+expect_exit "unknown command exits 2" 2 frobnicate
+expect_stderr "unknown command is named" "frobnicate"
+expect_exit "unknown option exits 2" 2 tpcc run --bogus
+expect_stderr "unknown option is named" "'--bogus'"
+expect_exit "option of another subcommand exits 2" 2 tpcc check --vus 3
+expect_stderr "misplaced option is named" "--vus"
+expect_exit "bad duration exits 2" 2 tpcc run --duration 5x
+expect_stderr "bad duration names option and value" "--duration: '5x'"
+expect_exit "missing option value exits 2" 2 tpcc run --vus
+expect_stderr "missing value names the option" "--vus"
+expect_exit "vus 0 exits 2" 2 tpcc run --vus 0
+expect_exit "txns-per-vu with duration exits 2" 2 tpcc run --txns-per-vu 5 --duration 10s
+expect_exit "unknown scheme exits 2" 2 tpcc run --target mysqlx://h/db
+expect_stderr "unknown scheme is named" "mysqlx"
+expect_exit "target without scheme exits 2" 2 tpcc check --target just-a-file.db
+expect_stderr "target without scheme is explained" "no scheme"
+expect_exit "bad SQLite URL parameter exits 2" 2 tpcc check --target "sqlite:$T_TMP/x.db?synchronus=off"
+expect_stderr "bad SQLite parameter is named" "synchronus"
+expect_exit "missing database file exits 2" 2 tpcc run --target "sqlite:$T_TMP/none/x.db" --results "$T_TMP/r.db"
+expect_stderr "missing database file is named" "$T_TMP/none/x.db"
+sqlite3 "$T_TMP/empty.db" "CREATE TABLE t (x)"
+expect_exit "database without TPC-C tables exits 2" 2 tpcc run --target "sqlite:$T_TMP/empty.db" --results "$T_TMP/r.db"
+expect_stderr "missing tables point to tpcc load" "tpcc load"
+expect_exit "check of a database without tables exits 2" 2 tpcc check --target "sqlite:$T_TMP/empty.db"
+expect_exit "a results path that is not a results database exits 2" 2 runs --results "$T_TMP/empty.db"
+expect_stderr "foreign results file is explained" "not a dbgauge results database"
+expect_exit "runs show of an unknown id exits 2" 2 runs show 999 --results "$T_TMP/r.db"
+expect_exit "runs show of a bad id exits 2" 2 runs show abc --results "$T_TMP/r.db"
+expect_exit "empty results list exits 0" 0 runs --results "$T_TMP/r2.db"
+expect_exit "mode procedures on SQLite exits 2" 2 tpcc run --target "sqlite:$T_TMP/empty.db" --mode procedures --results "$T_TMP/r.db"
+expect_exit "bad isolation exits 2" 2 tpcc run --isolation chaos
+expect_stderr "bad isolation is named" "chaos"
+finish

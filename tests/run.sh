@@ -1,0 +1,109 @@
+#!/usr/bin/env bash
+# run.sh — the one test command: builds dbgauge, starts the test servers, runs the unit
+# tests, the driver conformance suite on every engine built and the end-to-end scripts, then
+# stops the servers and prints `N passed, N failed`. Exit 0 only if nothing failed.
+#   tests/run.sh [--sanitize] [--no-pg] [--only NAME]
+set -uo pipefail
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$ROOT"
+
+sanitize=0
+use_pg=1
+only=""
+while [[ $# -gt 0 ]]; do
+    case $1 in
+    --sanitize) sanitize=1 ;;
+    --no-pg) use_pg=0 ;;
+    --only) only=$2; shift ;;
+    *) echo "usage: tests/run.sh [--sanitize] [--no-pg] [--only NAME]" >&2; exit 2 ;;
+    esac
+    shift
+done
+
+scripts/deps.sh test || exit 1
+werror=-Dwerror=true
+if [[ $sanitize == 1 ]]; then
+    BUILD=$ROOT/build-asan
+    opts="-Db_sanitize=address,undefined -Dbuildtype=debugoptimized -Db_lundef=false"
+    export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
+    export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+else
+    BUILD=$ROOT/build
+    opts=""
+fi
+if [[ ! -f $BUILD/build.ninja ]]; then
+    meson setup "$BUILD" $werror $opts >/dev/null || { echo "not ok - build: meson setup failed"; echo "0 passed, 1 failed"; exit 1; }
+fi
+if ! ninja -C "$BUILD" >"$ROOT/tests/out.build.log" 2>&1; then
+    cat "$ROOT/tests/out.build.log"
+    echo "not ok - build: ninja failed"
+    echo "0 passed, 1 failed"
+    exit 1
+fi
+export DG_BIN=$BUILD/dbgauge
+
+OUT=$ROOT/tests/out
+mkdir -p "$OUT"
+export DG_SERVERS_ENV=$OUT/servers.env
+if [[ $use_pg == 1 ]]; then
+    trap 'tests/servers.sh stop all >/dev/null 2>&1' EXIT
+    if tests/servers.sh start pg >"$OUT/servers.log" 2>&1; then
+        # shellcheck disable=SC1090
+        . "$DG_SERVERS_ENV"
+    else
+        cat "$OUT/servers.log"
+        echo "not ok - servers: PostgreSQL did not start"
+    fi
+fi
+
+passed=0
+failed=0
+# run_suite NAME COMMAND...: runs a suite, shows its lines, adds its ok / not ok lines up.
+run_suite() {
+    local name=$1 log="$OUT/$1.log"
+    shift
+    [[ -n $only && $name != *"$only"* ]] && return 0
+    echo "# --- $name"
+    local start=$SECONDS
+    "$@" >"$log" 2>&1
+    local rc=$?
+    grep -E '^(ok|not ok|skip) - ' "$log" | sed 's/^/  /'
+    local p f
+    p=$(grep -c '^ok - ' "$log")
+    f=$(grep -c '^not ok - ' "$log")
+    if [[ $rc != 0 && $f == 0 ]]; then # a crash or an exit without a `not ok` line
+        echo "  not ok - $name: exited $rc; last lines:"
+        tail -n 15 "$log" | sed 's/^/    /'
+        f=1
+    fi
+    echo "# $name: $p passed, $f failed ($((SECONDS - start)) s)"
+    passed=$((passed + p))
+    failed=$((failed + f))
+}
+
+for t in "$BUILD"/tests/test_*; do
+    [[ -x $t && $(basename "$t") != test_conformance ]] || continue
+    run_suite "unit/$(basename "$t")" "$t"
+done
+conf_db=$(mktemp -u /tmp/dg-conformance.XXXXXX.db)
+run_suite conformance/sqlite "$BUILD/tests/test_conformance" "sqlite:$conf_db"
+rm -f "$conf_db"*
+if [[ $use_pg == 1 ]]; then
+    if [[ -n ${DG_PG_URL:-} ]]; then
+        run_suite conformance/pgsql env PGPASSWORD="$DG_PG_PASSWORD" "$BUILD/tests/test_conformance" "$DG_PG_URL"
+    else
+        echo "not ok - conformance/pgsql: no PostgreSQL server"
+        failed=$((failed + 1))
+    fi
+fi
+for s in tests/e2e/*.sh; do
+    name=e2e/$(basename "$s" .sh)
+    if [[ $use_pg == 0 && $name == e2e/pgsql ]]; then
+        echo "# $name: not run (--no-pg)"
+        continue
+    fi
+    run_suite "$name" bash "$s"
+done
+
+echo "$passed passed, $failed failed"
+[[ $failed == 0 ]]
