@@ -1,0 +1,27 @@
+# Makefile — the README's two commands and a few shortcuts; Meson and Ninja do the building.
+#   make demo    build, load 1 warehouse into SQLite, run a 1-minute TPC-C, print the result
+#   make check   build and run every test (starts and stops its own PostgreSQL)
+BUILD ?= build
+
+.PHONY: all demo check check-asan bench clean FORCE
+
+all: $(BUILD)/dbgauge
+
+$(BUILD)/build.ninja:
+	scripts/deps.sh build
+	meson setup $(BUILD) -Dbuildtype=release
+
+$(BUILD)/dbgauge: $(BUILD)/build.ninja FORCE
+	ninja -C $(BUILD)
+
+demo: all
+	scripts/demo.sh $(BUILD)/dbgauge
+
+check:
+	tests/run.sh
+
+check-asan:
+	tests/run.sh --sanitize
+
+clean:
+	rm -rf $(BUILD) build-asan tests/out
