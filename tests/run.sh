@@ -60,7 +60,7 @@ passed=0
 failed=0
 # run_suite NAME COMMAND...: runs a suite, shows its lines, adds its ok / not ok lines up.
 run_suite() {
-    local name=$1 log="$OUT/$1.log"
+    local name=$1 log="$OUT/${1//\//_}.log"
     shift
     [[ -n $only && $name != *"$only"* ]] && return 0
     echo "# --- $name"
@@ -71,7 +71,11 @@ run_suite() {
     local p f
     p=$(grep -c '^ok - ' "$log")
     f=$(grep -c '^not ok - ' "$log")
-    if [[ $rc != 0 && $f == 0 ]]; then # a crash or an exit without a `not ok` line
+    p=${p:-0} f=${f:-0}
+    if [[ $p == 0 && $f == 0 ]]; then
+        echo "  not ok - $name: ran no check"
+        f=1
+    elif [[ $rc != 0 && $f == 0 ]]; then # a crash or an exit without a `not ok` line
         echo "  not ok - $name: exited $rc; last lines:"
         tail -n 15 "$log" | sed 's/^/    /'
         f=1
@@ -82,7 +86,7 @@ run_suite() {
 }
 
 for t in "$BUILD"/tests/test_*; do
-    [[ -x $t && $(basename "$t") != test_conformance ]] || continue
+    [[ -f $t && -x $t && $(basename "$t") != test_conformance ]] || continue
     run_suite "unit/$(basename "$t")" "$t"
 done
 conf_db=$(mktemp -u /tmp/dg-conformance.XXXXXX.db)
@@ -105,5 +109,9 @@ for s in tests/e2e/*.sh; do
     run_suite "$name" bash "$s"
 done
 
+if [[ $passed == 0 && -z $only ]]; then
+    echo "not ok - suite: no check passed at all"
+    failed=$((failed + 1))
+fi
 echo "$passed passed, $failed failed"
 [[ $failed == 0 ]]
