@@ -72,28 +72,38 @@ static int is_secret_key(const char *k, size_t n)
     return 0;
 }
 
+const char *dg_url_password(const char *url, size_t *len)
+{
+    const char *auth = strstr(url, "://");
+    if (!auth)
+        return NULL;
+    auth += 3;
+    const char *end = auth + strcspn(auth, "/?#");
+    const char *at = NULL;
+    for (const char *q = auth; q < end; q++)
+        if (*q == '@')
+            at = q; /* the last '@' ends the user info */
+    if (!at)
+        return NULL;
+    const char *colon = memchr(auth, ':', (size_t)(at - auth));
+    if (!colon)
+        return NULL;
+    *len = (size_t)(at - colon - 1);
+    return colon + 1;
+}
+
 void dg_redact_url(const char *url, char *out, size_t cap)
 {
     size_t pos = 0;
     out[0] = '\0';
     const char *p = url;
-    /* scheme://user:password@host — hide what stands between ':' and '@' in the authority. */
-    const char *auth = strstr(url, "://");
-    if (auth) {
-        auth += 3;
-        const char *end = auth + strcspn(auth, "/?#");
-        const char *at = NULL;
-        for (const char *q = auth; q < end; q++)
-            if (*q == '@')
-                at = q; /* the last '@' ends the user info */
-        if (at) {
-            const char *colon = memchr(auth, ':', (size_t)(at - auth));
-            if (colon) {
-                put(out, cap, &pos, url, (size_t)(colon + 1 - url));
-                put(out, cap, &pos, "***", 3);
-                p = at;
-            }
-        }
+    /* scheme://user:password@host — hide the password of the user info. */
+    size_t plen;
+    const char *pw = dg_url_password(url, &plen);
+    if (pw) {
+        put(out, cap, &pos, url, (size_t)(pw - url));
+        put(out, cap, &pos, "***", 3);
+        p = pw + plen;
     }
     /* key=value pairs separated by ';' or '&' (ODBC strings, URI query parameters). */
     while (*p) {

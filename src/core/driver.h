@@ -172,6 +172,9 @@ extern const struct dg_driver *const dg_drivers[];
 /* Finds the driver for url's scheme and fills t. Returns 0, or -1 with a DG_ERR_USER error
  * that names the scheme when no driver takes it. */
 int dg_target_parse(const char *url, struct dg_target *t, struct dg_err *err);
+/* Where the password of a URL's user info (scheme://user:PASSWORD@host) starts, and its
+ * length; NULL when there is none. Points into url. */
+const char *dg_url_password(const char *url, size_t *len);
 /* Writes url with the password part (user:PASS@, password=..., pwd=...) replaced by ***. */
 void dg_redact_url(const char *url, char *out, size_t n);
 

@@ -227,38 +227,9 @@ static int bind_values(sqlite3_stmt *st, const struct dg_value *v, int n)
     return SQLITE_OK;
 }
 
-/* Runs the first step: a statement without rows completes here; one with rows leaves
- * the first row pending for next_row. */
-static int sq_execute(struct dg_stmt *s, const struct dg_value *params, struct dg_err *err)
+/* One step: 1 a row, 0 done (the statement is reset and its changes kept), -1 error. */
+static int step(struct dg_stmt *s, struct dg_err *err)
 {
-    sqlite3_reset(s->st);
-    s->pending = 0;
-    int rc = bind_values(s->st, params, s->nparams);
-    if (rc != SQLITE_OK)
-        return fail(err, s->conn->db, rc, "bind");
-    rc = sqlite3_step(s->st);
-    if (rc == SQLITE_ROW) {
-        s->pending = 1;
-        return 0;
-    }
-    if (rc == SQLITE_DONE) {
-        s->changes = sqlite3_changes64(s->conn->db);
-        sqlite3_reset(s->st);
-        return 0;
-    }
-    fail(err, s->conn->db, rc, "step");
-    sqlite3_reset(s->st);
-    return -1;
-}
-
-static int sq_next_row(struct dg_stmt *s, struct dg_err *err)
-{
-    if (s->pending) {
-        s->pending = 0;
-        return 1;
-    }
-    if (!sqlite3_stmt_busy(s->st))
-        return 0; /* finished inside execute, or reset */
     int rc = sqlite3_step(s->st);
     if (rc == SQLITE_ROW)
         return 1;
@@ -270,6 +241,32 @@ static int sq_next_row(struct dg_stmt *s, struct dg_err *err)
     fail(err, s->conn->db, rc, "step");
     sqlite3_reset(s->st);
     return -1;
+}
+
+/* Runs the first step: a statement without rows completes here; one with rows leaves
+ * the first row pending for next_row. */
+static int sq_execute(struct dg_stmt *s, const struct dg_value *params, struct dg_err *err)
+{
+    sqlite3_reset(s->st);
+    s->pending = 0;
+    int rc = bind_values(s->st, params, s->nparams);
+    if (rc != SQLITE_OK)
+        return fail(err, s->conn->db, rc, "bind");
+    rc = step(s, err);
+    if (rc == 1)
+        s->pending = 1;
+    return rc < 0 ? -1 : 0;
+}
+
+static int sq_next_row(struct dg_stmt *s, struct dg_err *err)
+{
+    if (s->pending) {
+        s->pending = 0;
+        return 1;
+    }
+    if (!sqlite3_stmt_busy(s->st))
+        return 0; /* finished inside execute, or reset */
+    return step(s, err);
 }
 
 static void sq_reset(struct dg_stmt *s)
