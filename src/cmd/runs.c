@@ -29,19 +29,22 @@ int dg_cmd_runs(int argc, char **argv)
 {
     static const struct option opts[] = {{"results", required_argument, NULL, 'r'},
                                          {"json", no_argument, NULL, 'j'},
+                                         {"series", no_argument, NULL, 's'},
                                          {"help", no_argument, NULL, 'h'},
                                          {NULL, 0, NULL, 0}};
     const char *results = DG_DEFAULT_RESULTS;
-    int json = 0, c;
+    int json = 0, series = 0, c;
     opterr = 0;
     optind = 1;
     while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
         switch (c) {
         case 'r': results = optarg; break;
         case 'j': json = 1; break;
+        case 's': series = 1; break;
         case 'h':
             printf("usage: dbgauge runs [--results PATH] [--json]\n"
-                   "       dbgauge runs show ID [--results PATH] [--json]\n");
+                   "       dbgauge runs show ID [--series] [--results PATH] [--json]\n"
+                   "  --series   the per-second figures of the run (warm-up seconds are negative)\n");
             return DG_EXIT_OK;
         default: return dg_bad_option("runs", argc, argv, c);
         }
@@ -60,6 +63,8 @@ int dg_cmd_runs(int argc, char **argv)
             return dg_usage_error("runs", "unexpected argument '%s'", argv[optind + 2]);
         show = (int64_t)id;
     }
+    if (series && show < 0)
+        return dg_usage_error("runs", "--series goes with 'runs show ID'");
     struct dg_store *store;
     struct dg_err err;
     if (dg_store_open(results, &store, &err))
@@ -67,7 +72,7 @@ int dg_cmd_runs(int argc, char **argv)
     int rc = DG_EXIT_OK;
     if (show > 0) {
         struct dg_run_record rec;
-        int r = dg_store_get(store, show, &rec, &err);
+        int r = dg_store_get(store, show, series, &rec, &err);
         if (r < 0)
             rc = dg_report_err("runs", &err);
         else if (r == 1)
@@ -75,6 +80,8 @@ int dg_cmd_runs(int argc, char **argv)
         else {
             if (json)
                 dg_print_json(dg_report_run_json(&rec));
+            else if (series)
+                dg_report_series_text(stdout, &rec);
             else
                 dg_report_run_text(stdout, &rec);
             dg_run_record_free(&rec);

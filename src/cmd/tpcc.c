@@ -437,6 +437,10 @@ static int cmd_run(struct tpcc_opts *o, int argc, char **argv)
         dg_txn_summary_from_hist(x);
         committed += x->committed;
     }
+    rec.series = res.series.pts; /* the record owns the series now */
+    rec.nseries = res.series.n;
+    res.series.pts = NULL;
+    res.series.n = 0;
     if (res.measured_s > 0) {
         rec.nopm = (double)rec.txn[TPCC_NEW_ORDER].committed * 60.0 / res.measured_s;
         rec.tpm = (double)committed * 60.0 / res.measured_s;
@@ -450,7 +454,7 @@ static int cmd_run(struct tpcc_opts *o, int argc, char **argv)
     /* Rendered from the store, as any later report will be. */
     int64_t id = rec.id;
     dg_run_record_free(&rec);
-    if (dg_store_get(store, id, &rec, &err)) {
+    if (dg_store_get(store, id, 0, &rec, &err)) {
         rc = dg_report_err(cmd, &err);
         goto out;
     }

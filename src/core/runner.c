@@ -27,6 +27,7 @@ struct worker {
     unsigned char *term, *saved;
     struct counters cnt[2][DG_MAX_TYPES];
     struct dg_hist *hist[DG_MAX_TYPES];
+    struct dg_sec_feed feed;
     int start_failed;
     struct dg_err start_err;
     char first_error[512];
@@ -41,7 +42,8 @@ struct runner {
     pthread_mutex_t mu; /* guards ready and go: the start line, used once */
     pthread_cond_t cv;
     int ready, go;
-    dg_ns start_ns, warm_end_ns, end_ns; /* written by main before go is set */
+    dg_ns start_ns, warm_end_ns; /* written by main before go is set */
+    _Atomic dg_ns end_ns;        /* moved earlier by main on Ctrl-C */
     _Atomic int stop;
 };
 
@@ -115,7 +117,7 @@ static void *worker_main(void *arg)
     if (w->start_failed || atomic_load(&r->stop))
         goto out;
 
-    const dg_ns warm_end = r->warm_end_ns, end = r->end_ns;
+    const dg_ns warm_end = r->warm_end_ns;
     const int counted = cfg->txns_per_worker > 0;
     uint64_t done = 0;
     int consecutive_errors = 0;
@@ -146,9 +148,15 @@ static void *worker_main(void *arg)
         }
         dg_ns t1 = dg_now_ns();
         done++;
-        if (!counted && t1 > end)
-            break; /* finished after the window: not counted */
+        if (t1 > atomic_load_explicit(&r->end_ns, memory_order_relaxed))
+            break; /* finished after the window (or after Ctrl-C): not counted */
         int ph = counted || t1 >= warm_end ? PH_MEASURE : PH_WARM;
+        int64_t rel = (int64_t)(t1 - warm_end); /* unsigned wrap gives the signed distance */
+        int64_t second = rel >= 0 ? rel / (int64_t)DG_NS_PER_S
+                                  : -((-rel + (int64_t)DG_NS_PER_S - 1) / (int64_t)DG_NS_PER_S);
+        dg_sec_record(&w->feed, second, type,
+                      rc == 0 ? DG_OUT_COMMIT : e.cls == DG_ERR_EXPECTED ? DG_OUT_ROLLBACK : DG_OUT_ERROR,
+                      tries, t1 - t0);
         struct counters *c = &w->cnt[ph][type];
         if (tries)
             bump(&c->retries, tries);
@@ -178,6 +186,7 @@ static void *worker_main(void *arg)
             dg_hist_record(w->hist[type], t1 - t0);
     }
 out:
+    dg_sec_close(&w->feed);
     w->finished_ns = dg_now_ns();
     atomic_store(&w->done, 1);
     return NULL;
@@ -215,6 +224,7 @@ static void free_workers(struct runner *r)
         struct worker *w = &r->w[i];
         for (int t = 0; t < DG_MAX_TYPES; t++)
             dg_hist_free(w->hist[t]);
+        dg_sec_feed_free(&w->feed);
         free(w->term);
         free(w->saved);
     }
@@ -239,7 +249,7 @@ int dg_runner_run(const struct dg_runner_cfg *cfg, struct dg_run_result *res, st
         w->saved = calloc(1, cfg->wl->terminal_size);
         for (int t = 0; t < cfg->wl->ntypes; t++)
             w->hist[t] = dg_hist_new();
-        if (!w->term || !w->saved || !w->hist[cfg->wl->ntypes - 1]) {
+        if (!w->term || !w->saved || !w->hist[cfg->wl->ntypes - 1] || dg_sec_feed_init(&w->feed)) {
             free_workers(&r);
             return dg_err_set(err, DG_ERR_FATAL, 0, "out of memory");
         }
@@ -280,9 +290,11 @@ int dg_runner_run(const struct dg_runner_cfg *cfg, struct dg_run_result *res, st
     pthread_cond_broadcast(&r.cv);
     pthread_mutex_unlock(&r.mu);
 
-    dg_ns next_tick = cfg->tick_ns ? r.start_ns + cfg->tick_ns : UINT64_MAX, last_tick = r.start_ns;
+    dg_ns next_tick = cfg->tick_ns ? r.start_ns + cfg->tick_ns : UINT64_MAX;
     dg_ns stop_ns = 0;
-    struct dg_type_counts prev[DG_MAX_TYPES] = {{0}};
+    int64_t warm_s = (int64_t)((r.warm_end_ns - r.start_ns + DG_NS_PER_S - 1) / DG_NS_PER_S);
+    dg_series_init(&res->series, cfg->wl->ntypes, -warm_s);
+    size_t ticked = 0; /* series points already reported */
     while (starting) {
         dg_ns now = dg_now_ns();
         if (!cpu_sampled && now >= r.warm_end_ns) {
@@ -297,21 +309,38 @@ int dg_runner_run(const struct dg_runner_cfg *cfg, struct dg_run_result *res, st
             stop_ns = now;
             break;
         }
+        /* Seconds more than 5 s old are final even if a worker is stuck in a transaction. */
+        int64_t now_s = ((int64_t)now - (int64_t)r.warm_end_ns) / (int64_t)DG_NS_PER_S;
+        if (dg_series_collect(&res->series, &r.w[0].feed, sizeof r.w[0], created, now_s - 5, 0)) {
+            dg_err_set(err, DG_ERR_FATAL, 0, "out of memory for the per-second series");
+            atomic_store(&r.stop, 1);
+            break;
+        }
         if (now >= next_tick) {
-            struct dg_tick t = {.elapsed_s = (double)(now - r.start_ns) / 1e9,
-                                .interval_s = (double)(now - last_tick) / 1e9,
-                                .ntypes = cfg->wl->ntypes};
-            t.phase = now < r.warm_end_ns ? DG_PHASE_WARMUP : DG_PHASE_MEASURE;
-            sum_counts(&r, 3, t.total);
-            for (int k = 0; k < t.ntypes; k++) {
-                t.interval[k].committed = t.total[k].committed - prev[k].committed;
-                t.interval[k].rollbacks = t.total[k].rollbacks - prev[k].rollbacks;
-                t.interval[k].retries = t.total[k].retries - prev[k].retries;
-                t.interval[k].errors = t.total[k].errors - prev[k].errors;
-                prev[k] = t.total[k];
-            }
-            cfg->tick(cfg->tick_ctx, &t);
-            last_tick = now;
+            struct dg_tick t = {.ntypes = cfg->wl->ntypes};
+            const struct dg_series *se = &res->series;
+            for (size_t i = ticked; i < se->n; i++)
+                for (int k = 0; k < t.ntypes; k++) {
+                    const struct dg_sec_counts *c = &se->pts[i].t[k].c;
+                    t.interval[k].committed += c->committed;
+                    t.interval[k].rollbacks += c->rollbacks;
+                    t.interval[k].retries += c->retries;
+                    t.interval[k].errors += c->errors;
+                }
+            for (size_t i = 0; i < se->n; i++)
+                for (int k = 0; k < t.ntypes; k++) {
+                    const struct dg_sec_counts *c = &se->pts[i].t[k].c;
+                    t.total[k].committed += c->committed;
+                    t.total[k].rollbacks += c->rollbacks;
+                    t.total[k].retries += c->retries;
+                    t.total[k].errors += c->errors;
+                }
+            t.interval_s = (double)(se->n - ticked);
+            t.elapsed_s = (double)se->n;
+            t.phase = se->n && se->pts[se->n - 1].second >= 0 ? DG_PHASE_MEASURE : DG_PHASE_WARMUP;
+            ticked = se->n;
+            if (t.interval_s > 0)
+                cfg->tick(cfg->tick_ctx, &t);
             next_tick += cfg->tick_ns;
         }
         dg_ns wake = next_tick;
@@ -326,6 +355,7 @@ int dg_runner_run(const struct dg_runner_cfg *cfg, struct dg_run_result *res, st
         if (sigtimedwait(&sigs, NULL, &ts) > 0) {
             res->interrupted = 1;
             stop_ns = dg_now_ns();
+            atomic_store(&r.end_ns, stop_ns);
             break;
         }
     }
@@ -342,6 +372,11 @@ int dg_runner_run(const struct dg_runner_cfg *cfg, struct dg_run_result *res, st
 
     if (!starting)
         goto out;
+    /* Every worker has closed its feed: the rest of the series is final. */
+    if (dg_series_collect(&res->series, &r.w[0].feed, sizeof r.w[0], created, 0, 1)) {
+        dg_err_set(err, DG_ERR_FATAL, 0, "out of memory for the per-second series");
+        goto out;
+    }
     if (cfg->txns_per_worker && !res->interrupted) {
         stop_ns = r.start_ns;
         for (int i = 0; i < nw; i++)
@@ -351,6 +386,13 @@ int dg_runner_run(const struct dg_runner_cfg *cfg, struct dg_run_result *res, st
     res->warmup_s = (double)(r.warm_end_ns - r.start_ns) / 1e9;
     res->measured_s = stop_ns > r.warm_end_ns ? (double)(stop_ns - r.warm_end_ns) / 1e9 : 0.0;
     res->client_cpu_s = cpu_sampled ? (double)(cpu1 - cpu0) / 1e9 : 0.0;
+    if (stop_ns > r.warm_end_ns) { /* the series runs to the window's last (maybe partial) second */
+        int64_t last = (int64_t)((stop_ns - r.warm_end_ns - 1) / DG_NS_PER_S);
+        if (dg_series_extend(&res->series, last)) {
+            dg_err_set(err, DG_ERR_FATAL, 0, "out of memory for the per-second series");
+            goto out;
+        }
+    }
     sum_counts(&r, 2, res->counts);
     for (int t = 0; t < cfg->wl->ntypes; t++) {
         res->hist[t] = dg_hist_new();
@@ -378,6 +420,7 @@ out:
 
 void dg_run_result_free(struct dg_run_result *res)
 {
+    dg_series_free(&res->series);
     for (int t = 0; t < DG_MAX_TYPES; t++) {
         dg_hist_free(res->hist[t]);
         res->hist[t] = NULL;

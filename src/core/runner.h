@@ -11,6 +11,7 @@
 #include "core/clock.h"
 #include "core/driver.h"
 #include "core/hist.h"
+#include "core/series.h"
 #include "core/workload.h"
 
 enum dg_phase { DG_PHASE_CONNECT = 0, DG_PHASE_WARMUP, DG_PHASE_MEASURE, DG_PHASE_DONE };
@@ -24,11 +25,11 @@ struct dg_type_counts {
     uint64_t errors;     /* transactions that failed for good */
 };
 
-/* What the reporter sees every interval. */
+/* What the reporter sees every interval: the per-second series since the previous tick. */
 struct dg_tick {
     enum dg_phase phase;
-    double elapsed_s;   /* since the start of the run (warm-up included) */
-    double interval_s;  /* since the previous tick */
+    double elapsed_s;   /* since the start of the run (warm-up included), to the last final second */
+    double interval_s;  /* seconds covered since the previous tick */
     int ntypes;
     struct dg_type_counts total[DG_MAX_TYPES];    /* since the start */
     struct dg_type_counts interval[DG_MAX_TYPES]; /* since the previous tick */
@@ -61,6 +62,7 @@ struct dg_run_result {
     char first_error[512];                        /* first error any worker saw, for the user */
     double client_cpu_s;                          /* dbgauge's own CPU during the measured window */
     double started_wall, ended_wall;
+    struct dg_series series;                      /* one point per second, warm-up first; owned */
 };
 
 /* Runs the workload. Blocks SIGINT and SIGTERM for its threads and waits for them itself.

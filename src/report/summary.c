@@ -108,6 +108,28 @@ cJSON *dg_report_run_json(const struct dg_run_record *r)
     cJSON_AddItemToObject(o, "options", options ? options : cJSON_CreateObject());
     if (r->command_line)
         cJSON_AddStringToObject(o, "command_line", r->command_line);
+    if (r->series) {
+        cJSON *arr = cJSON_AddArrayToObject(o, "series");
+        for (size_t k = 0; k < r->nseries; k++) {
+            const struct dg_series_point *p = &r->series[k];
+            cJSON *pt = cJSON_CreateObject();
+            cJSON_AddNumberToObject(pt, "second", (double)p->second);
+            cJSON_AddStringToObject(pt, "phase", p->second < 0 ? "warmup" : "measure");
+            cJSON *types = cJSON_AddObjectToObject(pt, "transactions");
+            for (int t = 0; t < r->ntypes; t++) {
+                const struct dg_series_type *x = &p->t[t];
+                cJSON *j = cJSON_AddObjectToObject(types, r->txn[t].name);
+                cJSON_AddNumberToObject(j, "committed", (double)x->c.committed);
+                cJSON_AddNumberToObject(j, "rollbacks", (double)x->c.rollbacks);
+                cJSON_AddNumberToObject(j, "retries", (double)x->c.retries);
+                cJSON_AddNumberToObject(j, "errors", (double)x->c.errors);
+                cJSON_AddNumberToObject(j, "p50_ms", x->p50_ms);
+                cJSON_AddNumberToObject(j, "p95_ms", x->p95_ms);
+                cJSON_AddNumberToObject(j, "p99_ms", x->p99_ms);
+            }
+            cJSON_AddItemToArray(arr, pt);
+        }
+    }
     cJSON_AddStringToObject(o, "dbgauge_version", r->dbgauge_version);
     return o;
 }
@@ -123,4 +145,26 @@ void dg_report_run_line(FILE *out, const struct dg_run_record *r)
     fprintf(out, "%5lld  %-20s  %-10s  %-8s  %4d  %4d  %8.1f  %10.0f  %10.0f  %s%s%s\n",
             (long long)r->id, r->started_at, r->status, r->engine, r->warehouses, r->vus,
             r->measured_s, r->nopm, r->tpm, r->target, r->label[0] ? "  " : "", r->label);
+}
+
+void dg_report_series_text(FILE *out, const struct dg_run_record *r)
+{
+    fprintf(out, "Run %lld, per second (second 0 starts the measured window)\n", (long long)r->id);
+    fprintf(out, "%7s  %-7s  %9s  %9s  %7s  %7s  %9s  %9s  %9s\n", "second", "phase", "committed",
+            r->ntypes ? r->txn[0].name : "", "retries", "errors", "p50 ms", "p95 ms", "p99 ms");
+    for (size_t k = 0; k < r->nseries; k++) {
+        const struct dg_series_point *p = &r->series[k];
+        uint64_t committed = 0, retries = 0, errors = 0;
+        for (int t = 0; t < r->ntypes; t++) {
+            committed += p->t[t].c.committed;
+            retries += p->t[t].c.retries;
+            errors += p->t[t].c.errors;
+        }
+        fprintf(out, "%7lld  %-7s  %9llu  %9llu  %7llu  %7llu  %9.2f  %9.2f  %9.2f\n",
+                (long long)p->second, p->second < 0 ? "warm-up" : "measure",
+                (unsigned long long)committed, (unsigned long long)p->t[0].c.committed,
+                (unsigned long long)retries, (unsigned long long)errors, p->t[0].p50_ms,
+                p->t[0].p95_ms, p->t[0].p99_ms);
+    }
+    fprintf(out, "(latency columns: %s)\n", r->ntypes ? r->txn[0].name : "");
 }

@@ -14,6 +14,8 @@
 void dg_report_run_text(FILE *out, const struct dg_run_record *r);
 /* A new cJSON object the caller owns (cJSON_Delete). */
 cJSON *dg_report_run_json(const struct dg_run_record *r);
+/* The per-second series: one line per second (all types together, New-Order apart). */
+void dg_report_series_text(FILE *out, const struct dg_run_record *r);
 /* One line per run for `dbgauge runs`. */
 void dg_report_run_line(FILE *out, const struct dg_run_record *r);
 void dg_report_run_line_header(FILE *out);

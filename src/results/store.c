@@ -30,6 +30,13 @@ static const char *const migrations[] = {
     " avg_ms REAL, p50_ms REAL, p90_ms REAL, p95_ms REAL, p99_ms REAL, max_ms REAL,"
     " histogram BLOB,"
     " PRIMARY KEY (run_id, seq));",
+    /* 2: the per-second series */
+    "CREATE TABLE run_series ("
+    " run_id INTEGER NOT NULL REFERENCES run(id) ON DELETE CASCADE,"
+    " second INTEGER NOT NULL, seq INTEGER NOT NULL,"
+    " committed INTEGER, rollbacks INTEGER, retries INTEGER, errors INTEGER,"
+    " p50_ms REAL, p95_ms REAL, p99_ms REAL,"
+    " PRIMARY KEY (run_id, second, seq)) WITHOUT ROWID;",
 };
 #define NMIGRATIONS ((int)(sizeof migrations / sizeof *migrations))
 
@@ -201,6 +208,32 @@ int dg_store_put(struct dg_store *s, struct dg_run_record *r, struct dg_err *err
             goto out;
         }
     }
+    sqlite3_finalize(st);
+    st = NULL;
+    if (sqlite3_prepare_v2(s->db, "INSERT INTO run_series VALUES (?,?,?,?,?,?,?,?,?,?)", -1, &st,
+                           NULL) != SQLITE_OK) {
+        db_fail(err, s->db, "prepare");
+        goto out;
+    }
+    for (size_t k = 0; k < r->nseries; k++)
+        for (int t = 0; t < r->ntypes; t++) {
+            const struct dg_series_type *x = &r->series[k].t[t];
+            sqlite3_reset(st);
+            sqlite3_bind_int64(st, 1, r->id);
+            sqlite3_bind_int64(st, 2, r->series[k].second);
+            sqlite3_bind_int(st, 3, t);
+            sqlite3_bind_int64(st, 4, (sqlite3_int64)x->c.committed);
+            sqlite3_bind_int64(st, 5, (sqlite3_int64)x->c.rollbacks);
+            sqlite3_bind_int64(st, 6, (sqlite3_int64)x->c.retries);
+            sqlite3_bind_int64(st, 7, (sqlite3_int64)x->c.errors);
+            sqlite3_bind_double(st, 8, x->p50_ms);
+            sqlite3_bind_double(st, 9, x->p95_ms);
+            sqlite3_bind_double(st, 10, x->p99_ms);
+            if (sqlite3_step(st) != SQLITE_DONE) {
+                db_fail(err, s->db, "insert run_series");
+                goto out;
+            }
+        }
     rc = exec(s->db, "COMMIT", err);
 out:
     sqlite3_finalize(st);
@@ -257,7 +290,53 @@ static void read_run(sqlite3_stmt *st, struct dg_run_record *r)
     copy_col(st, i++, r->error, sizeof r->error);
 }
 
-int dg_store_get(struct dg_store *s, int64_t id, struct dg_run_record *r, struct dg_err *err)
+static int read_series(struct dg_store *s, struct dg_run_record *r, struct dg_err *err)
+{
+    sqlite3_stmt *st;
+    int64_t lo = 0, hi = -1;
+    if (sqlite3_prepare_v2(s->db, "SELECT MIN(second), MAX(second) FROM run_series WHERE run_id = ?",
+                           -1, &st, NULL) != SQLITE_OK)
+        return db_fail(err, s->db, "prepare");
+    sqlite3_bind_int64(st, 1, r->id);
+    if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL) {
+        lo = sqlite3_column_int64(st, 0);
+        hi = sqlite3_column_int64(st, 1);
+    }
+    sqlite3_finalize(st);
+    if (hi < lo)
+        return 0;
+    r->nseries = (size_t)(hi - lo + 1);
+    r->series = calloc(r->nseries, sizeof *r->series);
+    if (!r->series)
+        return dg_err_set(err, DG_ERR_FATAL, 0, "out of memory");
+    for (size_t k = 0; k < r->nseries; k++)
+        r->series[k].second = lo + (int64_t)k;
+    if (sqlite3_prepare_v2(s->db,
+                           "SELECT second, seq, committed, rollbacks, retries, errors, p50_ms, "
+                           "p95_ms, p99_ms FROM run_series WHERE run_id = ?",
+                           -1, &st, NULL) != SQLITE_OK)
+        return db_fail(err, s->db, "prepare");
+    sqlite3_bind_int64(st, 1, r->id);
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        int64_t k = sqlite3_column_int64(st, 0) - lo;
+        int t = sqlite3_column_int(st, 1);
+        if (t < 0 || t >= DG_MAX_TYPES)
+            continue;
+        struct dg_series_type *x = &r->series[k].t[t];
+        x->c.committed = (uint64_t)sqlite3_column_int64(st, 2);
+        x->c.rollbacks = (uint64_t)sqlite3_column_int64(st, 3);
+        x->c.retries = (uint64_t)sqlite3_column_int64(st, 4);
+        x->c.errors = (uint64_t)sqlite3_column_int64(st, 5);
+        x->p50_ms = sqlite3_column_double(st, 6);
+        x->p95_ms = sqlite3_column_double(st, 7);
+        x->p99_ms = sqlite3_column_double(st, 8);
+    }
+    sqlite3_finalize(st);
+    return 0;
+}
+
+int dg_store_get(struct dg_store *s, int64_t id, int with_series, struct dg_run_record *r,
+                 struct dg_err *err)
 {
     char sql[1024];
     sqlite3_stmt *st;
@@ -307,6 +386,10 @@ int dg_store_get(struct dg_store *s, int64_t id, struct dg_run_record *r, struct
         }
     }
     sqlite3_finalize(st);
+    if (with_series && read_series(s, r, err)) {
+        dg_run_record_free(r);
+        return -1;
+    }
     return 0;
 }
 
@@ -337,6 +420,9 @@ void dg_run_record_free(struct dg_run_record *r)
     free(r->options_json);
     free(r->command_line);
     r->settings_json = r->options_json = r->command_line = NULL;
+    free(r->series);
+    r->series = NULL;
+    r->nseries = 0;
     for (int t = 0; t < DG_MAX_TYPES; t++) {
         dg_hist_free(r->txn[t].hist);
         r->txn[t].hist = NULL;

@@ -9,9 +9,10 @@
 #include "core/driver.h"
 #include "core/hist.h"
 #include "core/hostinfo.h"
+#include "core/series.h"
 #include "core/workload.h"
 
-#define DG_STORE_SCHEMA_VERSION 1
+#define DG_STORE_SCHEMA_VERSION 2
 
 struct dg_txn_summary {
     char name[32];
@@ -40,6 +41,8 @@ struct dg_run_record {
     char error[512];
     int ntypes;
     struct dg_txn_summary txn[DG_MAX_TYPES];
+    struct dg_series_point *series; /* owned; one per second, warm-up (second < 0) first */
+    size_t nseries;
 };
 
 struct dg_store;
@@ -50,9 +53,10 @@ int dg_store_open(const char *path, struct dg_store **out, struct dg_err *err);
 void dg_store_close(struct dg_store *s);
 /* Inserts rec (its id is set on success). */
 int dg_store_put(struct dg_store *s, struct dg_run_record *rec, struct dg_err *err);
-/* Reads run id into rec (which the caller frees with dg_run_record_free). Returns 0, 1 if no
+/* Reads run id into rec (with its series when with_series) (which the caller frees with dg_run_record_free). Returns 0, 1 if no
  * such run, -1 on error. */
-int dg_store_get(struct dg_store *s, int64_t id, struct dg_run_record *rec, struct dg_err *err);
+int dg_store_get(struct dg_store *s, int64_t id, int with_series, struct dg_run_record *rec,
+                 struct dg_err *err);
 /* Calls fn for every run, newest first, with the summary columns filled (no histograms). */
 typedef int (*dg_store_run_fn)(void *ctx, const struct dg_run_record *rec);
 int dg_store_list(struct dg_store *s, dg_store_run_fn fn, void *ctx, struct dg_err *err);
