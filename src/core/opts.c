@@ -72,6 +72,19 @@ int dg_parse_int(const char *opt, const char *s, int min, int max, int *out, str
     return 0;
 }
 
+int dg_parse_double(const char *opt, const char *s, double min, double max, double *out,
+                    struct dg_err *err)
+{
+    char *end;
+    errno = 0;
+    double v = s && *s ? strtod(s, &end) : 0;
+    if (!s || !*s || errno || *end || !(v > min) || v > max)
+        return dg_err_set(err, DG_ERR_USER, 0, "%s: '%s' is not a number above %g and at most %g",
+                          opt, s ? s : "", min, max);
+    *out = v;
+    return 0;
+}
+
 int dg_parse_size(const char *opt, const char *s, uint64_t *out, struct dg_err *err)
 {
     char *end;

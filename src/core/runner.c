@@ -27,6 +27,9 @@ struct worker {
     unsigned char *term, *saved;
     struct counters cnt[2][DG_MAX_TYPES];
     struct dg_hist *hist[DG_MAX_TYPES];
+    struct dg_hist *service[DG_MAX_TYPES]; /* scheduled models */
+    struct dg_hist *lag;
+    struct dg_rng think_rng;
     struct dg_sec_feed feed;
     int start_failed;
     struct dg_err start_err;
@@ -42,6 +45,13 @@ struct runner {
     pthread_mutex_t mu; /* guards ready and go: the start line, used once */
     pthread_cond_t cv;
     int ready, go;
+    /* The schedule of the scheduled models, under sched_mu. */
+    pthread_mutex_t sched_mu;
+    pthread_cond_t sched_cv; /* a terminal became due earlier, or stop */
+    struct dg_arrival_gen arrivals;
+    struct dg_term_heap heap;
+    unsigned char *terms;    /* DG_LOAD_THINK: all terminals, terminal_size each */
+    uint8_t *next_type;      /* DG_LOAD_THINK: each terminal's next transaction type */
     dg_ns start_ns, warm_end_ns; /* written by main before go is set */
     _Atomic dg_ns end_ns;        /* moved earlier by main on Ctrl-C */
     _Atomic int stop;
@@ -97,6 +107,119 @@ static void close_worker(struct worker *w)
     dg_disconnect(&w->conn);
 }
 
+const char *dg_load_model_name(enum dg_load_model m)
+{
+    switch (m) {
+    case DG_LOAD_CLOSED: return "closed";
+    case DG_LOAD_RATE: return "rate";
+    case DG_LOAD_THINK: return "think";
+    }
+    return "?";
+}
+
+/* What a worker runs next: a terminal, a type and when it was due. */
+struct job {
+    unsigned char *term;
+    uint32_t term_index;
+    int type;
+    dg_ns intended; /* 0 in the closed model */
+};
+
+static unsigned char *term_at(struct runner *r, uint32_t i)
+{
+    return r->terms + (size_t)i * r->cfg->wl->terminal_size;
+}
+
+static dg_ns scaled_ns(const struct runner *r, const double *table, int type)
+{
+    return table ? (dg_ns)(table[type] * r->cfg->think_scale * 1e9) : 0;
+}
+
+/* Sleeps until `until` on the monotonic clock, waking every 100 ms to see a stop. */
+static int sleep_until(struct runner *r, dg_ns until)
+{
+    for (;;) {
+        if (atomic_load_explicit(&r->stop, memory_order_relaxed))
+            return 1;
+        dg_ns now = dg_now_ns();
+        if (now >= until)
+            return 0;
+        dg_ns step = until - now < 100 * DG_NS_PER_MS ? until - now : 100 * DG_NS_PER_MS;
+        struct timespec ts = {(time_t)(step / DG_NS_PER_S), (long)(step % DG_NS_PER_S)};
+        nanosleep(&ts, NULL);
+    }
+}
+
+/* Returns 0 with the next job filled, or 1 when the worker should stop. */
+static int next_job(struct worker *w, struct job *j)
+{
+    struct runner *r = w->r;
+    const struct dg_workload *wl = r->cfg->wl;
+    switch (r->cfg->model) {
+    case DG_LOAD_CLOSED:
+        j->term = w->term;
+        j->type = wl->next_type(w->term);
+        j->intended = 0;
+        return 0;
+    case DG_LOAD_RATE:
+        pthread_mutex_lock(&r->sched_mu);
+        j->intended = dg_arrival_next(&r->arrivals);
+        pthread_mutex_unlock(&r->sched_mu);
+        if (j->intended > atomic_load_explicit(&r->end_ns, memory_order_relaxed))
+            return 1; /* no arrival left inside the window */
+        j->term = w->term;
+        j->type = wl->next_type(w->term);
+        return sleep_until(r, j->intended);
+    case DG_LOAD_THINK:
+        pthread_mutex_lock(&r->sched_mu);
+        for (;;) {
+            if (atomic_load_explicit(&r->stop, memory_order_relaxed)) {
+                pthread_mutex_unlock(&r->sched_mu);
+                return 1;
+            }
+            const struct dg_heap_item *it = dg_heap_peek(&r->heap);
+            dg_ns now = dg_now_ns();
+            if (it && it->due <= now) {
+                j->term_index = it->term;
+                j->intended = it->due;
+                dg_heap_pop(&r->heap);
+                break;
+            }
+            if (!it) {
+                pthread_cond_wait(&r->sched_cv, &r->sched_mu);
+            } else {
+                struct timespec ts = {(time_t)(it->due / DG_NS_PER_S), (long)(it->due % DG_NS_PER_S)};
+                pthread_cond_timedwait(&r->sched_cv, &r->sched_mu, &ts);
+            }
+        }
+        pthread_mutex_unlock(&r->sched_mu);
+        j->term = term_at(r, j->term_index);
+        j->type = r->next_type[j->term_index];
+        return 0;
+    }
+    return 1;
+}
+
+/* After a transaction of a terminal in the think model: think, pick the next type, key it in. */
+static void reschedule(struct worker *w, const struct job *j, dg_ns t1)
+{
+    struct runner *r = w->r;
+    const struct dg_workload *wl = r->cfg->wl;
+    dg_ns think = 0;
+    if (wl->think_mean_s)
+        think = dg_think_ns(&w->think_rng, (double)scaled_ns(r, wl->think_mean_s, j->type));
+    int next = wl->next_type(j->term);
+    dg_ns due = t1 + think + scaled_ns(r, wl->keying_s, next);
+    pthread_mutex_lock(&r->sched_mu);
+    r->next_type[j->term_index] = (uint8_t)next;
+    const struct dg_heap_item *first = dg_heap_peek(&r->heap);
+    int earliest = !first || due < first->due;
+    dg_heap_push(&r->heap, j->term_index, due);
+    if (earliest) /* sleepers wait for the old first item: wake them */
+        pthread_cond_broadcast(&r->sched_cv);
+    pthread_mutex_unlock(&r->sched_mu);
+}
+
 static void *worker_main(void *arg)
 {
     struct worker *w = arg;
@@ -122,16 +245,19 @@ static void *worker_main(void *arg)
     uint64_t done = 0;
     int consecutive_errors = 0;
     struct dg_err e;
+    const int scheduled = cfg->model != DG_LOAD_CLOSED;
+    struct job j = {0};
     while (!atomic_load_explicit(&r->stop, memory_order_relaxed)) {
         if (counted && done >= cfg->txns_per_worker)
             break;
-        int type = wl->next_type(w->term);
-        memcpy(w->saved, w->term, wl->terminal_size);
+        if (next_job(w, &j))
+            break;
+        memcpy(w->saved, j.term, wl->terminal_size);
         dg_ns t0 = dg_now_ns();
         uint64_t tries = 0;
         int rc;
         for (;;) {
-            rc = wl->run(w->wctx, w->term, type, &e);
+            rc = wl->run(w->wctx, j.term, j.type, &e);
             if (rc == 0 || e.cls == DG_ERR_EXPECTED)
                 break;
             struct dg_err ignore;
@@ -139,7 +265,7 @@ static void *worker_main(void *arg)
             if (e.cls != DG_ERR_RETRY || (int)tries >= cfg->max_retries)
                 break;
             tries++;
-            memcpy(w->term, w->saved, wl->terminal_size); /* same inputs again */
+            memcpy(j.term, w->saved, wl->terminal_size); /* same inputs again */
             if (tries > 1) { /* back off a little so the winner can finish: 2 us .. 1 ms */
                 dg_ns pause = (dg_ns)1000 << (tries < 10 ? tries : 10);
                 struct timespec ts = {0, (long)pause};
@@ -148,16 +274,20 @@ static void *worker_main(void *arg)
         }
         dg_ns t1 = dg_now_ns();
         done++;
+        if (cfg->model == DG_LOAD_THINK)
+            reschedule(w, &j, t1);
         if (t1 > atomic_load_explicit(&r->end_ns, memory_order_relaxed))
             break; /* finished after the window (or after Ctrl-C): not counted */
         int ph = counted || t1 >= warm_end ? PH_MEASURE : PH_WARM;
         int64_t rel = (int64_t)(t1 - warm_end); /* unsigned wrap gives the signed distance */
         int64_t second = rel >= 0 ? rel / (int64_t)DG_NS_PER_S
                                   : -((-rel + (int64_t)DG_NS_PER_S - 1) / (int64_t)DG_NS_PER_S);
-        dg_sec_record(&w->feed, second, type,
+        /* Latency from the intended start where there is a schedule: queueing counts. */
+        dg_ns latency = scheduled ? t1 - j.intended : t1 - t0;
+        dg_sec_record(&w->feed, second, j.type,
                       rc == 0 ? DG_OUT_COMMIT : e.cls == DG_ERR_EXPECTED ? DG_OUT_ROLLBACK : DG_OUT_ERROR,
-                      tries, t1 - t0);
-        struct counters *c = &w->cnt[ph][type];
+                      tries, latency);
+        struct counters *c = &w->cnt[ph][j.type];
         if (tries)
             bump(&c->retries, tries);
         if (rc == 0) {
@@ -166,11 +296,11 @@ static void *worker_main(void *arg)
             bump(&c->rollbacks, 1);
         } else {
             bump(&c->errors, 1);
-            note_error(w, type, &e);
+            note_error(w, j.type, &e);
             if (e.cls == DG_ERR_CONN) { /* reconnect once; give up on this worker if that fails */
                 close_worker(w);
                 if (open_worker(w, &e)) {
-                    note_error(w, type, &e);
+                    note_error(w, j.type, &e);
                     w->gave_up = 1;
                     break;
                 }
@@ -182,8 +312,13 @@ static void *worker_main(void *arg)
             continue;
         }
         consecutive_errors = 0;
-        if (ph == PH_MEASURE)
-            dg_hist_record(w->hist[type], t1 - t0);
+        if (ph == PH_MEASURE) {
+            dg_hist_record(w->hist[j.type], latency);
+            if (scheduled) {
+                dg_hist_record(w->service[j.type], t1 - t0);
+                dg_hist_record(w->lag, t0 - j.intended);
+            }
+        }
     }
 out:
     dg_sec_close(&w->feed);
@@ -222,13 +357,19 @@ static void free_workers(struct runner *r)
 {
     for (int i = 0; i < r->cfg->workers; i++) {
         struct worker *w = &r->w[i];
-        for (int t = 0; t < DG_MAX_TYPES; t++)
+        for (int t = 0; t < DG_MAX_TYPES; t++) {
             dg_hist_free(w->hist[t]);
+            dg_hist_free(w->service[t]);
+        }
+        dg_hist_free(w->lag);
         dg_sec_feed_free(&w->feed);
         free(w->term);
         free(w->saved);
     }
     free(r->w);
+    free(r->terms);
+    free(r->next_type);
+    dg_heap_free(&r->heap);
 }
 
 int dg_runner_run(const struct dg_runner_cfg *cfg, struct dg_run_result *res, struct dg_err *err)
@@ -247,11 +388,40 @@ int dg_runner_run(const struct dg_runner_cfg *cfg, struct dg_run_result *res, st
         w->index = i;
         w->term = calloc(1, cfg->wl->terminal_size);
         w->saved = calloc(1, cfg->wl->terminal_size);
-        for (int t = 0; t < cfg->wl->ntypes; t++)
-            w->hist[t] = dg_hist_new();
-        if (!w->term || !w->saved || !w->hist[cfg->wl->ntypes - 1] || dg_sec_feed_init(&w->feed)) {
+        int scheduled = cfg->model != DG_LOAD_CLOSED, missing = 0;
+        for (int t = 0; t < cfg->wl->ntypes; t++) {
+            missing |= !(w->hist[t] = dg_hist_new());
+            if (scheduled)
+                missing |= !(w->service[t] = dg_hist_new());
+        }
+        if (scheduled)
+            missing |= !(w->lag = dg_hist_new());
+        dg_rng_seed(&w->think_rng, dg_mix64(cfg->seed ^ 0x7417ull) + (uint64_t)i);
+        if (!w->term || !w->saved || missing || dg_sec_feed_init(&w->feed)) {
             free_workers(&r);
             return dg_err_set(err, DG_ERR_FATAL, 0, "out of memory");
+        }
+    }
+
+    pthread_mutex_init(&r.sched_mu, NULL);
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC); /* due times are monotonic */
+    pthread_cond_init(&r.sched_cv, &ca);
+    pthread_condattr_destroy(&ca);
+    if (cfg->model == DG_LOAD_THINK) {
+        size_t nt = (size_t)cfg->terminals;
+        r.terms = calloc(nt, cfg->wl->terminal_size);
+        r.next_type = calloc(nt, 1);
+        if (!r.terms || !r.next_type || dg_heap_init(&r.heap, nt)) {
+            free_workers(&r);
+            return dg_err_set(err, DG_ERR_FATAL, 0, "out of memory for %zu terminals", nt);
+        }
+        for (size_t i = 0; i < nt; i++) {
+            unsigned char *t = term_at(&r, (uint32_t)i);
+            cfg->wl->terminal_init(cfg->shared, (int)i, (int)nt, t,
+                                   dg_mix64(cfg->seed + 0x100000001b3ull * (uint64_t)(i + 1)));
+            r.next_type[i] = (uint8_t)cfg->wl->next_type(t);
         }
     }
 
@@ -286,6 +456,20 @@ int dg_runner_run(const struct dg_runner_cfg *cfg, struct dg_run_result *res, st
     res->started_wall = dg_wall_s();
     dg_ns cpu0 = dg_process_cpu_ns();
     int cpu_sampled = r.warm_end_ns == r.start_ns;
+    if (cfg->model == DG_LOAD_RATE)
+        dg_arrival_init(&r.arrivals, cfg->rate_per_s, cfg->arrivals, r.start_ns, dg_mix64(cfg->seed ^ 0xa11ull));
+    if (cfg->model == DG_LOAD_THINK) {
+        /* Terminals start as if each had just begun to think, so they do not all key at once. */
+        struct dg_rng rng;
+        dg_rng_seed(&rng, dg_mix64(cfg->seed ^ 0x5a7ull));
+        for (int i = 0; i < cfg->terminals; i++) {
+            int type = r.next_type[i];
+            dg_ns due = r.start_ns + scaled_ns(&r, cfg->wl->keying_s, type);
+            if (cfg->wl->think_mean_s)
+                due += dg_think_ns(&rng, (double)scaled_ns(&r, cfg->wl->think_mean_s, type));
+            dg_heap_push(&r.heap, (uint32_t)i, due);
+        }
+    }
     r.go = 1;
     pthread_cond_broadcast(&r.cv);
     pthread_mutex_unlock(&r.mu);
@@ -359,7 +543,10 @@ int dg_runner_run(const struct dg_runner_cfg *cfg, struct dg_run_result *res, st
             break;
         }
     }
+    pthread_mutex_lock(&r.sched_mu);
     atomic_store(&r.stop, 1);
+    pthread_cond_broadcast(&r.sched_cv); /* wake workers waiting for a due terminal */
+    pthread_mutex_unlock(&r.sched_mu);
     for (int i = 0; i < created; i++)
         pthread_join(r.w[i].th, NULL);
     dg_ns cpu1 = dg_process_cpu_ns();
@@ -402,6 +589,22 @@ int dg_runner_run(const struct dg_runner_cfg *cfg, struct dg_run_result *res, st
         }
         for (int i = 0; i < nw; i++)
             dg_hist_merge(res->hist[t], r.w[i].hist[t]);
+        if (cfg->model != DG_LOAD_CLOSED) {
+            if (!(res->service[t] = dg_hist_new())) {
+                dg_err_set(err, DG_ERR_FATAL, 0, "out of memory");
+                goto out;
+            }
+            for (int i = 0; i < nw; i++)
+                dg_hist_merge(res->service[t], r.w[i].service[t]);
+        }
+    }
+    if (cfg->model != DG_LOAD_CLOSED) {
+        if (!(res->lag = dg_hist_new())) {
+            dg_err_set(err, DG_ERR_FATAL, 0, "out of memory");
+            goto out;
+        }
+        for (int i = 0; i < nw; i++)
+            dg_hist_merge(res->lag, r.w[i].lag);
     }
     for (int i = 0; i < nw; i++) {
         res->workers_failed += r.w[i].gave_up;
@@ -414,6 +617,8 @@ out:
         close_worker(&r.w[i]);
     pthread_mutex_destroy(&r.mu);
     pthread_cond_destroy(&r.cv);
+    pthread_mutex_destroy(&r.sched_mu);
+    pthread_cond_destroy(&r.sched_cv);
     free_workers(&r);
     return rc;
 }
@@ -423,6 +628,9 @@ void dg_run_result_free(struct dg_run_result *res)
     dg_series_free(&res->series);
     for (int t = 0; t < DG_MAX_TYPES; t++) {
         dg_hist_free(res->hist[t]);
-        res->hist[t] = NULL;
+        dg_hist_free(res->service[t]);
+        res->hist[t] = res->service[t] = NULL;
     }
+    dg_hist_free(res->lag);
+    res->lag = NULL;
 }

@@ -1,7 +1,10 @@
-/* runner.h — runs a workload: one thread per worker, each owning one connection and one
- * terminal (closed loop), a warm-up then a measured window, or a fixed number of
- * transactions per worker. Per-thread counters and histograms; nothing shared on the hot
- * path. Knows no engine and no workload beyond struct dg_workload. */
+/* runner.h — runs a workload: one thread per worker, each owning one connection. Three load
+ * models: closed loop (a worker is a terminal), open-loop arrivals at a rate, or many
+ * terminals with keying and think times waiting in a timer heap for a free worker (a TP
+ * monitor). A warm-up then a measured window, or a fixed number of transactions per worker.
+ * Per-thread counters and histograms; the hot path shares nothing but, in the two scheduled
+ * models, the schedule's lock once per transaction. Knows no engine and no workload beyond
+ * struct dg_workload. */
 #ifndef DG_RUNNER_H
 #define DG_RUNNER_H
 
@@ -11,6 +14,7 @@
 #include "core/clock.h"
 #include "core/driver.h"
 #include "core/hist.h"
+#include "core/sched.h"
 #include "core/series.h"
 #include "core/workload.h"
 
@@ -36,7 +40,19 @@ struct dg_tick {
 };
 typedef void (*dg_tick_fn)(void *ctx, const struct dg_tick *t);
 
+enum dg_load_model {
+    DG_LOAD_CLOSED = 0, /* each worker runs its own terminal flat out */
+    DG_LOAD_RATE,       /* arrivals at rate_per_s over all workers, open loop */
+    DG_LOAD_THINK,      /* `terminals` terminals with keying and think times over the workers */
+};
+const char *dg_load_model_name(enum dg_load_model m);
+
 struct dg_runner_cfg {
+    enum dg_load_model model;
+    double rate_per_s;             /* DG_LOAD_RATE */
+    enum dg_arrivals arrivals;     /* DG_LOAD_RATE */
+    int terminals;                 /* DG_LOAD_THINK: how many (>= 1) */
+    double think_scale;            /* DG_LOAD_THINK: multiplies keying and think times (1 = as given) */
     const struct dg_workload *wl;
     void *shared;                  /* the workload's shared state */
     const struct dg_target *target;
@@ -55,6 +71,10 @@ struct dg_run_result {
     int ntypes;
     struct dg_type_counts counts[DG_MAX_TYPES];   /* measured window only */
     struct dg_hist *hist[DG_MAX_TYPES];           /* measured latency; owned, free with dg_run_result_free */
+    /* Scheduled models only (NULL otherwise): hist[] then counts from the intended start
+     * (response time); service[] from the actual start; lag is start minus intended start. */
+    struct dg_hist *service[DG_MAX_TYPES];
+    struct dg_hist *lag;
     double measured_s;
     double warmup_s;
     int interrupted;                              /* SIGINT/SIGTERM before the end */

@@ -15,6 +15,9 @@ struct dg_workload {
     const char *name;
     int ntypes;
     const char *const *type_names;
+    /* Keying time and mean think time per type, in seconds (NULL: the workload has none). */
+    const double *keying_s;
+    const double *think_mean_s;
     /* Bytes of one terminal's state; the runner owns the memory and copies it to retry. */
     size_t terminal_size;
 

@@ -22,6 +22,19 @@ static const char *thousands(double v, char *buf, size_t n)
     return buf;
 }
 
+static int scheduled(const struct dg_run_record *r)
+{
+    return !strcmp(r->load_model, "rate") || !strcmp(r->load_model, "think");
+}
+
+static double all_completed_per_s(const struct dg_run_record *r)
+{
+    uint64_t all = 0;
+    for (int t = 0; t < r->ntypes; t++)
+        all += dg_txn_count(&r->txn[t]);
+    return r->measured_s > 0 ? (double)all / r->measured_s : 0;
+}
+
 void dg_report_run_text(FILE *out, const struct dg_run_record *r)
 {
     char a[32], b[32];
@@ -36,26 +49,57 @@ void dg_report_run_text(FILE *out, const struct dg_run_record *r)
     if (r->warmup_s > 0)
         fprintf(out, " after %.1f s warm-up", r->warmup_s);
     fprintf(out, "\n");
+    if (!strcmp(r->load_model, "rate")) {
+        double got = all_completed_per_s(r);
+        int kept = got >= 0.95 * r->rate_asked && r->lag_p99_ms < 100;
+        fprintf(out, "  rate     %.1f/s asked, %.1f/s achieved: %s; start lag p50 %.3f ms, p99 %.3f ms, max %.3f ms\n",
+                r->rate_asked, got, kept ? "kept up" : "FELL BEHIND (latency below includes the queueing)",
+                r->lag_p50_ms, r->lag_p99_ms, r->lag_max_ms);
+    }
+    if (!strcmp(r->load_model, "think"))
+        fprintf(out, "  terminals %d with keying and think times%s; schedule lag p50 %.3f ms, p99 %.3f ms\n",
+                r->terminals, r->think_scale != 1.0 ? " (time-scaled: no tpmC)" : "", r->lag_p50_ms,
+                r->lag_p99_ms);
     fprintf(out, "  result   NOPM %s   TPM %s", thousands(r->nopm, a, sizeof a),
             thousands(r->tpm, b, sizeof b));
     if (all && r->client_cpu_s > 0)
         fprintf(out, "   dbgauge CPU %.3f ms/txn", r->client_cpu_s * 1e3 / (double)all);
-    fprintf(out, "\n\n");
+    fprintf(out, "\n");
+    if (r->tpmc > 0 || !strcmp(r->load_model, "think"))
+        fprintf(out, "  tpmC     %s of a %s ceiling (%.1f%%)%s\n", thousands(r->tpmc, a, sizeof a),
+                thousands(r->tpmc_ceiling, b, sizeof b),
+                r->tpmc_ceiling > 0 ? 100.0 * r->tpmc / r->tpmc_ceiling : 0.0,
+                r->tpmc > 0 ? "" : " (not reported: scaled times)");
+    fprintf(out, "\n");
     fprintf(out, "  %-13s %9s %6s %9s %7s %7s %8s %8s %8s %8s %8s %8s\n", "transaction", "count",
             "mix%", "rollbacks", "retries", "errors", "avg ms", "p50", "p90", "p95", "p99", "max");
     for (int t = 0; t < r->ntypes; t++) {
         const struct dg_txn_summary *x = &r->txn[t];
         double share = all ? 100.0 * (double)dg_txn_count(x) / (double)all : 0.0;
-        fprintf(out, "  %-13s %9llu %6.2f %9llu %7llu %7llu %8.2f %8.2f %8.2f %8.2f %8.2f %8.2f\n",
+        fprintf(out, "  %-13s %9llu %6.2f %9llu %7llu %7llu %8.2f %8.2f %8.2f %8.2f %8.2f %8.2f",
                 x->name, (unsigned long long)dg_txn_count(x), share,
                 (unsigned long long)x->rollbacks, (unsigned long long)x->retries,
                 (unsigned long long)x->errors, x->avg_ms, x->p50_ms, x->p90_ms, x->p95_ms,
                 x->p99_ms, x->max_ms);
+        if (x->p90_limit_ms > 0)
+            fprintf(out, "   p90 limit %.0f s: %s", x->p90_limit_ms / 1e3,
+                    x->p90_ms <= x->p90_limit_ms ? "pass" : "FAIL");
+        fprintf(out, "\n");
+    }
+    if (scheduled(r)) {
+        fprintf(out, "\n  service time (from the actual start):\n");
+        for (int t = 0; t < r->ntypes; t++)
+            fprintf(out, "  %-13s p50 %8.2f   p95 %8.2f   p99 %8.2f ms\n", r->txn[t].name,
+                    r->txn[t].service_p50_ms, r->txn[t].service_p95_ms, r->txn[t].service_p99_ms);
     }
     if (r->error[0])
         fprintf(out, "\n  first error: %s\n", r->error);
-    fprintf(out, "\n  Latency runs from the start of a transaction to its commit, retries included "
-                 "(closed loop: service time).\n");
+    if (scheduled(r))
+        fprintf(out, "\n  Latency above runs from each transaction's intended start to its commit: "
+                     "response time, queueing included.\n");
+    else
+        fprintf(out, "\n  Latency runs from the start of a transaction to its commit, retries included "
+                     "(closed loop: service time).\n");
 }
 
 cJSON *dg_report_run_json(const struct dg_run_record *r)
@@ -80,6 +124,27 @@ cJSON *dg_report_run_json(const struct dg_run_record *r)
     cJSON_AddNumberToObject(o, "client_cpu_seconds", r->client_cpu_s);
     if (r->error[0])
         cJSON_AddStringToObject(o, "error", r->error);
+    cJSON_AddStringToObject(o, "load_model", r->load_model[0] ? r->load_model : "closed");
+    cJSON_AddStringToObject(o, "latency_from", scheduled(r) ? "intended_start" : "actual_start");
+    if (!strcmp(r->load_model, "rate")) {
+        cJSON *rt = cJSON_AddObjectToObject(o, "rate");
+        double got = all_completed_per_s(r);
+        cJSON_AddNumberToObject(rt, "asked_per_s", r->rate_asked);
+        cJSON_AddNumberToObject(rt, "achieved_per_s", got);
+        cJSON_AddBoolToObject(rt, "kept_up", got >= 0.95 * r->rate_asked && r->lag_p99_ms < 100);
+    }
+    if (scheduled(r)) {
+        cJSON_AddNumberToObject(o, "terminals", r->terminals);
+        cJSON_AddNumberToObject(o, "lag_p50_ms", r->lag_p50_ms);
+        cJSON_AddNumberToObject(o, "lag_p99_ms", r->lag_p99_ms);
+        cJSON_AddNumberToObject(o, "lag_max_ms", r->lag_max_ms);
+    }
+    if (!strcmp(r->load_model, "think")) {
+        cJSON_AddNumberToObject(o, "think_time_scale", r->think_scale);
+        if (r->tpmc > 0)
+            cJSON_AddNumberToObject(o, "tpmc", r->tpmc);
+        cJSON_AddNumberToObject(o, "tpmc_ceiling", r->tpmc_ceiling);
+    }
     cJSON *txns = cJSON_AddObjectToObject(o, "transactions");
     for (int t = 0; t < r->ntypes; t++) {
         const struct dg_txn_summary *x = &r->txn[t];
@@ -95,6 +160,15 @@ cJSON *dg_report_run_json(const struct dg_run_record *r)
         cJSON_AddNumberToObject(j, "p95_ms", x->p95_ms);
         cJSON_AddNumberToObject(j, "p99_ms", x->p99_ms);
         cJSON_AddNumberToObject(j, "max_ms", x->max_ms);
+        if (x->service_hist) {
+            cJSON_AddNumberToObject(j, "service_p50_ms", x->service_p50_ms);
+            cJSON_AddNumberToObject(j, "service_p95_ms", x->service_p95_ms);
+            cJSON_AddNumberToObject(j, "service_p99_ms", x->service_p99_ms);
+        }
+        if (x->p90_limit_ms > 0) {
+            cJSON_AddNumberToObject(j, "p90_limit_ms", x->p90_limit_ms);
+            cJSON_AddBoolToObject(j, "p90_pass", x->p90_ms <= x->p90_limit_ms);
+        }
     }
     cJSON *host = cJSON_AddObjectToObject(o, "host");
     cJSON_AddStringToObject(host, "name", r->host.hostname);

@@ -37,6 +37,21 @@ static const char *const migrations[] = {
     " committed INTEGER, rollbacks INTEGER, retries INTEGER, errors INTEGER,"
     " p50_ms REAL, p95_ms REAL, p99_ms REAL,"
     " PRIMARY KEY (run_id, second, seq)) WITHOUT ROWID;",
+    /* 3: load models */
+    "ALTER TABLE run ADD COLUMN load_model TEXT DEFAULT 'closed';"
+    "ALTER TABLE run ADD COLUMN rate_asked REAL;"
+    "ALTER TABLE run ADD COLUMN think_scale REAL;"
+    "ALTER TABLE run ADD COLUMN terminals INTEGER;"
+    "ALTER TABLE run ADD COLUMN tpmc REAL;"
+    "ALTER TABLE run ADD COLUMN tpmc_ceiling REAL;"
+    "ALTER TABLE run ADD COLUMN lag_p50_ms REAL;"
+    "ALTER TABLE run ADD COLUMN lag_p99_ms REAL;"
+    "ALTER TABLE run ADD COLUMN lag_max_ms REAL;"
+    "ALTER TABLE run_txn ADD COLUMN service_p50_ms REAL;"
+    "ALTER TABLE run_txn ADD COLUMN service_p95_ms REAL;"
+    "ALTER TABLE run_txn ADD COLUMN service_p99_ms REAL;"
+    "ALTER TABLE run_txn ADD COLUMN service_histogram BLOB;"
+    "ALTER TABLE run_txn ADD COLUMN p90_limit_ms REAL;",
 };
 #define NMIGRATIONS ((int)(sizeof migrations / sizeof *migrations))
 
@@ -131,10 +146,13 @@ int dg_store_put(struct dg_store *s, struct dg_run_record *r, struct dg_err *err
         "INSERT INTO run (workload, status, label, started_at, ended_at, target, engine, "
         "engine_version, settings, options, command_line, host_name, host_cpu, host_cores, "
         "host_mem_bytes, host_kernel, dbgauge_version, warehouses, vus, warmup_s, measured_s, nopm, "
-        "tpm, client_cpu_s, error) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
+        "tpm, client_cpu_s, error, load_model, rate_asked, think_scale, terminals, tpmc, "
+        "tpmc_ceiling, lag_p50_ms, lag_p99_ms, lag_max_ms) "
+        "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
     static const char txn_sql[] =
         "INSERT INTO run_txn (run_id, seq, type, committed, rollbacks, retries, errors, avg_ms, "
-        "p50_ms, p90_ms, p95_ms, p99_ms, max_ms, histogram) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
+        "p50_ms, p90_ms, p95_ms, p99_ms, max_ms, histogram, service_p50_ms, service_p95_ms, "
+        "service_p99_ms, service_histogram, p90_limit_ms) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
     sqlite3_stmt *st = NULL;
     int rc = -1;
     if (exec(s->db, "BEGIN IMMEDIATE", err))
@@ -169,6 +187,15 @@ int dg_store_put(struct dg_store *s, struct dg_run_record *r, struct dg_err *err
     sqlite3_bind_double(st, i++, r->tpm);
     sqlite3_bind_double(st, i++, r->client_cpu_s);
     bind_text(st, i++, r->error);
+    bind_text(st, i++, r->load_model[0] ? r->load_model : "closed");
+    sqlite3_bind_double(st, i++, r->rate_asked);
+    sqlite3_bind_double(st, i++, r->think_scale);
+    sqlite3_bind_int(st, i++, r->terminals);
+    sqlite3_bind_double(st, i++, r->tpmc);
+    sqlite3_bind_double(st, i++, r->tpmc_ceiling);
+    sqlite3_bind_double(st, i++, r->lag_p50_ms);
+    sqlite3_bind_double(st, i++, r->lag_p99_ms);
+    sqlite3_bind_double(st, i++, r->lag_max_ms);
     if (sqlite3_step(st) != SQLITE_DONE) {
         db_fail(err, s->db, "insert run");
         goto out;
@@ -203,6 +230,15 @@ int dg_store_put(struct dg_store *s, struct dg_run_record *r, struct dg_err *err
             sqlite3_bind_blob(st, i++, blob, (int)len, free);
         else
             sqlite3_bind_null(st, i++);
+        sqlite3_bind_double(st, i++, x->service_p50_ms);
+        sqlite3_bind_double(st, i++, x->service_p95_ms);
+        sqlite3_bind_double(st, i++, x->service_p99_ms);
+        blob = x->service_hist ? dg_hist_encode(x->service_hist, &len) : NULL;
+        if (blob)
+            sqlite3_bind_blob(st, i++, blob, (int)len, free);
+        else
+            sqlite3_bind_null(st, i++);
+        sqlite3_bind_double(st, i++, x->p90_limit_ms);
         if (sqlite3_step(st) != SQLITE_DONE) {
             db_fail(err, s->db, "insert run_txn");
             goto out;
@@ -257,7 +293,9 @@ static void copy_col(sqlite3_stmt *st, int i, char *out, size_t n)
 static const char run_cols[] =
     "id, workload, status, label, started_at, ended_at, target, engine, engine_version, settings, "
     "options, command_line, host_name, host_cpu, host_cores, host_mem_bytes, host_kernel, "
-    "dbgauge_version, warehouses, vus, warmup_s, measured_s, nopm, tpm, client_cpu_s, error";
+    "dbgauge_version, warehouses, vus, warmup_s, measured_s, nopm, tpm, client_cpu_s, error, "
+    "load_model, rate_asked, think_scale, terminals, tpmc, tpmc_ceiling, lag_p50_ms, lag_p99_ms, "
+    "lag_max_ms";
 
 static void read_run(sqlite3_stmt *st, struct dg_run_record *r)
 {
@@ -288,6 +326,25 @@ static void read_run(sqlite3_stmt *st, struct dg_run_record *r)
     r->tpm = sqlite3_column_double(st, i++);
     r->client_cpu_s = sqlite3_column_double(st, i++);
     copy_col(st, i++, r->error, sizeof r->error);
+    copy_col(st, i++, r->load_model, sizeof r->load_model);
+    r->rate_asked = sqlite3_column_double(st, i++);
+    r->think_scale = sqlite3_column_double(st, i++);
+    r->terminals = sqlite3_column_int(st, i++);
+    r->tpmc = sqlite3_column_double(st, i++);
+    r->tpmc_ceiling = sqlite3_column_double(st, i++);
+    r->lag_p50_ms = sqlite3_column_double(st, i++);
+    r->lag_p99_ms = sqlite3_column_double(st, i++);
+    r->lag_max_ms = sqlite3_column_double(st, i++);
+}
+
+/* Decodes a histogram column into a new histogram (*out stays NULL for SQL NULL). */
+static int decode_col(sqlite3_stmt *st, int col, struct dg_hist **out)
+{
+    const void *blob = sqlite3_column_blob(st, col);
+    if (!blob)
+        return 0;
+    *out = dg_hist_new();
+    return !*out || dg_hist_decode(*out, blob, (size_t)sqlite3_column_bytes(st, col));
 }
 
 static int read_series(struct dg_store *s, struct dg_run_record *r, struct dg_err *err)
@@ -354,7 +411,9 @@ int dg_store_get(struct dg_store *s, int64_t id, int with_series, struct dg_run_
     sqlite3_finalize(st);
     if (sqlite3_prepare_v2(s->db,
                            "SELECT type, committed, rollbacks, retries, errors, avg_ms, p50_ms, "
-                           "p90_ms, p95_ms, p99_ms, max_ms, histogram FROM run_txn WHERE run_id = ? "
+                           "p90_ms, p95_ms, p99_ms, max_ms, histogram, service_p50_ms, "
+                           "service_p95_ms, service_p99_ms, service_histogram, p90_limit_ms "
+                           "FROM run_txn WHERE run_id = ? "
                            "ORDER BY seq",
                            -1, &st, NULL) != SQLITE_OK)
         return db_fail(err, s->db, "prepare");
@@ -372,17 +431,16 @@ int dg_store_get(struct dg_store *s, int64_t id, int with_series, struct dg_run_
         x->p95_ms = sqlite3_column_double(st, 8);
         x->p99_ms = sqlite3_column_double(st, 9);
         x->max_ms = sqlite3_column_double(st, 10);
-        const void *blob = sqlite3_column_blob(st, 11);
-        int len = sqlite3_column_bytes(st, 11);
-        if (blob) {
-            x->hist = dg_hist_new();
-            if (!x->hist || dg_hist_decode(x->hist, blob, (size_t)len)) {
-                sqlite3_finalize(st);
-                dg_run_record_free(r);
-                return dg_err_set(err, DG_ERR_FATAL, 0,
-                                  "results database: run %lld has a damaged histogram for %s",
-                                  (long long)id, x->name);
-            }
+        x->service_p50_ms = sqlite3_column_double(st, 12);
+        x->service_p95_ms = sqlite3_column_double(st, 13);
+        x->service_p99_ms = sqlite3_column_double(st, 14);
+        x->p90_limit_ms = sqlite3_column_double(st, 16);
+        if (decode_col(st, 11, &x->hist) || decode_col(st, 15, &x->service_hist)) {
+            sqlite3_finalize(st);
+            dg_run_record_free(r);
+            return dg_err_set(err, DG_ERR_FATAL, 0,
+                              "results database: run %lld has a damaged histogram for %s",
+                              (long long)id, x->name);
         }
     }
     sqlite3_finalize(st);
@@ -425,12 +483,19 @@ void dg_run_record_free(struct dg_run_record *r)
     r->nseries = 0;
     for (int t = 0; t < DG_MAX_TYPES; t++) {
         dg_hist_free(r->txn[t].hist);
-        r->txn[t].hist = NULL;
+        dg_hist_free(r->txn[t].service_hist);
+        r->txn[t].hist = r->txn[t].service_hist = NULL;
     }
 }
 
 void dg_txn_summary_from_hist(struct dg_txn_summary *t)
 {
+    const struct dg_hist *sv = t->service_hist;
+    if (sv && sv->total) {
+        t->service_p50_ms = (double)dg_hist_percentile(sv, 50) / 1e6;
+        t->service_p95_ms = (double)dg_hist_percentile(sv, 95) / 1e6;
+        t->service_p99_ms = (double)dg_hist_percentile(sv, 99) / 1e6;
+    }
     const struct dg_hist *h = t->hist;
     if (!h || h->total == 0)
         return;

@@ -12,13 +12,17 @@
 #include "core/series.h"
 #include "core/workload.h"
 
-#define DG_STORE_SCHEMA_VERSION 2
+#define DG_STORE_SCHEMA_VERSION 3
 
 struct dg_txn_summary {
     char name[32];
     uint64_t committed, rollbacks, retries, errors;
     double avg_ms, p50_ms, p90_ms, p95_ms, p99_ms, max_ms;
     struct dg_hist *hist; /* owned by the record */
+    /* Scheduled load models: hist is response time; this is service time (NULL otherwise). */
+    double service_p50_ms, service_p95_ms, service_p99_ms;
+    struct dg_hist *service_hist; /* owned */
+    double p90_limit_ms; /* the workload's limit, 0 if none (only checked in the think model) */
 };
 
 /* One run as stored. Filled by the command that ran it, or read back by dg_store_get. */
@@ -39,6 +43,13 @@ struct dg_run_record {
     double warmup_s, measured_s;
     double nopm, tpm, client_cpu_s;
     char error[512];
+    /* The load model: "closed", "rate" or "think". */
+    char load_model[8];
+    double rate_asked, think_scale; /* rate: arrivals per second; think: time scale (1 = standard) */
+    int terminals;
+    double tpmc;                    /* think model at scale 1 only, else 0 */
+    double tpmc_ceiling;
+    double lag_p50_ms, lag_p99_ms, lag_max_ms; /* intended start to actual start */
     int ntypes;
     struct dg_txn_summary txn[DG_MAX_TYPES];
     struct dg_series_point *series; /* owned; one per second, warm-up (second < 0) first */
@@ -61,7 +72,7 @@ int dg_store_get(struct dg_store *s, int64_t id, int with_series, struct dg_run_
 typedef int (*dg_store_run_fn)(void *ctx, const struct dg_run_record *rec);
 int dg_store_list(struct dg_store *s, dg_store_run_fn fn, void *ctx, struct dg_err *err);
 void dg_run_record_free(struct dg_run_record *rec);
-/* Fills the latency columns of t from its histogram. */
+/* Fills the latency columns of t from its histograms. */
 void dg_txn_summary_from_hist(struct dg_txn_summary *t);
 
 #endif

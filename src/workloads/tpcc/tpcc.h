@@ -21,6 +21,11 @@ enum tpcc_type { TPCC_NEW_ORDER = 0, TPCC_PAYMENT, TPCC_ORDER_STATUS, TPCC_DELIV
 
 extern const char *const tpcc_type_names[TPCC_NTYPES];
 extern const struct dg_workload tpcc_workload;
+/* Clause 5.2.5.3: the 90th percentile response time each type must stay under, seconds. */
+extern const double tpcc_p90_limit_s[TPCC_NTYPES];
+/* The most tpmC a warehouse can give with the standard's times and zero response time:
+ * 10 terminals, mean cycle 20.99 s at the 45/43/4/4/4 mix (spec notes, section 5.2). */
+#define TPCC_TPMC_CEILING_PER_W 12.86
 
 /* The C constants of NURand (clause 2.1.6) for one database. */
 struct tpcc_nurand {

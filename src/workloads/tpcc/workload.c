@@ -73,7 +73,14 @@ static int wl_run(void *wctx, void *term, int type, struct dg_err *err)
                                            : tpcc_sql_run(m->sql, term, type, err);
 }
 
+/* Clause 5.2.5: keying times and mean think times, seconds, in type order. */
+static const double keying_s[TPCC_NTYPES] = {18, 3, 2, 2, 2};
+static const double think_mean_s[TPCC_NTYPES] = {12, 12, 10, 5, 5};
+const double tpcc_p90_limit_s[TPCC_NTYPES] = {5, 5, 5, 5, 20};
+
 const struct dg_workload tpcc_workload = {
+    .keying_s = keying_s,
+    .think_mean_s = think_mean_s,
     .name = "tpcc",
     .ntypes = TPCC_NTYPES,
     .type_names = tpcc_type_names,
