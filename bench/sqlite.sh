@@ -26,7 +26,7 @@ cc -O2 -std=c17 -Wall -Wextra -Werror -D_GNU_SOURCE -o "$peer" "$here/bench/sqli
     $(pkg-config --cflags --libs sqlite3)
 
 say "dbgauge bench: SQLite $(sqlite3 --version 2>/dev/null | cut -d' ' -f1 || echo '?'), $(nproc) cores, work dir $work"
-say "dbgauge $("$dbgauge" --version 2>/dev/null || echo '?') at $(git -C "$here" rev-parse --short HEAD 2>/dev/null || echo '?')"
+say "$("$dbgauge" --version 2>/dev/null || echo dbgauge) at $(git -C "$here" rev-parse --short HEAD 2>/dev/null || echo '?')"
 say ""
 
 # ---- (a) load speed and (b) the peers --------------------------------------------------------
