@@ -381,8 +381,11 @@ static int sq_set_memory(struct dg_conn *c, uint64_t bytes, struct dg_err *err)
 static int sq_load_mode(struct dg_conn *c, int on, struct dg_err *err)
 {
     char sql[128];
-    if (on)
-        return sq_exec(c, "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;", err);
+    if (on) {
+        /* Leaving WAL needs the file to itself; with another connection open, keep WAL. */
+        sqlite3_exec(c->db, "PRAGMA journal_mode=OFF", NULL, NULL, NULL);
+        return sq_exec(c, "PRAGMA synchronous=OFF", err);
+    }
     snprintf(sql, sizeof sql, "PRAGMA journal_mode=%s; PRAGMA synchronous=%s;", c->journal,
              c->synchronous);
     return sq_exec(c, sql, err);
