@@ -78,11 +78,13 @@ const char *dg_url_password(const char *url, size_t *len)
     if (!auth)
         return NULL;
     auth += 3;
-    const char *end = auth + strcspn(auth, "/?#");
+    /* libpq ends the authority at '/', not at '?' or '#', which a password may hold. The
+     * last '@' before it ends the user info: hiding more than libpq reads is the safe side. */
+    const char *end = auth + strcspn(auth, "/");
     const char *at = NULL;
     for (const char *q = auth; q < end; q++)
         if (*q == '@')
-            at = q; /* the last '@' ends the user info */
+            at = q;
     if (!at)
         return NULL;
     const char *colon = memchr(auth, ':', (size_t)(at - auth));

@@ -35,6 +35,8 @@ int dg_parse_duration(const char *opt, const char *s, dg_ns *out, struct dg_err 
             unit = 3600 * DG_NS_PER_S;
         else
             goto bad;
+        if ((dg_ns)v > (UINT64_MAX - total) / unit)
+            goto bad; /* would not fit in 64 bits of nanoseconds */
         total += (dg_ns)v * unit;
         p = *end ? end + 1 : end;
         parts++;
@@ -65,8 +67,8 @@ bad:
 
 int dg_parse_int(const char *opt, const char *s, int min, int max, int *out, struct dg_err *err)
 {
-    uint64_t v;
-    if (dg_parse_u64(opt, s, (uint64_t)min, (uint64_t)max, &v, err))
+    uint64_t v; /* counts only: min is never negative */
+    if (dg_parse_u64(opt, s, min < 0 ? 0 : (uint64_t)min, (uint64_t)max, &v, err))
         return -1;
     *out = (int)v;
     return 0;
@@ -87,27 +89,36 @@ int dg_parse_double(const char *opt, const char *s, double min, double max, doub
 
 int dg_parse_size(const char *opt, const char *s, uint64_t *out, struct dg_err *err)
 {
-    char *end;
-    errno = 0;
-    if (!s || !isdigit((unsigned char)*s))
+    /* Digits, an optional fraction, an optional k/m/g/t (powers of 1024) and an optional b. */
+    const char *p = s;
+    uint64_t whole = 0, frac_num = 0, frac_den = 1;
+    if (!s || !isdigit((unsigned char)*p))
         goto bad;
-    double v = strtod(s, &end);
-    if (errno)
-        goto bad;
-    double mult = 1;
-    switch (tolower((unsigned char)*end)) {
-    case '\0': break;
-    case 'k': mult = 1024.0; end++; break;
-    case 'm': mult = 1024.0 * 1024; end++; break;
-    case 'g': mult = 1024.0 * 1024 * 1024; end++; break;
-    case 't': mult = 1024.0 * 1024 * 1024 * 1024; end++; break;
-    default: goto bad;
+    for (; isdigit((unsigned char)*p); p++) {
+        if (whole > (UINT64_MAX - 9) / 10)
+            goto bad;
+        whole = whole * 10 + (uint64_t)(*p - '0');
     }
-    if (*end == 'b' || *end == 'B')
-        end++;
-    if (*end)
+    if (*p == '.') {
+        for (p++; isdigit((unsigned char)*p); p++)
+            if (frac_den < 1000000000ull) {
+                frac_num = frac_num * 10 + (uint64_t)(*p - '0');
+                frac_den *= 10;
+            }
+    }
+    unsigned shift = 0;
+    switch (tolower((unsigned char)*p)) {
+    case 'k': shift = 10; p++; break;
+    case 'm': shift = 20; p++; break;
+    case 'g': shift = 30; p++; break;
+    case 't': shift = 40; p++; break;
+    default: break;
+    }
+    if (*p == 'b' || *p == 'B')
+        p++;
+    if (*p || whole > (UINT64_MAX >> shift) - 1)
         goto bad;
-    *out = (uint64_t)(v * mult);
+    *out = (whole << shift) + (frac_num << shift) / frac_den;
     return 0;
 bad:
     return dg_err_set(err, DG_ERR_USER, 0, "%s: '%s' is not a size (examples: 512M, 2G, 64k)", opt,

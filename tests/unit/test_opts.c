@@ -142,6 +142,8 @@ static void check_redact(struct dg_test *t)
         {"mysql://root:hunter2@127.0.0.1:3306/tpcc", "hunter2", "mysql://root:***@127.0.0.1:3306/tpcc"},
         {"odbc:DSN=x;Pwd={se;cret};UID=u", "se;cret", "odbc:DSN=x;Pwd=***;UID=u"},
         {"postgres://u:abc@def@h/db", "abc@def", "postgres://u:***@h/db"},
+        {"postgres://u:pa?ss@h/db", "pa?ss", "postgres://u:***@h/db"},
+        {"postgres://u:pa#ss@h:5432/db", "pa#ss", "postgres://u:***@h:5432/db"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         char out[256];
@@ -217,9 +219,32 @@ static void check_targets(struct dg_test *t)
     CHECK(t, rc != 0 && err.cls == DG_ERR_USER, "target longer than the buffer rejected", "rc %d", rc);
 }
 
+/* Values too large for their type are refused, not wrapped. */
+static void check_overflow(struct dg_test *t)
+{
+    struct dg_err err;
+    dg_ns d;
+    uint64_t v;
+    CHECK(t, dg_parse_duration("--duration", "6000000h", &d, &err) != 0,
+          "duration too long for 64-bit nanoseconds is refused", "accepted as %llu ns",
+          (unsigned long long)d);
+    CHECK(t, dg_parse_duration("--duration", "5000000h5000000h", &d, &err) != 0,
+          "duration whose parts overflow together is refused", "accepted");
+    static const char *const bad_sizes[] = {"1e30", "99999999999T", "0x10", "1.5.5G", "-1"};
+    for (size_t i = 0; i < sizeof bad_sizes / sizeof *bad_sizes; i++) {
+        char name[80];
+        snprintf(name, sizeof name, "size '%s' refused", bad_sizes[i]);
+        CHECK(t, dg_parse_size("--db-memory", bad_sizes[i], &v, &err) != 0, name, "accepted as %llu",
+              (unsigned long long)v);
+    }
+    CHECK(t, dg_parse_size("--db-memory", "1.5G", &v, &err) == 0 && v == 1536ull << 20,
+          "size 1.5G is 1536 MiB", "got %llu", (unsigned long long)v);
+}
+
 int main(void)
 {
     struct dg_test t = {0};
+    check_overflow(&t);
     check_durations(&t);
     check_ints(&t);
     check_sizes(&t);
