@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# loadmodels.sh — the three load models on a real SQLite file (and the null driver for the
+# scale of terminals): open-loop rate kept and missed, keying and think times, per-second series.
+. "$(dirname "$0")/../lib.sh"
+
+DB=$T_TMP/tpcc.db
+TGT=sqlite:$DB
+RES=$T_TMP/results.db
+"$DG" tpcc load --target "$TGT" --warehouses 1 >/dev/null 2>&1 || not_ok "load" "tpcc load failed"
+
+py() { python3 - "$@"; }
+
+# --- open loop at a rate the database can keep ------------------------------------------------
+run_dg "$T_TMP/rate.json" "$T_TMP/rate.err" tpcc run --target "$TGT" --vus 2 --rate 200 --arrivals uniform --duration 10s --results "$RES" --json
+check "rate 200/s run exits 0" test "$RC" = 0
+py "$T_TMP/rate.json" >"$T_TMP/rate.txt" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+n = sum(v["count"] for v in d["transactions"].values())
+print(("ok" if abs(n - 2000) <= 100 else "not ok") + f" - rate 200/s for 10 s completes 2000 +-5%: {n}")
+print(("ok" if d["rate"]["kept_up"] else "not ok") + f" - rate 200/s is kept up: {d['rate']}")
+print(("ok" if d["latency_from"] == "intended_start" else "not ok") + " - rate run times from the intended start")
+no = d["transactions"]["new_order"]
+print(("ok" if no["p50_ms"] >= no["service_p50_ms"] else "not ok") + f" - response time >= service time: {no['p50_ms']} vs {no['service_p50_ms']}")
+PY
+while read -r l; do case $l in "ok - "*) ok "${l#ok - }" ;; *) not_ok "${l#not ok - }" "" ;; esac; done <"$T_TMP/rate.txt"
+
+# --- a rate far above what one SQLite writer can do -------------------------------------------
+run_dg "$T_TMP/over.json" "$T_TMP/over.err" tpcc run --target "$TGT" --vus 1 --rate 100000 --duration 5s --results "$RES" --json
+check "overloaded rate run exits 0" test "$RC" = 0
+grep -q "FELL BEHIND" "$T_TMP/over.err" && ok "overload is said in the text" || not_ok "overload is said in the text" "$(grep rate "$T_TMP/over.err")"
+py "$T_TMP/over.json" >"$T_TMP/over.txt" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+r = d["rate"]
+print(("ok" if not r["kept_up"] and r["achieved_per_s"] < 0.5 * r["asked_per_s"] else "not ok") + f" - shortfall reported: {r}")
+no = d["transactions"]["new_order"]
+print(("ok" if no["p50_ms"] > 20 * no["service_p50_ms"] and no["p50_ms"] > 100 else "not ok") + f" - queueing shows in response time: p50 {no['p50_ms']} ms vs service {no['service_p50_ms']} ms")
+print(("ok" if d["lag_p99_ms"] > 100 else "not ok") + f" - start lag grows: p99 {d['lag_p99_ms']} ms")
+PY
+while read -r l; do case $l in "ok - "*) ok "${l#ok - }" ;; *) not_ok "${l#not ok - }" "" ;; esac; done <"$T_TMP/over.txt"
+
+# --- keying and think times: 1 warehouse, 10 terminals, 2 workers, times scaled by 1/100 -------
+run_dg "$T_TMP/think.json" "$T_TMP/think.err" tpcc run --target "$TGT" --vus 2 --think-time --think-time-scale 0.01 --warmup 2s --duration 30s --results "$RES" --json
+check "think-time run exits 0" test "$RC" = 0
+py "$T_TMP/think.json" >"$T_TMP/think.txt" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+t = d["transactions"]
+n = sum(v["count"] for v in t.values())
+print(("ok" if d["terminals"] == 10 else "not ok") + f" - 10 terminals for 1 warehouse: {d['terminals']}")
+# The 23-card deck's mean cycle: keying + think, (10*(18+12) + 10*(3+12) + (2+10) + 2*(2+5)) / 23 s.
+cycle = (10 * 30 + 10 * 15 + 12 + 7 + 7) / 23 * 0.01
+resp = sum(v["count"] * v["avg_ms"] for v in t.values()) / n / 1000.0
+want = 10 * d["measured_seconds"] / (cycle + resp)
+print(("ok" if abs(n / want - 1) < 0.10 else "not ok") + f" - per-terminal rate follows the keying and think means (+-10%): {n} done, {want:.0f} expected")
+share = {k: 100.0 * v["count"] / n for k, v in t.items()}
+ok = abs(share["new_order"] - 43.48) < 5 and abs(share["payment"] - 43.48) < 5 and all(abs(share[k] - 4.35) < 2.5 for k in ("order_status", "delivery", "stock_level"))
+print(("ok" if ok else "not ok") + f" - committed mix follows the deck (+-5 / +-2.5 points): {share}")
+print(("ok" if "tpmc" not in d and d["think_time_scale"] == 0.01 else "not ok") + " - no tpmC for scaled times")
+print(("ok" if all("p90_pass" in v for v in t.values()) else "not ok") + " - each type's 90th percentile is judged against its limit")
+PY
+while read -r l; do case $l in "ok - "*) ok "${l#ok - }" ;; *) not_ok "${l#not ok - }" "" ;; esac; done <"$T_TMP/think.txt"
+
+# --- the per-second series adds up to the run's totals ---------------------------------------
+for f in think rate; do
+    id=$(json_get "$T_TMP/$f.json" run_id)
+    run_dg "$T_TMP/series-$f.json" "$T_TMP/series.err" runs show "$id" --series --json --results "$RES"
+    py "$T_TMP/series-$f.json" "$f" >"$T_TMP/s.txt" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+s = d["series"]
+meas = [p for p in s if p["second"] >= 0]
+tot = {k: v["committed"] for k, v in d["transactions"].items()}
+sums = {k: sum(p["transactions"][k]["committed"] for p in meas) for k in tot}
+print(("ok" if sums == tot else "not ok") + f" - {sys.argv[2]} series: per-second committed counts add up to the totals: {sums} vs {tot}")
+print(("ok" if len(meas) == round(d["measured_seconds"]) else "not ok") + f" - {sys.argv[2]} series: one point per measured second: {len(meas)}")
+warm = [p for p in s if p["second"] < 0]
+print(("ok" if len(warm) == round(d["warmup_seconds"]) else "not ok") + f" - {sys.argv[2]} series: warm-up seconds flagged: {len(warm)}")
+PY
+    while read -r l; do case $l in "ok - "*) ok "${l#ok - }" ;; *) not_ok "${l#not ok - }" "" ;; esac; done <"$T_TMP/s.txt"
+done
+run_dg "$T_TMP/series.txt" "$T_TMP/series.err" runs show "$id" --series --results "$RES"
+grep -Eq '^ +0  measure' "$T_TMP/series.txt" && ok "runs show --series prints seconds" || not_ok "runs show --series prints seconds" "$(head -3 "$T_TMP/series.txt")"
+
+# --- many terminals over few workers with the null driver ------------------------------------
+run_dg "$T_TMP/null.json" "$T_TMP/null.err" tpcc run --target null: --warehouses 300 --think-time --think-time-scale 0.1 --vus 4 --duration 8s --results "$RES" --json
+check "null driver, 3,000 terminals over 4 workers exits 0" test "$RC" = 0
+check "null driver run has 3,000 terminals" test "$(json_get "$T_TMP/null.json" terminals)" = 3000
+num_cmp "null driver keeps the schedule lag p99 under 5 ms" "$(json_get "$T_TMP/null.json" lag_p99_ms)" "<" 5
+
+# --- bad combinations --------------------------------------------------------------------------
+expect_exit "--rate with --think-time exits 2" 2 tpcc run --target "$TGT" --rate 10 --think-time
+expect_exit "--arrivals without --rate exits 2" 2 tpcc run --target "$TGT" --arrivals uniform
+expect_exit "--rate 0 exits 2" 2 tpcc run --target "$TGT" --rate 0
+expect_exit "--think-time-scale without --think-time exits 2" 2 tpcc run --target "$TGT" --think-time-scale 0.1
+expect_exit "--warehouses on a real database's run exits 2" 2 tpcc run --target "$TGT" --warehouses 5 --results "$RES"
+expect_stderr "--warehouses misuse is explained" "null: target only"
+finish
