@@ -857,7 +857,14 @@ static int pg_commit(struct dg_conn *c, struct dg_err *err)
     return rc;
 }
 
-static int pg_rollback(struct dg_conn *c, struct dg_err *err) { return run(c, "ROLLBACK", "ROLLBACK", err); }
+/* Nothing to do (and no round trip) when no transaction is open: after a failed statement
+ * outside BEGIN, or a failed implicit transaction, the server has already rolled back. */
+static int pg_rollback(struct dg_conn *c, struct dg_err *err)
+{
+    if (PQtransactionStatus(c->pg) == PQTRANS_IDLE)
+        return 0;
+    return run(c, "ROLLBACK", "ROLLBACK", err);
+}
 
 /* ---- bulk load (COPY FROM STDIN, text format) ------------------------------------------ */
 
