@@ -49,6 +49,9 @@ struct dg_conn {
     struct dg_bulk *bulk;
     int nsecrets;
     char *secrets[MAX_SECRETS]; /* password texts to scrub from every message */
+    /* BEGIN ... not sent yet: it travels with the transaction's first execute, in one round
+     * trip; any other call sends it first; COMMIT/ROLLBACK of nothing send nothing. */
+    const char *pending_begin;
 };
 
 /* ---- messages and errors --------------------------------------------------------------- */
@@ -151,8 +154,31 @@ static int res_err(struct dg_conn *c, PGresult *res, const char *what, struct dg
 }
 
 /* Runs sql expecting no rows or discarding them. */
+static int run_now(struct dg_conn *c, const char *sql, const char *what, struct dg_err *err)
+{
+    PGresult *res = PQexec(c->pg, sql);
+    ExecStatusType st = res ? PQresultStatus(res) : PGRES_FATAL_ERROR;
+    int rc = 0;
+    if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK && st != PGRES_EMPTY_QUERY)
+        rc = res_err(c, res, what, err);
+    PQclear(res);
+    return rc;
+}
+
+/* Sends a deferred BEGIN on its own, before anything but an execute. */
+static int flush_begin(struct dg_conn *c, struct dg_err *err)
+{
+    const char *sql = c->pending_begin;
+    if (!sql)
+        return 0;
+    c->pending_begin = NULL;
+    return run_now(c, sql, sql, err);
+}
+
 static int run(struct dg_conn *c, const char *sql, const char *what, struct dg_err *err)
 {
+    if (flush_begin(c, err))
+        return -1;
     PGresult *res = PQexec(c->pg, sql);
     ExecStatusType st = res ? PQresultStatus(res) : PGRES_FATAL_ERROR;
     int rc = 0;
@@ -576,6 +602,8 @@ static int pg_prepare(struct dg_conn *c, const char *sql, int nparams, struct dg
             goto out;
         }
     }
+    if (flush_begin(c, err))
+        goto out;
     res = PQprepare(c->pg, s->name, text, found, NULL);
     if (!res || PQresultStatus(res) != PGRES_COMMAND_OK) {
         char what[112];
@@ -610,7 +638,8 @@ static void pg_finalize(struct dg_stmt *s)
     if (s->next)
         s->next->prev = s->prev;
     /* DEALLOCATE only when it can run; otherwise the session ends it (names never repeat). */
-    if (PQstatus(c->pg) == CONNECTION_OK && !c->bulk && PQpipelineStatus(c->pg) == PQ_PIPELINE_OFF) {
+    struct dg_err ignore;
+    if (flush_begin(c, &ignore) == 0 && PQstatus(c->pg) == CONNECTION_OK && !c->bulk && PQpipelineStatus(c->pg) == PQ_PIPELINE_OFF) {
         PGTransactionStatusType ts = PQtransactionStatus(c->pg);
         if (ts == PQTRANS_IDLE || ts == PQTRANS_INTRANS) {
             char sql[32];
@@ -691,12 +720,77 @@ static void pg_reset(struct dg_stmt *s)
     s->row = -1;
 }
 
+/* The transaction's first statement: BEGIN and it go in one pipeline, one round trip. */
+static int execute_with_begin(struct dg_stmt *s, struct dg_err *err)
+{
+    struct dg_conn *c = s->c;
+    const char *begin = c->pending_begin;
+    c->pending_begin = NULL;
+    if (!PQenterPipelineMode(c->pg))
+        return res_err(c, NULL, "enter pipeline mode", err);
+    int failed = 0, got = 0;
+    if (!PQsendQueryParams(c->pg, begin, 0, NULL, NULL, NULL, NULL, 0) ||
+        !PQsendQueryPrepared(c->pg, s->name, s->nparams, s->values, NULL, NULL, 0) ||
+        !PQpipelineSync(c->pg)) {
+        res_err(c, NULL, "pipeline send", err);
+        PQexitPipelineMode(c->pg);
+        return -1;
+    }
+    for (int q = 0; q < 2;) { /* BEGIN's result, then the statement's, each ended by NULL */
+        PGresult *res = PQgetResult(c->pg);
+        if (!res) {
+            if (PQstatus(c->pg) == CONNECTION_BAD) {
+                if (!failed)
+                    res_err(c, NULL, "pipeline read", err);
+                return -1;
+            }
+            q++;
+            continue;
+        }
+        ExecStatusType st = PQresultStatus(res);
+        if (failed || st == PGRES_PIPELINE_ABORTED) {
+            PQclear(res);
+        } else if (q == 0) {
+            if (st != PGRES_COMMAND_OK)
+                failed = 1, res_err(c, res, begin, err);
+            PQclear(res);
+        } else if (take_result(s, res, err)) { /* take_result cleared res */
+            failed = 1;
+        } else {
+            got = 1;
+        }
+    }
+    for (;;) { /* up to the sync */
+        PGresult *res = PQgetResult(c->pg);
+        if (!res) {
+            if (PQstatus(c->pg) == CONNECTION_BAD)
+                break;
+            continue;
+        }
+        ExecStatusType st = PQresultStatus(res);
+        PQclear(res);
+        if (st == PGRES_PIPELINE_SYNC)
+            break;
+    }
+    if (!PQexitPipelineMode(c->pg) && !failed) {
+        failed = 1;
+        res_err(c, NULL, "exit pipeline mode", err);
+    }
+    if (failed) {
+        pg_reset(s);
+        return -1;
+    }
+    return got ? 0 : set_err(c, err, DG_ERR_FATAL, NULL, "no result for '%s'", s->what);
+}
+
 static int pg_execute(struct dg_stmt *s, const struct dg_value *params, struct dg_err *err)
 {
     pg_reset(s);
     s->changes = 0;
     if (bind(s, params, err))
         return -1;
+    if (s->c->pending_begin)
+        return execute_with_begin(s, err);
     PGresult *res = PQexecPrepared(s->c->pg, s->name, s->nparams, s->values, NULL, NULL, 0);
     return take_result(s, res, err);
 }
@@ -814,6 +908,8 @@ static int pg_execute_batch(struct dg_stmt *s, const struct dg_value *params, in
     s->changes = 0;
     if (n <= 0)
         return 0;
+    if (flush_begin(c, err))
+        return -1;
     if (!PQenterPipelineMode(c->pg))
         return res_err(c, NULL, "enter pipeline mode", err);
     int64_t total = 0;
@@ -841,11 +937,18 @@ static int pg_begin(struct dg_conn *c, enum dg_isolation iso, int write, struct 
     };
     if ((unsigned)iso >= sizeof sql / sizeof *sql)
         return set_err(c, err, DG_ERR_USER, NULL, "unknown isolation level %d", (int)iso);
-    return run(c, sql[iso], sql[iso], err);
+    if (flush_begin(c, err)) /* BEGIN twice: let the server say what it thinks */
+        return -1;
+    c->pending_begin = sql[iso];
+    return 0;
 }
 
 static int pg_commit(struct dg_conn *c, struct dg_err *err)
 {
+    if (c->pending_begin) { /* nothing was run: nothing to commit */
+        c->pending_begin = NULL;
+        return 0;
+    }
     PGresult *res = PQexec(c->pg, "COMMIT");
     int rc = 0;
     if (!res || PQresultStatus(res) != PGRES_COMMAND_OK)
@@ -857,7 +960,18 @@ static int pg_commit(struct dg_conn *c, struct dg_err *err)
     return rc;
 }
 
-static int pg_rollback(struct dg_conn *c, struct dg_err *err) { return run(c, "ROLLBACK", "ROLLBACK", err); }
+/* Nothing to do (and no round trip) when no transaction is open: after a failed statement
+ * outside BEGIN, or a failed implicit transaction, the server has already rolled back. */
+static int pg_rollback(struct dg_conn *c, struct dg_err *err)
+{
+    if (c->pending_begin) {
+        c->pending_begin = NULL;
+        return 0;
+    }
+    if (PQtransactionStatus(c->pg) == PQTRANS_IDLE)
+        return 0;
+    return run(c, "ROLLBACK", "ROLLBACK", err);
+}
 
 /* ---- bulk load (COPY FROM STDIN, text format) ------------------------------------------ */
 
@@ -891,6 +1005,8 @@ static int pg_bulk_begin(struct dg_conn *c, const char *table, const char *const
         len += n;
     }
     strcpy(sql + len, ") FROM STDIN");
+    if (flush_begin(c, err))
+        goto out;
     res = PQexec(c->pg, sql);
     if (!res || PQresultStatus(res) != PGRES_COPY_IN) {
         char what[112];
@@ -1054,6 +1170,8 @@ static int pg_server_info(struct dg_conn *c, struct dg_server_info *info, struct
     else
         snprintf(info->version, sizeof info->version, "%d.%d", PQserverVersion(c->pg) / 10000,
                  PQserverVersion(c->pg) % 10000);
+    if (flush_begin(c, err))
+        return -1;
     PGresult *res = PQexec(c->pg,
                            "SELECT name, current_setting(name) FROM pg_settings WHERE name IN ("
                            "'shared_buffers','synchronous_commit','fsync','max_connections',"

@@ -1,36 +1,394 @@
-/* procedures.c — --mode procedures: the five transactions as server-side procedures, one
- * call per transaction, with the same inputs as the SQL mode. Installs them per dialect.
- * (PostgreSQL PL/pgSQL; other engines report that they have none yet.) */
+/* procedures.c — --mode procedures: the five transactions as PL/pgSQL functions, one call
+ * (one round trip, one implicit transaction) per transaction, inputs drawn exactly as in the
+ * SQL mode. Must not draw inputs differently from txn.c, nor allocate per transaction. */
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "workloads/tpcc/tpcc_internal.h"
 
-struct tpcc_proc_worker {
-    int unused;
+/* Bumped whenever a function body below changes, so `tpcc run` replaces old versions. */
+#define PROC_VERSION 2
+/* SQLSTATE raised by dbgauge_new_order for the unused item of clause 2.4.2.3. */
+#define SQLSTATE_BAD_ITEM "DG001"
+
+static const char install_sql[] =
+    /* New-Order (clause 2.4.2.2), set-based: the lines arrive sorted by item id and the stock
+     * rows are locked in that order first (ORDER BY before FOR UPDATE), so concurrent
+     * New-Orders cannot deadlock. An unknown item raises DG001: the implicit transaction ends
+     * and leaves nothing behind. */
+    "CREATE OR REPLACE FUNCTION dbgauge_new_order(p_w int, p_d int, p_c int, p_all_local int,\n"
+    "    p_items int[], p_supply int[], p_qty int[]) RETURNS numeric LANGUAGE plpgsql AS $dg$\n"
+    "DECLARE\n"
+    "    v_w_tax numeric; v_d_tax numeric; v_disc numeric; v_last varchar; v_credit char(2);\n"
+    "    v_o_id int; v_n int := cardinality(p_items); v_found int; v_total numeric;\n"
+    "    v_brand_b int;\n"
+    "BEGIN\n"
+    "    SELECT w_tax INTO v_w_tax FROM warehouse WHERE w_id = p_w;\n"
+    "    UPDATE district SET d_next_o_id = d_next_o_id + 1 WHERE d_w_id = p_w AND d_id = p_d\n"
+    "        RETURNING d_tax, d_next_o_id - 1 INTO v_d_tax, v_o_id;\n"
+    "    SELECT c_discount, c_last, c_credit INTO v_disc, v_last, v_credit FROM customer\n"
+    "        WHERE c_w_id = p_w AND c_d_id = p_d AND c_id = p_c;\n"
+    "    SELECT count(*) INTO v_found FROM item WHERE i_id = ANY (p_items);\n"
+    "    IF v_found < v_n THEN\n"
+    "        RAISE EXCEPTION 'item number is not valid' USING ERRCODE = '" SQLSTATE_BAD_ITEM "';\n"
+    "    END IF;\n"
+    "    PERFORM 1 FROM stock s, unnest(p_items, p_supply) AS l(i_id, sw)\n"
+    "        WHERE s.s_i_id = l.i_id AND s.s_w_id = l.sw ORDER BY s.s_i_id FOR UPDATE OF s;\n"
+    "    INSERT INTO orders (o_id, o_d_id, o_w_id, o_c_id, o_entry_d, o_carrier_id, o_ol_cnt,\n"
+    "        o_all_local) VALUES (v_o_id, p_d, p_w, p_c, current_timestamp, NULL, v_n, p_all_local);\n"
+    "    INSERT INTO new_order (no_o_id, no_d_id, no_w_id) VALUES (v_o_id, p_d, p_w);\n"
+    "    WITH l AS (SELECT * FROM unnest(p_items, p_supply, p_qty) WITH ORDINALITY\n"
+    "                   AS l(i_id, sw, q, n)),\n"
+    "         s AS (UPDATE stock SET s_quantity = CASE WHEN s_quantity >= l.q + 10\n"
+    "                       THEN s_quantity - l.q ELSE s_quantity - l.q + 91 END,\n"
+    "                   s_ytd = s_ytd + l.q, s_order_cnt = s_order_cnt + 1,\n"
+    "                   s_remote_cnt = s_remote_cnt + CASE WHEN l.sw <> p_w THEN 1 ELSE 0 END\n"
+    "               FROM l WHERE s_i_id = l.i_id AND s_w_id = l.sw\n"
+    "               RETURNING l.n, l.i_id, l.sw, l.q, s_data, CASE p_d WHEN 1 THEN s_dist_01\n"
+    "                   WHEN 2 THEN s_dist_02 WHEN 3 THEN s_dist_03 WHEN 4 THEN s_dist_04\n"
+    "                   WHEN 5 THEN s_dist_05 WHEN 6 THEN s_dist_06 WHEN 7 THEN s_dist_07\n"
+    "                   WHEN 8 THEN s_dist_08 WHEN 9 THEN s_dist_09 ELSE s_dist_10 END AS dist),\n"
+    "         o AS (INSERT INTO order_line (ol_o_id, ol_d_id, ol_w_id, ol_number, ol_i_id,\n"
+    "                   ol_supply_w_id, ol_delivery_d, ol_quantity, ol_amount, ol_dist_info)\n"
+    "               SELECT v_o_id, p_d, p_w, s.n, s.i_id, s.sw, NULL, s.q, s.q * i.i_price, s.dist\n"
+    "               FROM s JOIN item i ON i.i_id = s.i_id\n"
+    "               RETURNING ol_amount)\n"
+    "    SELECT sum(ol_amount), (SELECT count(*) FROM s JOIN item i ON i.i_id = s.i_id\n"
+    "            WHERE strpos(i.i_data, 'ORIGINAL') > 0 AND strpos(s.s_data, 'ORIGINAL') > 0)\n"
+    "        INTO v_total, v_brand_b FROM o;\n"
+    "    RETURN v_total * (1 - v_disc) * (1 + v_w_tax + v_d_tax);\n"
+    "END $dg$;\n"
+
+    /* Payment (clause 2.5.2.2). By name when p_c_last is not NULL: ceil(n/2) on C_FIRST order. */
+    "CREATE OR REPLACE FUNCTION dbgauge_payment(p_w int, p_d int, p_c_w int, p_c_d int, p_c_id int,\n"
+    "    p_c_last varchar, p_amount numeric) RETURNS int LANGUAGE plpgsql AS $dg$\n"
+    "DECLARE\n"
+    "    v_wh record; v_di record; v_cu record; v_c_id int := p_c_id; v_ids int[];\n"
+    "BEGIN\n"
+    "    UPDATE warehouse SET w_ytd = w_ytd + p_amount WHERE w_id = p_w\n"
+    "        RETURNING w_name, w_street_1, w_street_2, w_city, w_state, w_zip INTO v_wh;\n"
+    "    UPDATE district SET d_ytd = d_ytd + p_amount WHERE d_w_id = p_w AND d_id = p_d\n"
+    "        RETURNING d_name, d_street_1, d_street_2, d_city, d_state, d_zip INTO v_di;\n"
+    "    IF p_c_last IS NOT NULL THEN\n"
+    "        SELECT array_agg(c_id ORDER BY c_first) INTO v_ids FROM customer\n"
+    "            WHERE c_w_id = p_c_w AND c_d_id = p_c_d AND c_last = p_c_last;\n"
+    "        IF v_ids IS NULL THEN\n"
+    "            RAISE EXCEPTION 'no customer named % in warehouse % district %', p_c_last, p_c_w, p_c_d;\n"
+    "        END IF;\n"
+    "        v_c_id := v_ids[(cardinality(v_ids) + 1) / 2];\n"
+    "    END IF;\n"
+    "    UPDATE customer SET c_balance = c_balance - p_amount,\n"
+    "        c_ytd_payment = c_ytd_payment + p_amount, c_payment_cnt = c_payment_cnt + 1,\n"
+    "        c_data = CASE WHEN c_credit = 'BC' THEN substr(v_c_id || ' ' || p_c_d || ' ' || p_c_w\n"
+    "            || ' ' || p_d || ' ' || p_w || ' ' || p_amount || '|' || c_data, 1, 500)\n"
+    "            ELSE c_data END\n"
+    "        WHERE c_w_id = p_c_w AND c_d_id = p_c_d AND c_id = v_c_id\n"
+    "        RETURNING c_first, c_middle, c_last, c_street_1, c_street_2, c_city, c_state, c_zip,\n"
+    "            c_phone, c_since, c_credit, c_credit_lim, c_discount, c_balance INTO v_cu;\n"
+    "    IF NOT FOUND THEN\n"
+    "        RAISE EXCEPTION 'no customer % in warehouse % district %', v_c_id, p_c_w, p_c_d;\n"
+    "    END IF;\n"
+    "    INSERT INTO history (h_c_id, h_c_d_id, h_c_w_id, h_d_id, h_w_id, h_date, h_amount, h_data)\n"
+    "        VALUES (v_c_id, p_c_d, p_c_w, p_d, p_w, current_timestamp, p_amount,\n"
+    "            substr(v_wh.w_name || '    ' || v_di.d_name, 1, 24));\n"
+    "    RETURN v_c_id;\n"
+    "END $dg$;\n"
+
+    /* Order-Status (clause 2.6.2.2): read-only; returns the number of lines read. */
+    "CREATE OR REPLACE FUNCTION dbgauge_order_status(p_w int, p_d int, p_c_id int, p_c_last varchar)\n"
+    "    RETURNS int LANGUAGE plpgsql AS $dg$\n"
+    "DECLARE\n"
+    "    v_c_id int := p_c_id; v_ids int[]; v_cu record; v_o record; v_l record; v_n int := 0;\n"
+    "BEGIN\n"
+    "    IF p_c_last IS NOT NULL THEN\n"
+    "        SELECT array_agg(c_id ORDER BY c_first) INTO v_ids FROM customer\n"
+    "            WHERE c_w_id = p_w AND c_d_id = p_d AND c_last = p_c_last;\n"
+    "        IF v_ids IS NULL THEN\n"
+    "            RAISE EXCEPTION 'no customer named % in warehouse % district %', p_c_last, p_w, p_d;\n"
+    "        END IF;\n"
+    "        v_c_id := v_ids[(cardinality(v_ids) + 1) / 2];\n"
+    "    END IF;\n"
+    "    SELECT c_balance, c_first, c_middle, c_last INTO v_cu FROM customer\n"
+    "        WHERE c_w_id = p_w AND c_d_id = p_d AND c_id = v_c_id;\n"
+    "    SELECT o_id, o_carrier_id, o_entry_d INTO v_o FROM orders\n"
+    "        WHERE o_w_id = p_w AND o_d_id = p_d AND o_c_id = v_c_id ORDER BY o_id DESC LIMIT 1;\n"
+    "    IF NOT FOUND THEN\n"
+    "        RAISE EXCEPTION 'customer % of warehouse % district % has no order', v_c_id, p_w, p_d;\n"
+    "    END IF;\n"
+    "    FOR v_l IN SELECT ol_i_id, ol_supply_w_id, ol_quantity, ol_amount, ol_delivery_d\n"
+    "        FROM order_line WHERE ol_w_id = p_w AND ol_d_id = p_d AND ol_o_id = v_o.o_id LOOP\n"
+    "        v_n := v_n + 1;\n"
+    "    END LOOP;\n"
+    "    RETURN v_n;\n"
+    "END $dg$;\n"
+
+    /* Delivery (clause 2.7.4.2): ten districts in one transaction; returns the districts
+     * skipped for want of a new order. */
+    "CREATE OR REPLACE FUNCTION dbgauge_delivery(p_w int, p_carrier int) RETURNS int\n"
+    "    LANGUAGE plpgsql AS $dg$\n"
+    "DECLARE\n"
+    "    v_o int; v_c int; v_sum numeric; v_skipped int := 0;\n"
+    "BEGIN\n"
+    "    FOR v_d IN 1 .. 10 LOOP\n"
+    "        SELECT no_o_id INTO v_o FROM new_order WHERE no_w_id = p_w AND no_d_id = v_d\n"
+    "            ORDER BY no_o_id LIMIT 1 FOR UPDATE;\n"
+    "        IF NOT FOUND THEN\n"
+    "            v_skipped := v_skipped + 1;\n"
+    "            CONTINUE;\n"
+    "        END IF;\n"
+    "        DELETE FROM new_order WHERE no_w_id = p_w AND no_d_id = v_d AND no_o_id = v_o;\n"
+    "        IF NOT FOUND THEN /* a concurrent Delivery took it first: run again */\n"
+    "            RAISE EXCEPTION 'new order % of district % was taken', v_o, v_d USING ERRCODE = '40001';\n"
+    "        END IF;\n"
+    "        UPDATE orders SET o_carrier_id = p_carrier\n"
+    "            WHERE o_w_id = p_w AND o_d_id = v_d AND o_id = v_o RETURNING o_c_id INTO v_c;\n"
+    "        WITH l AS (UPDATE order_line SET ol_delivery_d = current_timestamp\n"
+    "                WHERE ol_w_id = p_w AND ol_d_id = v_d AND ol_o_id = v_o RETURNING ol_amount)\n"
+    "            SELECT sum(ol_amount) INTO v_sum FROM l;\n"
+    "        UPDATE customer SET c_balance = c_balance + v_sum, c_delivery_cnt = c_delivery_cnt + 1\n"
+    "            WHERE c_w_id = p_w AND c_d_id = v_d AND c_id = v_c;\n"
+    "    END LOOP;\n"
+    "    RETURN v_skipped;\n"
+    "END $dg$;\n"
+
+    /* Stock-Level (clause 2.8.2.2): read-only; returns the count. */
+    "CREATE OR REPLACE FUNCTION dbgauge_stock_level(p_w int, p_d int, p_threshold int) RETURNS int\n"
+    "    LANGUAGE plpgsql AS $dg$\n"
+    "DECLARE\n"
+    "    v_next int; v_count int;\n"
+    "BEGIN\n"
+    "    SELECT d_next_o_id INTO v_next FROM district WHERE d_w_id = p_w AND d_id = p_d;\n"
+    "    SELECT count(DISTINCT s_i_id) INTO v_count FROM order_line, stock\n"
+    "        WHERE ol_w_id = p_w AND ol_d_id = p_d AND ol_o_id < v_next AND ol_o_id >= v_next - 20\n"
+    "            AND s_w_id = p_w AND s_i_id = ol_i_id AND s_quantity < p_threshold;\n"
+    "    RETURN v_count;\n"
+    "END $dg$;\n";
+
+enum { P_NEW_ORDER, P_PAYMENT, P_ORDER_STATUS, P_DELIVERY, P_STOCK_LEVEL, P_COUNT };
+
+static const struct {
+    const char *sql;
+    int nparams;
+} calls[P_COUNT] = {
+    [P_NEW_ORDER] = {"SELECT dbgauge_new_order(?, ?, ?, ?, ?, ?, ?)", 7},
+    [P_PAYMENT] = {"SELECT dbgauge_payment(?, ?, ?, ?, ?, ?, ?)", 7},
+    [P_ORDER_STATUS] = {"SELECT dbgauge_order_status(?, ?, ?, ?)", 4},
+    [P_DELIVERY] = {"SELECT dbgauge_delivery(?, ?)", 2},
+    [P_STOCK_LEVEL] = {"SELECT dbgauge_stock_level(?, ?, ?)", 3},
 };
+
+struct tpcc_proc_worker {
+    struct dg_conn_h *h;
+    const struct tpcc_shared *sh;
+    struct dg_stmt *st[P_COUNT];
+};
+
+static int no_procedures(enum dg_dialect d, struct dg_err *err)
+{
+    if (d == DG_DIALECT_SQLITE)
+        return dg_err_set(err, DG_ERR_USER, 0, "SQLite has no stored procedures; use --mode sql");
+    return dg_err_set(err, DG_ERR_USER, 0,
+                      "--mode procedures is not available for this target yet; use --mode sql");
+}
 
 int tpcc_procedures_install(struct dg_conn_h *h, struct dg_err *err)
 {
-    (void)h;
-    return dg_err_set(err, DG_ERR_USER, 0, "--mode procedures is not available for this target yet");
+    if (h->drv->dialect != DG_DIALECT_PGSQL)
+        return no_procedures(h->drv->dialect, err);
+    char version[160];
+    snprintf(version, sizeof version,
+             "CREATE OR REPLACE FUNCTION dbgauge_procedures_version() RETURNS int "
+             "LANGUAGE sql IMMUTABLE AS 'SELECT %d'", PROC_VERSION);
+    if (h->drv->exec(h->c, install_sql, err) || h->drv->exec(h->c, version, err)) {
+        if (err->cls != DG_ERR_CONN) {
+            char msg[sizeof err->msg];
+            snprintf(msg, sizeof msg, "%s", err->msg);
+            dg_err_set(err, DG_ERR_USER, err->code, "cannot install the TPC-C procedures: %.400s", msg);
+        }
+        return -1;
+    }
+    return 0;
 }
 
 int tpcc_procedures_ensure(struct dg_conn_h *h, struct dg_err *err)
 {
+    if (h->drv->dialect != DG_DIALECT_PGSQL)
+        return no_procedures(h->drv->dialect, err);
+    int64_t v = 0;
+    struct dg_err ignore;
+    dg_err_clear(&ignore);
+    /* Absent (an error outside any transaction: harmless) or older: install this version. */
+    if (dg_query_int(h, "SELECT dbgauge_procedures_version()", &v, &ignore) == 0 && v == PROC_VERSION)
+        return 0;
+    if (ignore.cls == DG_ERR_CONN && v == 0) {
+        *err = ignore;
+        return -1;
+    }
     return tpcc_procedures_install(h, err);
 }
 
 int tpcc_proc_worker_open(const struct tpcc_shared *sh, struct dg_conn_h *h,
                           struct tpcc_proc_worker **out, struct dg_err *err)
 {
-    (void)sh, (void)h, (void)out;
-    return dg_err_set(err, DG_ERR_USER, 0, "--mode procedures is not available for this target yet");
+    *out = NULL;
+    if (h->drv->dialect != DG_DIALECT_PGSQL)
+        return no_procedures(h->drv->dialect, err);
+    /* Each call is its own implicit transaction (one round trip); the isolation level is the
+     * session's default, so it applies to every call and to every retry. */
+    static const char *const iso_sql[] = {
+        [DG_ISO_READ_COMMITTED] = "SET SESSION CHARACTERISTICS AS TRANSACTION ISOLATION LEVEL READ COMMITTED",
+        [DG_ISO_REPEATABLE_READ] = "SET SESSION CHARACTERISTICS AS TRANSACTION ISOLATION LEVEL REPEATABLE READ",
+        [DG_ISO_SERIALIZABLE] = "SET SESSION CHARACTERISTICS AS TRANSACTION ISOLATION LEVEL SERIALIZABLE",
+    };
+    if (sh->isolation != DG_ISO_DEFAULT) {
+        if ((unsigned)sh->isolation >= sizeof iso_sql / sizeof *iso_sql)
+            return dg_err_set(err, DG_ERR_USER, 0, "unknown isolation level %d", (int)sh->isolation);
+        if (h->drv->exec(h->c, iso_sql[sh->isolation], err))
+            return -1;
+    }
+    struct tpcc_proc_worker *w = calloc(1, sizeof *w);
+    if (!w)
+        return dg_err_set(err, DG_ERR_FATAL, 0, "out of memory");
+    w->h = h;
+    w->sh = sh;
+    for (int i = 0; i < P_COUNT; i++)
+        if (h->drv->prepare(h->c, calls[i].sql, calls[i].nparams, &w->st[i], err)) {
+            tpcc_proc_worker_close(w);
+            return -1;
+        }
+    *out = w;
+    return 0;
 }
 
-void tpcc_proc_worker_close(struct tpcc_proc_worker *w) { free(w); }
+void tpcc_proc_worker_close(struct tpcc_proc_worker *w)
+{
+    if (!w)
+        return;
+    for (int i = 0; i < P_COUNT; i++)
+        if (w->st[i])
+            w->h->drv->finalize(w->st[i]);
+    free(w);
+}
+
+/* Writes n integers as a PostgreSQL array literal "{1,2,3}" into out (>= 12 * n + 3 bytes);
+ * returns the length. */
+static size_t int_array(char *out, const int *v, int n)
+{
+    size_t o = 0;
+    out[o++] = '{';
+    for (int i = 0; i < n; i++) {
+        if (i)
+            out[o++] = ',';
+        unsigned x = (unsigned)v[i]; /* ids and quantities are positive */
+        char tmp[12];
+        int k = 0;
+        do
+            tmp[k++] = (char)('0' + x % 10);
+        while ((x /= 10) != 0);
+        while (k)
+            out[o++] = tmp[--k];
+    }
+    out[o++] = '}';
+    out[o] = '\0';
+    return o;
+}
+
+/* Runs one call and reads its single value. A failed call has already ended its implicit
+ * transaction on the server; the runner's rollback afterwards finds nothing open. */
+static int call(struct tpcc_proc_worker *w, int id, const struct dg_value *p, int64_t *iv, double *dv,
+                struct dg_err *err)
+{
+    const struct dg_driver *drv = w->h->drv;
+    struct dg_stmt *s = w->st[id];
+    if (drv->execute(s, p, err)) {
+        if (id == P_NEW_ORDER && strcmp(err->sqlstate, SQLSTATE_BAD_ITEM) == 0)
+            /* clause 2.4.2.3: "Item number is not valid"; nothing of it remains */
+            return dg_err_set(err, DG_ERR_EXPECTED, 0, "item number is not valid");
+        return -1;
+    }
+    int rc = drv->next_row(s, err);
+    if (rc != 1) {
+        if (rc == 0)
+            dg_err_set(err, DG_ERR_FATAL, 0, "no result from: %s", calls[id].sql);
+        return -1;
+    }
+    if (iv)
+        *iv = drv->col_int(s, 0);
+    if (dv)
+        *dv = drv->col_double(s, 0);
+    drv->reset(s);
+    return 0;
+}
+
+static int new_order(struct tpcc_proc_worker *w, struct tpcc_term *t, struct dg_err *err)
+{
+    struct tpcc_no_input in;
+    tpcc_new_order_inputs(w->sh, t, &in);
+    tpcc_new_order_sort(&in);
+    char items[15 * 12 + 3], supply[15 * 12 + 3], qty[15 * 12 + 3];
+    size_t ni = int_array(items, in.i_id, in.ol_cnt), ns = int_array(supply, in.supply_w, in.ol_cnt),
+           nq = int_array(qty, in.qty, in.ol_cnt);
+    struct dg_value p[7] = {dg_int(t->w_id), dg_int(in.d_id), dg_int(in.c_id), dg_int(in.all_local),
+                            dg_txt(items, ni), dg_txt(supply, ns), dg_txt(qty, nq)};
+    return call(w, P_NEW_ORDER, p, NULL, &t->last_total, err);
+}
+
+static int payment(struct tpcc_proc_worker *w, struct tpcc_term *t, struct dg_err *err)
+{
+    struct tpcc_pay_input in;
+    tpcc_payment_inputs(w->sh, t, &in);
+    struct dg_value p[7] = {dg_int(t->w_id), dg_int(in.d_id), dg_int(in.c_w), dg_int(in.c_d),
+                            dg_int(in.c_id),
+                            in.c_last_len ? dg_txt(in.c_last, (size_t)in.c_last_len) : dg_null(),
+                            dg_dec(in.amount_cents, 2)};
+    return call(w, P_PAYMENT, p, NULL, NULL, err);
+}
+
+static int order_status(struct tpcc_proc_worker *w, struct tpcc_term *t, struct dg_err *err)
+{
+    struct tpcc_os_input in;
+    tpcc_order_status_inputs(w->sh, t, &in);
+    struct dg_value p[4] = {dg_int(t->w_id), dg_int(in.d_id), dg_int(in.c_id),
+                            in.c_last_len ? dg_txt(in.c_last, (size_t)in.c_last_len) : dg_null()};
+    int64_t lines;
+    if (call(w, P_ORDER_STATUS, p, &lines, NULL, err))
+        return -1;
+    t->last_count = (int)lines;
+    return 0;
+}
+
+static int delivery(struct tpcc_proc_worker *w, struct tpcc_term *t, struct dg_err *err)
+{
+    int carrier = (int)dg_rng_range(&t->rng, 1, 10);
+    struct dg_value p[2] = {dg_int(t->w_id), dg_int(carrier)};
+    int64_t skipped;
+    if (call(w, P_DELIVERY, p, &skipped, NULL, err))
+        return -1;
+    t->last_count = (int)skipped;
+    t->skipped_deliveries += (uint64_t)skipped;
+    return 0;
+}
+
+static int stock_level(struct tpcc_proc_worker *w, struct tpcc_term *t, struct dg_err *err)
+{
+    int threshold = (int)dg_rng_range(&t->rng, 10, 20);
+    struct dg_value p[3] = {dg_int(t->w_id), dg_int(t->sl_d_id), dg_int(threshold)};
+    int64_t count;
+    if (call(w, P_STOCK_LEVEL, p, &count, NULL, err))
+        return -1;
+    t->last_count = (int)count;
+    return 0;
+}
 
 int tpcc_proc_run(struct tpcc_proc_worker *w, struct tpcc_term *t, int type, struct dg_err *err)
 {
-    (void)w, (void)t, (void)type;
-    return dg_err_set(err, DG_ERR_FATAL, 0, "procedures mode not available");
+    switch (type) {
+    case TPCC_NEW_ORDER: return new_order(w, t, err);
+    case TPCC_PAYMENT: return payment(w, t, err);
+    case TPCC_ORDER_STATUS: return order_status(w, t, err);
+    case TPCC_DELIVERY: return delivery(w, t, err);
+    case TPCC_STOCK_LEVEL: return stock_level(w, t, err);
+    }
+    return dg_err_set(err, DG_ERR_FATAL, 0, "unknown TPC-C transaction type %d", type);
 }

@@ -35,7 +35,26 @@ int tpcc_proc_worker_open(const struct tpcc_shared *sh, struct dg_conn_h *h,
 void tpcc_proc_worker_close(struct tpcc_proc_worker *w);
 int tpcc_proc_run(struct tpcc_proc_worker *w, struct tpcc_term *t, int type, struct dg_err *err);
 
+/* Payment's (2.5.1) and Order-Status's (2.6.1) inputs. c_last_len > 0: select the customer
+ * by the last name in c_last (c_id is then 0); otherwise by c_id. */
+struct tpcc_pay_input {
+    int d_id, c_w, c_d, c_id;
+    int64_t amount_cents;
+    char c_last[16];
+    int c_last_len;
+};
+struct tpcc_os_input {
+    int d_id, c_id;
+    char c_last[16];
+    int c_last_len;
+};
+
 /* Draws New-Order's inputs (clause 2.4.1) from the terminal. */
 int tpcc_new_order_inputs(const struct tpcc_shared *sh, struct tpcc_term *t, struct tpcc_no_input *in);
+/* Sorts the lines by item id, the order in which stock rows are locked (no deadlocks). */
+void tpcc_new_order_sort(struct tpcc_no_input *in);
+void tpcc_payment_inputs(const struct tpcc_shared *sh, struct tpcc_term *t, struct tpcc_pay_input *in);
+void tpcc_order_status_inputs(const struct tpcc_shared *sh, struct tpcc_term *t,
+                              struct tpcc_os_input *in);
 
 #endif

@@ -180,11 +180,9 @@ static int64_t money_cents(double v) { return llround(v * 100.0); }
 
 /* Clause 2.5.2.2: customers with this last name, ordered by C_FIRST; take the one at
  * position ceil(n/2). */
-static int customer_by_name(struct tpcc_worker *w, int c_w, int c_d, struct dg_rng *r, int *c_id,
-                            struct dg_err *err)
+static int customer_by_name(struct tpcc_worker *w, int c_w, int c_d, const char *last, int ln,
+                            int *c_id, struct dg_err *err)
 {
-    char last[16];
-    int ln = tpcc_last_name(tpcc_nurand(r, 255, w->sh->c_run.c_last, 0, 999), last);
     struct dg_value p[3] = {dg_int(c_w), dg_int(c_d), dg_txt(last, (size_t)ln)};
     int ids[256], n = 0, rc;
     struct dg_stmt *s = w->st[S_CUST_BY_NAME];
@@ -254,12 +252,6 @@ static int on_stock(void *ctx, int k, struct dg_stmt *s)
     return 0;
 }
 
-static int cmp_line(const void *a, const void *b)
-{
-    const struct line *x = a, *y = b;
-    return (x->i_id > y->i_id) - (x->i_id < y->i_id);
-}
-
 int tpcc_new_order_inputs(const struct tpcc_shared *sh, struct tpcc_term *t, struct tpcc_no_input *in)
 {
     struct dg_rng *r = &t->rng;
@@ -291,16 +283,51 @@ int tpcc_new_order_inputs(const struct tpcc_shared *sh, struct tpcc_term *t, str
     return 0;
 }
 
+void tpcc_new_order_sort(struct tpcc_no_input *in)
+{
+    for (int i = 1; i < in->ol_cnt; i++) /* insertion sort: at most 15 lines */
+        for (int j = i; j > 0 && in->i_id[j - 1] > in->i_id[j]; j--) {
+            int a = in->i_id[j], b = in->supply_w[j], c = in->qty[j];
+            in->i_id[j] = in->i_id[j - 1], in->supply_w[j] = in->supply_w[j - 1], in->qty[j] = in->qty[j - 1];
+            in->i_id[j - 1] = a, in->supply_w[j - 1] = b, in->qty[j - 1] = c;
+        }
+}
+
+void tpcc_payment_inputs(const struct tpcc_shared *sh, struct tpcc_term *t, struct tpcc_pay_input *in)
+{
+    struct dg_rng *r = &t->rng;
+    in->d_id = (int)dg_rng_range(r, 1, TPCC_DISTRICTS);
+    in->c_w = t->w_id, in->c_d = in->d_id;
+    if (sh->warehouses > 1 && dg_rng_range(r, 1, 100) > 85) {
+        in->c_d = (int)dg_rng_range(r, 1, TPCC_DISTRICTS);
+        int other = (int)dg_rng_range(r, 1, sh->warehouses - 1);
+        in->c_w = other >= t->w_id ? other + 1 : other;
+    }
+    int by_name = dg_rng_range(r, 1, 100) <= 60;
+    in->c_id = by_name ? 0 : tpcc_nurand(r, 1023, sh->c_run.c_id, 1, TPCC_CUSTOMERS);
+    in->amount_cents = dg_rng_range(r, 100, 500000); /* 1.00 .. 5,000.00 */
+    in->c_last_len = by_name ? tpcc_last_name(tpcc_nurand(r, 255, sh->c_run.c_last, 0, 999), in->c_last) : 0;
+}
+
+void tpcc_order_status_inputs(const struct tpcc_shared *sh, struct tpcc_term *t, struct tpcc_os_input *in)
+{
+    struct dg_rng *r = &t->rng;
+    in->d_id = (int)dg_rng_range(r, 1, TPCC_DISTRICTS);
+    int by_name = dg_rng_range(r, 1, 100) <= 60;
+    in->c_id = by_name ? 0 : tpcc_nurand(r, 1023, sh->c_run.c_id, 1, TPCC_CUSTOMERS);
+    in->c_last_len = by_name ? tpcc_last_name(tpcc_nurand(r, 255, sh->c_run.c_last, 0, 999), in->c_last) : 0;
+}
+
 static int new_order(struct tpcc_worker *w, struct tpcc_term *t, struct dg_err *err)
 {
     const struct dg_driver *drv = DRV(w);
     struct tpcc_no_input in;
     tpcc_new_order_inputs(w->sh, t, &in);
+    /* Stock rows are locked in item order so that concurrent New-Orders cannot deadlock. */
+    tpcc_new_order_sort(&in);
     struct line lines[15];
     for (int i = 0; i < in.ol_cnt; i++)
         lines[i] = (struct line){.i_id = in.i_id[i], .supply_w = in.supply_w[i], .qty = in.qty[i]};
-    /* Stock rows are locked in item order so that concurrent New-Orders cannot deadlock. */
-    qsort(lines, (size_t)in.ol_cnt, sizeof *lines, cmp_line);
 
     if (drv->begin(w->h->c, w->sh->isolation, 1, err))
         return -1;
@@ -401,17 +428,10 @@ static int new_order(struct tpcc_worker *w, struct tpcc_term *t, struct dg_err *
 static int payment(struct tpcc_worker *w, struct tpcc_term *t, struct dg_err *err)
 {
     const struct dg_driver *drv = DRV(w);
-    struct dg_rng *r = &t->rng;
-    int d_id = (int)dg_rng_range(r, 1, TPCC_DISTRICTS);
-    int c_w = t->w_id, c_d = d_id;
-    if (w->sh->warehouses > 1 && dg_rng_range(r, 1, 100) > 85) {
-        c_d = (int)dg_rng_range(r, 1, TPCC_DISTRICTS);
-        int other = (int)dg_rng_range(r, 1, w->sh->warehouses - 1);
-        c_w = other >= t->w_id ? other + 1 : other;
-    }
-    int by_name = dg_rng_range(r, 1, 100) <= 60;
-    int c_id = by_name ? 0 : tpcc_nurand(r, 1023, w->sh->c_run.c_id, 1, TPCC_CUSTOMERS);
-    int64_t amount = dg_rng_range(r, 100, 500000); /* cents: 1.00 .. 5,000.00 */
+    struct tpcc_pay_input in;
+    tpcc_payment_inputs(w->sh, t, &in);
+    int d_id = in.d_id, c_w = in.c_w, c_d = in.c_d, c_id = in.c_id;
+    int64_t amount = in.amount_cents;
 
     if (drv->begin(w->h->c, w->sh->isolation, 1, err))
         return -1;
@@ -435,7 +455,7 @@ static int payment(struct tpcc_worker *w, struct tpcc_term *t, struct dg_err *er
     snprintf(d_name, sizeof d_name, "%.*s", (int)n, s);
     done_rows(w, S_PAY_DISTRICT);
 
-    if (by_name && customer_by_name(w, c_w, c_d, r, &c_id, err))
+    if (in.c_last_len && customer_by_name(w, c_w, c_d, in.c_last, in.c_last_len, &c_id, err))
         return -1;
     p[0] = dg_int(c_w);
     p[1] = dg_int(c_d);
@@ -483,14 +503,13 @@ static int payment(struct tpcc_worker *w, struct tpcc_term *t, struct dg_err *er
 static int order_status(struct tpcc_worker *w, struct tpcc_term *t, struct dg_err *err)
 {
     const struct dg_driver *drv = DRV(w);
-    struct dg_rng *r = &t->rng;
-    int d_id = (int)dg_rng_range(r, 1, TPCC_DISTRICTS);
-    int by_name = dg_rng_range(r, 1, 100) <= 60;
-    int c_id = by_name ? 0 : tpcc_nurand(r, 1023, w->sh->c_run.c_id, 1, TPCC_CUSTOMERS);
+    struct tpcc_os_input in;
+    tpcc_order_status_inputs(w->sh, t, &in);
+    int d_id = in.d_id, c_id = in.c_id;
 
     if (drv->begin(w->h->c, w->sh->isolation, 0, err))
         return -1;
-    if (by_name && customer_by_name(w, t->w_id, d_id, r, &c_id, err))
+    if (in.c_last_len && customer_by_name(w, t->w_id, d_id, in.c_last, in.c_last_len, &c_id, err))
         return -1;
     struct dg_value p[3] = {dg_int(t->w_id), dg_int(d_id), dg_int(c_id)};
     if (one_row(w, S_OS_CUSTOMER, p, err))

@@ -1,0 +1,122 @@
+#!/usr/bin/env bash
+# pgsql.sh — TPC-C end to end on a real PostgreSQL server: parallel load and check, timed runs
+# in both modes, serialization failures retried, bad targets named without their password, and
+# redacted stored runs. The caller (tests/run.sh) starts and stops the server; this only reads
+# tests/out/servers.env and never skips silently.
+. "$(dirname "$0")/../lib.sh"
+
+ENV_FILE=${DG_SERVERS_ENV:-$DG_ROOT/tests/out/servers.env}
+# shellcheck disable=SC1090
+[[ -z ${DG_PG_URL:-} && -f $ENV_FILE ]] && . "$ENV_FILE"
+if [[ -z ${DG_PG_URL:-} ]]; then
+    not_ok "pgsql" "no PostgreSQL server (DG_PG_URL unset)"
+    finish
+    exit 1
+fi
+export PGPASSWORD=$DG_PG_PASSWORD
+TGT=$DG_PG_URL
+RES=$T_TMP/results.db
+HOSTPART=${DG_PG_URL#postgres://dbgauge@} # 127.0.0.1:PORT/dbgauge
+HOSTPORT=${HOSTPART%%/*}
+PSQL=(psql -X -q -v ON_ERROR_STOP=1 -At)
+
+# sum_field FILE FIELD: the sum of transactions.*.FIELD in a run's JSON
+sum_field() {
+    python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(sum(v[sys.argv[2]] for v in d["transactions"].values()))' "$1" "$2"
+}
+
+# check_passes NAME: tpcc check on the target exits 0 with "pass": true
+check_passes() {
+    run_dg "$T_TMP/check.json" "$T_TMP/check.err" tpcc check --target "$TGT" --json
+    if [[ $RC == 0 && $(json_get "$T_TMP/check.json" pass 2>/dev/null) == True ]]; then ok "$1"; else
+        not_ok "$1" "exit $RC; $(grep -h FAIL "$T_TMP/check.json" "$T_TMP/check.err" | head -3) $(head -c 300 "$T_TMP/check.err")"
+    fi
+}
+
+# no_secret NAME FILE SECRET: FILE must not contain SECRET
+no_secret() {
+    if grep -qF -- "$3" "$2"; then not_ok "$1" "$(basename "$2") contains the password"; else ok "$1"; fi
+}
+
+# --- load 2 warehouses with 2 jobs, then check --------------------------------------------
+run_dg "$T_TMP/load.json" "$T_TMP/load.err" tpcc load --target "$TGT" --warehouses 2 --jobs 2 --drop --json
+check "load 2 warehouses with 2 jobs exits 0" test "$RC" = 0
+check "load used 2 jobs" test "$(json_get "$T_TMP/load.json" jobs 2>/dev/null)" = 2
+check "load installed the procedures" test \
+    "$("${PSQL[@]}" "$TGT" -c "SELECT count(*) FROM pg_proc WHERE proname LIKE 'dbgauge\_%'" 2>&1)" = 6
+check_passes "check after load passes"
+
+# --- timed runs in both modes --------------------------------------------------------------
+for mode in sql procedures; do
+    run_dg "$T_TMP/$mode.json" "$T_TMP/$mode.err" tpcc run --target "$TGT" --mode "$mode" --vus 4 \
+        --duration 15s --results "$RES" --json --label "e2e $mode"
+    check "$mode run exits 0" test "$RC" = 0
+    num_cmp "$mode run: NOPM > 0" "$(json_get "$T_TMP/$mode.json" nopm 2>/dev/null || echo 0)" ">" 0
+    check "$mode run: no errors" test "$(sum_field "$T_TMP/$mode.json" errors 2>/dev/null)" = 0
+    num_cmp "$mode run: New-Order rolls back about 1% (some)" \
+        "$(json_get "$T_TMP/$mode.json" transactions.new_order.rollbacks 2>/dev/null || echo 0)" ">" 0
+    check "$mode run records its mode" test "$(json_get "$T_TMP/$mode.json" options.mode 2>/dev/null)" = "$mode"
+    check_passes "check after the $mode run passes"
+done
+
+# --- serialization failures are retried with the same inputs and counted ------------------
+# Four users on two warehouses all update the warehouse rows in Payment: under SERIALIZABLE
+# concurrent updates of one row fail with 40001 and must be run again, not reported.
+run_dg "$T_TMP/ser.json" "$T_TMP/ser.err" tpcc run --target "$TGT" --mode procedures --vus 4 \
+    --duration 8s --isolation serializable --results "$RES" --json
+check "serializable procedures run exits 0" test "$RC" = 0
+num_cmp "serializable procedures run: retries > 0" "$(sum_field "$T_TMP/ser.json" retries 2>/dev/null || echo 0)" ">" 0
+check "serializable procedures run: errors = 0" test "$(sum_field "$T_TMP/ser.json" errors 2>/dev/null)" = 0
+check "serializable run records its isolation" test "$(json_get "$T_TMP/ser.json" options.isolation 2>/dev/null)" = serializable
+check_passes "check after the serializable procedures run passes"
+run_dg "$T_TMP/ser2.json" "$T_TMP/ser2.err" tpcc run --target "$TGT" --mode sql --vus 4 \
+    --duration 5s --isolation serializable --results "$RES" --json
+check "serializable sql run exits 0" test "$RC" = 0
+num_cmp "serializable sql run: retries > 0" "$(sum_field "$T_TMP/ser2.json" retries 2>/dev/null || echo 0)" ">" 0
+check_passes "check after the serializable sql run passes"
+
+# --- bad targets: exit 2, the problem named, the password never shown ----------------------
+expect_exit "unreachable server exits 2" 2 tpcc run --target "postgres://dbgauge@127.0.0.1:1/dbgauge" --duration 2s --results "$RES"
+expect_stderr "unreachable server is named" "cannot connect to postgres://dbgauge@127.0.0.1:1/dbgauge"
+no_secret "unreachable server: no password in the message" "$T_TMP/last.err" "$DG_PG_PASSWORD"
+
+BAD="postgres://dbgauge:wrong-pass-123@$HOSTPORT/dbgauge"
+expect_exit "wrong password exits 2" 2 tpcc run --target "$BAD" --duration 2s --results "$RES"
+expect_stderr "wrong password is named" "password authentication failed"
+no_secret "wrong password: not in the message" "$T_TMP/last.err" "wrong-pass-123"
+expect_exit "wrong password: check exits 2" 2 tpcc check --target "$BAD"
+no_secret "wrong password: not in check's message" "$T_TMP/last.err" "wrong-pass-123"
+
+if "${PSQL[@]}" "$DG_PG_ADMIN_URL" -c "DROP DATABASE IF EXISTS dg_e2e_empty" -c "CREATE DATABASE dg_e2e_empty OWNER dbgauge" >"$T_TMP/psql.err" 2>&1; then
+    EMPTY="postgres://dbgauge:$DG_PG_PASSWORD@$HOSTPORT/dg_e2e_empty"
+    for m in sql procedures; do
+        expect_exit "missing schema ($m run) exits 2" 2 tpcc run --target "$EMPTY" --mode "$m" --duration 2s --results "$RES"
+        expect_stderr "missing schema ($m run) names the table and the fix" "no usable TPC-C table 'warehouse'.*tpcc load"
+        no_secret "missing schema ($m run): no password in the message" "$T_TMP/last.err" "$DG_PG_PASSWORD"
+    done
+    expect_exit "missing schema: check exits 2" 2 tpcc check --target "$EMPTY"
+    expect_stderr "missing schema: check names the table" "warehouse"
+    "${PSQL[@]}" "$DG_PG_ADMIN_URL" -c "DROP DATABASE IF EXISTS dg_e2e_empty" >/dev/null 2>&1
+else
+    not_ok "missing schema" "could not create an empty database: $(head -c 200 "$T_TMP/psql.err")"
+fi
+
+expect_exit "procedures mode on SQLite exits 2" 2 tpcc run --target "sqlite:$T_TMP/none.db" --mode procedures --duration 2s --results "$RES"
+
+# --- stored runs keep the target without its password --------------------------------------
+WITHPASS="postgres://dbgauge:$DG_PG_PASSWORD@$HOSTPORT/dbgauge"
+run_dg "$T_TMP/pw.json" "$T_TMP/pw.err" tpcc run --target "$WITHPASS" --mode procedures --vus 1 --txns-per-vu 200 --results "$RES" --json
+check "run with the password in the URL exits 0" test "$RC" = 0
+id=$(json_get "$T_TMP/pw.json" run_id 2>/dev/null)
+run_dg "$T_TMP/show.json" "$T_TMP/show.err" runs show "$id" --json --results "$RES"
+check "runs show exits 0" test "$RC" = 0
+check "stored target is redacted" test "$(json_get "$T_TMP/show.json" target 2>/dev/null)" = "postgres://dbgauge:***@$HOSTPORT/dbgauge"
+check "stored run records the engine" test "$(json_get "$T_TMP/show.json" engine 2>/dev/null)" = postgresql
+no_secret "stored run holds no password" "$T_TMP/show.json" "$DG_PG_PASSWORD"
+no_secret "run output holds no password" "$T_TMP/pw.err" "$DG_PG_PASSWORD"
+if sqlite3 "$RES" .dump 2>/dev/null | grep -qF -- "$DG_PG_PASSWORD"; then
+    not_ok "results database holds no password" "found in the dump"
+else ok "results database holds no password"; fi
+check_passes "check after all runs passes"
+
+finish
