@@ -47,7 +47,11 @@ struct runner {
     int ready, go;
     /* The schedule of the scheduled models, under sched_mu. */
     pthread_mutex_t sched_mu;
-    pthread_cond_t sched_cv; /* a terminal became due earlier, or stop */
+    /* One free worker, the timekeeper, sleeps until the earliest due time; the others sleep
+     * until there is work for them, so a due terminal wakes one thread, not all of them. */
+    pthread_cond_t sched_cv; /* the timekeeper: an earlier terminal came, or stop */
+    pthread_cond_t idle_cv;  /* the other free workers: become the timekeeper, or stop */
+    int has_timekeeper;
     struct dg_arrival_gen arrivals;
     struct dg_term_heap heap;
     unsigned char *terms;    /* DG_LOAD_THINK: all terminals, terminal_size each */
@@ -183,14 +187,18 @@ static int next_job(struct worker *w, struct job *j)
                 j->term_index = it->term;
                 j->intended = it->due;
                 dg_heap_pop(&r->heap);
+                /* Whoever keeps time next: more may be due already. */
+                pthread_cond_signal(r->has_timekeeper ? &r->sched_cv : &r->idle_cv);
                 break;
             }
-            if (!it) {
-                pthread_cond_wait(&r->sched_cv, &r->sched_mu);
-            } else {
-                struct timespec ts = {(time_t)(it->due / DG_NS_PER_S), (long)(it->due % DG_NS_PER_S)};
-                pthread_cond_timedwait(&r->sched_cv, &r->sched_mu, &ts);
+            if (r->has_timekeeper || !it) {
+                pthread_cond_wait(&r->idle_cv, &r->sched_mu);
+                continue;
             }
+            r->has_timekeeper = 1;
+            struct timespec ts = {(time_t)(it->due / DG_NS_PER_S), (long)(it->due % DG_NS_PER_S)};
+            pthread_cond_timedwait(&r->sched_cv, &r->sched_mu, &ts);
+            r->has_timekeeper = 0;
         }
         pthread_mutex_unlock(&r->sched_mu);
         j->term = term_at(r, j->term_index);
@@ -215,8 +223,8 @@ static void reschedule(struct worker *w, const struct job *j, dg_ns t1)
     const struct dg_heap_item *first = dg_heap_peek(&r->heap);
     int earliest = !first || due < first->due;
     dg_heap_push(&r->heap, j->term_index, due);
-    if (earliest) /* sleepers wait for the old first item: wake them */
-        pthread_cond_broadcast(&r->sched_cv);
+    if (earliest) /* the timekeeper sleeps for a later item; or nobody keeps time yet */
+        pthread_cond_signal(r->has_timekeeper ? &r->sched_cv : &r->idle_cv);
     pthread_mutex_unlock(&r->sched_mu);
 }
 
@@ -266,9 +274,11 @@ static void *worker_main(void *arg)
                 break;
             tries++;
             memcpy(j.term, w->saved, wl->terminal_size); /* same inputs again */
-            if (tries > 1) { /* back off a little so the winner can finish: 2 us .. 1 ms */
-                dg_ns pause = (dg_ns)1000 << (tries < 10 ? tries : 10);
-                struct timespec ts = {0, (long)pause};
+            if (tries > 1) {
+                /* Back off so the winner can finish: a random pause up to 2^tries us (at most
+                 * 8 ms); the randomness keeps two losers from colliding again in step. */
+                dg_ns cap = (dg_ns)1000 << (tries < 13 ? tries : 13);
+                struct timespec ts = {0, (long)dg_rng_range(&w->think_rng, (int64_t)cap / 4, (int64_t)cap)};
                 nanosleep(&ts, NULL);
             }
         }
@@ -408,6 +418,7 @@ int dg_runner_run(const struct dg_runner_cfg *cfg, struct dg_run_result *res, st
     pthread_condattr_init(&ca);
     pthread_condattr_setclock(&ca, CLOCK_MONOTONIC); /* due times are monotonic */
     pthread_cond_init(&r.sched_cv, &ca);
+    pthread_cond_init(&r.idle_cv, NULL);
     pthread_condattr_destroy(&ca);
     if (cfg->model == DG_LOAD_THINK) {
         size_t nt = (size_t)cfg->terminals;
@@ -546,6 +557,7 @@ int dg_runner_run(const struct dg_runner_cfg *cfg, struct dg_run_result *res, st
     pthread_mutex_lock(&r.sched_mu);
     atomic_store(&r.stop, 1);
     pthread_cond_broadcast(&r.sched_cv); /* wake workers waiting for a due terminal */
+    pthread_cond_broadcast(&r.idle_cv);
     pthread_mutex_unlock(&r.sched_mu);
     for (int i = 0; i < created; i++)
         pthread_join(r.w[i].th, NULL);
@@ -619,6 +631,7 @@ out:
     pthread_cond_destroy(&r.cv);
     pthread_mutex_destroy(&r.sched_mu);
     pthread_cond_destroy(&r.sched_cv);
+    pthread_cond_destroy(&r.idle_cv);
     free_workers(&r);
     return rc;
 }
