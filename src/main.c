@@ -10,6 +10,7 @@ static const struct {
     const char *help;
 } commands[] = {
     {"tpcc", dg_cmd_tpcc, "TPC-C: load, run, check (see dbgauge tpcc --help)"},
+    {"stress", dg_cmd_stress, "query stress: T threads x N iterations of a query (see dbgauge stress --help)"},
     {"runs", dg_cmd_runs, "list stored runs, or show one (runs show ID)"},
 };
 

@@ -7,7 +7,9 @@
 
 #include <cjson/cJSON.h>
 
-#include "core/err.h"
+#include "core/driver.h"
+#include "core/runner.h"
+#include "results/store.h"
 
 enum { DG_EXIT_OK = 0, DG_EXIT_FAILED = 1, DG_EXIT_USAGE = 2 };
 
@@ -16,6 +18,23 @@ enum { DG_EXIT_OK = 0, DG_EXIT_FAILED = 1, DG_EXIT_USAGE = 2 };
 
 int dg_cmd_tpcc(int argc, char **argv);
 int dg_cmd_runs(int argc, char **argv);
+int dg_cmd_stress(int argc, char **argv);
+
+/* What a command knows about a run beyond the runner's result. */
+struct dg_record_src {
+    const char *workload, *label;
+    const struct dg_target *target;
+    const struct dg_server_info *server;
+    char *options_json; /* handed over: the record owns it */
+    int argc;
+    char **argv;
+    int vus;
+    enum dg_load_model model;
+};
+/* Fills a run record from a finished run: status, times, target, engine and settings, host,
+ * counts, and moves the histograms and the series from res into rec (which then owns them). */
+void dg_record_fill(struct dg_run_record *rec, const struct dg_record_src *src,
+                    struct dg_run_result *res, const char *const *type_names);
 
 /* Prints "dbgauge CMD: message" to stderr and returns DG_EXIT_USAGE. */
 int dg_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -6,6 +6,7 @@
 
 #include "cmd/cmd.h"
 #include "core/driver.h"
+#include "core/clock.h"
 
 int dg_usage_error(const char *cmd, const char *fmt, ...)
 {
@@ -62,4 +63,60 @@ int dg_bad_option(const char *cmd, int argc, char **argv, int opt_char)
     if (optopt && optopt != '?')
         return dg_usage_error(cmd, "unknown option '-%c' (see dbgauge %s --help)", optopt, cmd);
     return dg_usage_error(cmd, "unknown option '%s' (see dbgauge %s --help)", arg, cmd);
+}
+
+static char *settings_json(const struct dg_server_info *si)
+{
+    cJSON *j = cJSON_CreateObject();
+    for (int i = 0; i < si->nsettings; i++)
+        cJSON_AddStringToObject(j, si->settings[i].name, si->settings[i].value);
+    char *s = cJSON_PrintUnformatted(j);
+    cJSON_Delete(j);
+    return s;
+}
+
+void dg_record_fill(struct dg_run_record *rec, const struct dg_record_src *src,
+                    struct dg_run_result *res, const char *const *type_names)
+{
+    snprintf(rec->workload, sizeof rec->workload, "%s", src->workload);
+    snprintf(rec->status, sizeof rec->status, "%s", res->interrupted ? "incomplete" : "complete");
+    snprintf(rec->label, sizeof rec->label, "%s", src->label ? src->label : "");
+    dg_wall_iso(res->started_wall, rec->started_at, sizeof rec->started_at);
+    dg_wall_iso(res->ended_wall, rec->ended_at, sizeof rec->ended_at);
+    snprintf(rec->target, sizeof rec->target, "%s", src->target->redacted);
+    snprintf(rec->engine, sizeof rec->engine, "%s", src->server->engine);
+    snprintf(rec->engine_version, sizeof rec->engine_version, "%s", src->server->version);
+    rec->settings_json = settings_json(src->server);
+    rec->options_json = src->options_json;
+    rec->command_line = dg_redacted_command_line(src->argc, src->argv);
+    dg_hostinfo_read(&rec->host);
+    snprintf(rec->dbgauge_version, sizeof rec->dbgauge_version, "%s", DG_VERSION);
+    rec->vus = src->vus;
+    rec->warmup_s = res->warmup_s;
+    rec->measured_s = res->measured_s;
+    rec->client_cpu_s = res->client_cpu_s;
+    snprintf(rec->error, sizeof rec->error, "%s", res->first_error);
+    snprintf(rec->load_model, sizeof rec->load_model, "%s", dg_load_model_name(src->model));
+    if (res->lag && res->lag->total) {
+        rec->lag_p50_ms = (double)dg_hist_percentile(res->lag, 50) / 1e6;
+        rec->lag_p99_ms = (double)dg_hist_percentile(res->lag, 99) / 1e6;
+        rec->lag_max_ms = (double)res->lag->max_ns / 1e6;
+    }
+    rec->ntypes = res->ntypes;
+    for (int k = 0; k < res->ntypes; k++) {
+        struct dg_txn_summary *x = &rec->txn[k];
+        snprintf(x->name, sizeof x->name, "%s", type_names[k]);
+        x->committed = res->counts[k].committed;
+        x->rollbacks = res->counts[k].rollbacks;
+        x->retries = res->counts[k].retries;
+        x->errors = res->counts[k].errors;
+        x->hist = res->hist[k];
+        x->service_hist = res->service[k];
+        res->hist[k] = res->service[k] = NULL; /* the record owns them now */
+        dg_txn_summary_from_hist(x);
+    }
+    rec->series = res->series.pts; /* and the series */
+    rec->nseries = res->series.n;
+    res->series.pts = NULL;
+    res->series.n = 0;
 }

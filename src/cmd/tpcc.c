@@ -353,16 +353,6 @@ static void run_tick(void *ctx, const struct dg_tick *t)
             (unsigned long long)errors);
 }
 
-static char *settings_json(const struct dg_server_info *si)
-{
-    cJSON *j = cJSON_CreateObject();
-    for (int i = 0; i < si->nsettings; i++)
-        cJSON_AddStringToObject(j, si->settings[i].name, si->settings[i].value);
-    char *s = cJSON_PrintUnformatted(j);
-    cJSON_Delete(j);
-    return s;
-}
-
 static char *options_json(const struct tpcc_opts *o, const struct dg_target *t)
 {
     cJSON *j = cJSON_CreateObject();
@@ -476,55 +466,20 @@ static int cmd_run(struct tpcc_opts *o, int argc, char **argv)
     }
 
     /* The record, as it will be stored. */
-    snprintf(rec.workload, sizeof rec.workload, "tpcc");
-    snprintf(rec.status, sizeof rec.status, "%s", res.interrupted ? "incomplete" : "complete");
-    snprintf(rec.label, sizeof rec.label, "%s", o->label);
-    dg_wall_iso(res.started_wall, rec.started_at, sizeof rec.started_at);
-    dg_wall_iso(res.ended_wall, rec.ended_at, sizeof rec.ended_at);
-    snprintf(rec.target, sizeof rec.target, "%s", t.redacted);
-    snprintf(rec.engine, sizeof rec.engine, "%s", si.engine);
-    snprintf(rec.engine_version, sizeof rec.engine_version, "%s", si.version);
-    rec.settings_json = settings_json(&si);
-    rec.options_json = options_json(o, &t);
-    rec.command_line = dg_redacted_command_line(argc, argv);
-    dg_hostinfo_read(&rec.host);
-    snprintf(rec.dbgauge_version, sizeof rec.dbgauge_version, "%s", DG_VERSION);
+    struct dg_record_src src = {.workload = "tpcc", .label = o->label, .target = &t, .server = &si,
+                                .options_json = options_json(o, &t), .argc = argc, .argv = argv,
+                                .vus = o->vus, .model = o->model};
+    dg_record_fill(&rec, &src, &res, tpcc_workload.type_names);
     rec.warehouses = sh.warehouses;
-    rec.vus = o->vus;
-    rec.warmup_s = res.warmup_s;
-    rec.measured_s = res.measured_s;
-    rec.client_cpu_s = res.client_cpu_s;
-    snprintf(rec.error, sizeof rec.error, "%s", res.first_error);
-    snprintf(rec.load_model, sizeof rec.load_model, "%s", dg_load_model_name(o->model));
     rec.rate_asked = o->model == DG_LOAD_RATE ? o->rate : 0;
     rec.think_scale = o->model == DG_LOAD_THINK ? o->think_scale : 0;
     rec.terminals = terminals;
-    if (res.lag && res.lag->total) {
-        rec.lag_p50_ms = (double)dg_hist_percentile(res.lag, 50) / 1e6;
-        rec.lag_p99_ms = (double)dg_hist_percentile(res.lag, 99) / 1e6;
-        rec.lag_max_ms = (double)res.lag->max_ns / 1e6;
-    }
-    rec.ntypes = res.ntypes;
     uint64_t committed = 0;
     for (int k = 0; k < res.ntypes; k++) {
-        struct dg_txn_summary *x = &rec.txn[k];
-        snprintf(x->name, sizeof x->name, "%s", tpcc_type_names[k]);
-        x->committed = res.counts[k].committed;
-        x->rollbacks = res.counts[k].rollbacks;
-        x->retries = res.counts[k].retries;
-        x->errors = res.counts[k].errors;
-        x->hist = res.hist[k];
-        x->service_hist = res.service[k];
-        res.hist[k] = res.service[k] = NULL; /* the record owns them now */
         if (o->model == DG_LOAD_THINK)
-            x->p90_limit_ms = tpcc_p90_limit_s[k] * 1e3;
-        dg_txn_summary_from_hist(x);
-        committed += x->committed;
+            rec.txn[k].p90_limit_ms = tpcc_p90_limit_s[k] * 1e3;
+        committed += rec.txn[k].committed;
     }
-    rec.series = res.series.pts; /* the record owns the series now */
-    rec.nseries = res.series.n;
-    res.series.pts = NULL;
-    res.series.n = 0;
     if (res.measured_s > 0) {
         rec.nopm = (double)rec.txn[TPCC_NEW_ORDER].committed * 60.0 / res.measured_s;
         rec.tpm = (double)committed * 60.0 / res.measured_s;

@@ -13,7 +13,7 @@
 #include <time.h>
 
 struct counters {
-    _Atomic uint64_t committed, rollbacks, retries, errors;
+    _Atomic uint64_t committed, rollbacks, retries, errors, rows, bytes;
 };
 
 enum { PH_WARM = 0, PH_MEASURE = 1 };
@@ -300,6 +300,12 @@ static void *worker_main(void *arg)
         struct counters *c = &w->cnt[ph][j.type];
         if (tries)
             bump(&c->retries, tries);
+        if (wl->take_volume) {
+            uint64_t rows = 0, bytes = 0;
+            wl->take_volume(w->wctx, &rows, &bytes);
+            bump(&c->rows, rows);
+            bump(&c->bytes, bytes);
+        }
         if (rc == 0) {
             bump(&c->committed, 1);
         } else if (e.cls == DG_ERR_EXPECTED) {
@@ -351,6 +357,8 @@ static void sum_counts(struct runner *r, int phase_mask, struct dg_type_counts *
                 out[t].rollbacks += atomic_load_explicit(&c->rollbacks, memory_order_relaxed);
                 out[t].retries += atomic_load_explicit(&c->retries, memory_order_relaxed);
                 out[t].errors += atomic_load_explicit(&c->errors, memory_order_relaxed);
+                out[t].rows += atomic_load_explicit(&c->rows, memory_order_relaxed);
+                out[t].bytes += atomic_load_explicit(&c->bytes, memory_order_relaxed);
             }
         }
 }

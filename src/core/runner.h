@@ -27,6 +27,7 @@ struct dg_type_counts {
     uint64_t rollbacks;  /* rolled back on purpose by the workload (successes) */
     uint64_t retries;    /* extra attempts after a retryable error */
     uint64_t errors;     /* transactions that failed for good */
+    uint64_t rows, bytes; /* fetched, for workloads that say (take_volume) */
 };
 
 /* What the reporter sees every interval: the per-second series since the previous tick. */

@@ -32,6 +32,9 @@ struct dg_workload {
      * -1 with err filled otherwise. DG_ERR_EXPECTED means the workload rolled back on
      * purpose and that counts as done; for any other class the runner rolls back. */
     int (*run)(void *wctx, void *term, int type, struct dg_err *err);
+    /* Optional: rows and bytes the last run() fetched, handed over and reset, so the runner
+     * counts them in the phase the transaction belongs to. */
+    void (*take_volume)(void *wctx, uint64_t *rows, uint64_t *bytes);
 };
 
 #endif

@@ -52,6 +52,14 @@ static const char *const migrations[] = {
     "ALTER TABLE run_txn ADD COLUMN service_p99_ms REAL;"
     "ALTER TABLE run_txn ADD COLUMN service_histogram BLOB;"
     "ALTER TABLE run_txn ADD COLUMN p90_limit_ms REAL;",
+    /* 4: query stress */
+    "ALTER TABLE run ADD COLUMN group_id INTEGER;"
+    "ALTER TABLE run ADD COLUMN query TEXT;"
+    "ALTER TABLE run ADD COLUMN rows INTEGER;"
+    "ALTER TABLE run ADD COLUMN bytes INTEGER;"
+    "ALTER TABLE run ADD COLUMN server_blocks_hit REAL;"
+    "ALTER TABLE run ADD COLUMN server_blocks_read REAL;"
+    "CREATE INDEX run_group ON run (group_id);",
 };
 #define NMIGRATIONS ((int)(sizeof migrations / sizeof *migrations))
 
@@ -147,8 +155,9 @@ int dg_store_put(struct dg_store *s, struct dg_run_record *r, struct dg_err *err
         "engine_version, settings, options, command_line, host_name, host_cpu, host_cores, "
         "host_mem_bytes, host_kernel, dbgauge_version, warehouses, vus, warmup_s, measured_s, nopm, "
         "tpm, client_cpu_s, error, load_model, rate_asked, think_scale, terminals, tpmc, "
-        "tpmc_ceiling, lag_p50_ms, lag_p99_ms, lag_max_ms) "
-        "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
+        "tpmc_ceiling, lag_p50_ms, lag_p99_ms, lag_max_ms, group_id, query, rows, bytes, "
+        "server_blocks_hit, server_blocks_read) "
+        "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
     static const char txn_sql[] =
         "INSERT INTO run_txn (run_id, seq, type, committed, rollbacks, retries, errors, avg_ms, "
         "p50_ms, p90_ms, p95_ms, p99_ms, max_ms, histogram, service_p50_ms, service_p95_ms, "
@@ -196,6 +205,15 @@ int dg_store_put(struct dg_store *s, struct dg_run_record *r, struct dg_err *err
     sqlite3_bind_double(st, i++, r->lag_p50_ms);
     sqlite3_bind_double(st, i++, r->lag_p99_ms);
     sqlite3_bind_double(st, i++, r->lag_max_ms);
+    if (r->group_id)
+        sqlite3_bind_int64(st, i++, r->group_id);
+    else
+        sqlite3_bind_null(st, i++);
+    bind_text(st, i++, r->query);
+    sqlite3_bind_int64(st, i++, (sqlite3_int64)r->rows);
+    sqlite3_bind_int64(st, i++, (sqlite3_int64)r->bytes);
+    sqlite3_bind_double(st, i++, r->server_blocks_hit);
+    sqlite3_bind_double(st, i++, r->server_blocks_read);
     if (sqlite3_step(st) != SQLITE_DONE) {
         db_fail(err, s->db, "insert run");
         goto out;
@@ -295,7 +313,7 @@ static const char run_cols[] =
     "options, command_line, host_name, host_cpu, host_cores, host_mem_bytes, host_kernel, "
     "dbgauge_version, warehouses, vus, warmup_s, measured_s, nopm, tpm, client_cpu_s, error, "
     "load_model, rate_asked, think_scale, terminals, tpmc, tpmc_ceiling, lag_p50_ms, lag_p99_ms, "
-    "lag_max_ms";
+    "lag_max_ms, group_id, query, rows, bytes, server_blocks_hit, server_blocks_read";
 
 static void read_run(sqlite3_stmt *st, struct dg_run_record *r)
 {
@@ -335,6 +353,14 @@ static void read_run(sqlite3_stmt *st, struct dg_run_record *r)
     r->lag_p50_ms = sqlite3_column_double(st, i++);
     r->lag_p99_ms = sqlite3_column_double(st, i++);
     r->lag_max_ms = sqlite3_column_double(st, i++);
+    r->group_id = sqlite3_column_int64(st, i++);
+    r->query = dup_col(st, i++);
+    r->rows = (uint64_t)sqlite3_column_int64(st, i++);
+    r->bytes = (uint64_t)sqlite3_column_int64(st, i++);
+    r->server_blocks_hit = sqlite3_column_type(st, i) == SQLITE_NULL ? -1 : sqlite3_column_double(st, i);
+    i++;
+    r->server_blocks_read = sqlite3_column_type(st, i) == SQLITE_NULL ? -1 : sqlite3_column_double(st, i);
+    i++;
 }
 
 /* Decodes a histogram column into a new histogram (*out stays NULL for SQL NULL). */
@@ -451,6 +477,18 @@ int dg_store_get(struct dg_store *s, int64_t id, int with_series, struct dg_run_
     return 0;
 }
 
+int dg_store_set_group(struct dg_store *s, int64_t id, int64_t group_id, struct dg_err *err)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(s->db, "UPDATE run SET group_id = ? WHERE id = ?", -1, &st, NULL) != SQLITE_OK)
+        return db_fail(err, s->db, "prepare");
+    sqlite3_bind_int64(st, 1, group_id);
+    sqlite3_bind_int64(st, 2, id);
+    int rc = sqlite3_step(st);
+    sqlite3_finalize(st);
+    return rc == SQLITE_DONE ? 0 : db_fail(err, s->db, "set group");
+}
+
 int dg_store_list(struct dg_store *s, dg_store_run_fn fn, void *ctx, struct dg_err *err)
 {
     char sql[1024];
@@ -477,7 +515,8 @@ void dg_run_record_free(struct dg_run_record *r)
     free(r->settings_json);
     free(r->options_json);
     free(r->command_line);
-    r->settings_json = r->options_json = r->command_line = NULL;
+    free(r->query);
+    r->settings_json = r->options_json = r->command_line = r->query = NULL;
     free(r->series);
     r->series = NULL;
     r->nseries = 0;

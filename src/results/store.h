@@ -12,7 +12,7 @@
 #include "core/series.h"
 #include "core/workload.h"
 
-#define DG_STORE_SCHEMA_VERSION 3
+#define DG_STORE_SCHEMA_VERSION 4
 
 struct dg_txn_summary {
     char name[32];
@@ -50,6 +50,11 @@ struct dg_run_record {
     double tpmc;                    /* think model at scale 1 only, else 0 */
     double tpmc_ceiling;
     double lag_p50_ms, lag_p99_ms, lag_max_ms; /* intended start to actual start */
+    /* Query stress: what the iterations fetched, and the sweep the run is a step of. */
+    int64_t group_id;  /* runs of one command share it (the first step's id); 0: none */
+    char *query;       /* owned; NULL for other workloads */
+    uint64_t rows, bytes;
+    double server_blocks_hit, server_blocks_read; /* per iteration, where the engine tells (-1: no) */
     int ntypes;
     struct dg_txn_summary txn[DG_MAX_TYPES];
     struct dg_series_point *series; /* owned; one per second, warm-up (second < 0) first */
@@ -68,6 +73,8 @@ int dg_store_put(struct dg_store *s, struct dg_run_record *rec, struct dg_err *e
  * such run, -1 on error. */
 int dg_store_get(struct dg_store *s, int64_t id, int with_series, struct dg_run_record *rec,
                  struct dg_err *err);
+/* Sets the group of run id (the steps of one sweep). */
+int dg_store_set_group(struct dg_store *s, int64_t id, int64_t group_id, struct dg_err *err);
 /* Calls fn for every run, newest first, with the summary columns filled (no histograms). */
 typedef int (*dg_store_run_fn)(void *ctx, const struct dg_run_record *rec);
 int dg_store_list(struct dg_store *s, dg_store_run_fn fn, void *ctx, struct dg_err *err);

@@ -1,0 +1,428 @@
+/* stress.c — `dbgauge stress`: one query run by T threads for N iterations (or a duration),
+ * a step per thread count, each step a stored run linked to the others; `stress prepare`
+ * makes the built-in table. Options, output and exit status only: the measuring is the
+ * runner's and the stress workload's. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cmd/cmd.h"
+#include "core/opts.h"
+#include "report/summary.h"
+#include "workloads/stress/stress.h"
+
+#define MAX_STEPS 64
+
+static void stress_usage(FILE *out)
+{
+    fprintf(out,
+            "usage:\n"
+            "  dbgauge stress [--target URL] [--query SQL | --query-file F] [--threads 1,2,4,8]\n"
+            "                 [--iterations N | --duration T] [--warmup T] [--params-query SQL]\n"
+            "                 [--label TEXT] [--results PATH] [--json]\n"
+            "  dbgauge stress prepare [--target URL] [--rows N] [--row-bytes B] [--drop] [--json]\n"
+            "  dbgauge stress drop [--target URL]\n\n"
+            "  --query SQL         the query each iteration runs and reads to the end\n"
+            "                      (default: every row of the table 'stress prepare' made)\n"
+            "  --query-file F      the query, from a file\n"
+            "  --threads LIST      one step per thread count, in order (default 1)\n"
+            "  --iterations N      per thread (default 1)\n"
+            "  --duration T        instead: run each step for T, measured after --warmup\n"
+            "  --params-query SQL  run once; its rows fill the query's placeholders (? or $1..),\n"
+            "                      one row per iteration, cycling\n"
+            "  --rows N            rows of the built-in table (default 1000000)\n"
+            "  --row-bytes B       bytes of values per row (default 200)\n");
+}
+
+enum { O_TARGET = 1000, O_QUERY, O_QFILE, O_THREADS, O_ITER, O_DURATION, O_WARMUP, O_PARAMS,
+       O_LABEL, O_RESULTS, O_JSON, O_ROWS, O_ROWBYTES, O_DROP, O_SEED, O_HELP };
+
+static const struct option long_opts[] = {
+    {"target", required_argument, NULL, O_TARGET},   {"query", required_argument, NULL, O_QUERY},
+    {"query-file", required_argument, NULL, O_QFILE}, {"threads", required_argument, NULL, O_THREADS},
+    {"iterations", required_argument, NULL, O_ITER},  {"duration", required_argument, NULL, O_DURATION},
+    {"warmup", required_argument, NULL, O_WARMUP},    {"params-query", required_argument, NULL, O_PARAMS},
+    {"label", required_argument, NULL, O_LABEL},      {"results", required_argument, NULL, O_RESULTS},
+    {"json", no_argument, NULL, O_JSON},              {"rows", required_argument, NULL, O_ROWS},
+    {"row-bytes", required_argument, NULL, O_ROWBYTES}, {"drop", no_argument, NULL, O_DROP},
+    {"seed", required_argument, NULL, O_SEED},        {"help", no_argument, NULL, O_HELP},
+    {NULL, 0, NULL, 0},
+};
+
+struct stress_opts {
+    const char *sub; /* "run", "prepare", "drop" */
+    const char *target, *query, *query_file, *params, *label, *results;
+    int threads[MAX_STEPS], nsteps;
+    uint64_t iterations, rows, seed;
+    int row_bytes, json, drop, help, duration_set;
+    dg_ns duration_ns, warmup_ns;
+};
+
+static int parse_threads(const char *s, struct stress_opts *o, struct dg_err *err)
+{
+    char buf[512];
+    snprintf(buf, sizeof buf, "%s", s);
+    o->nsteps = 0;
+    for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        if (o->nsteps == MAX_STEPS)
+            return dg_err_set(err, DG_ERR_USER, 0, "--threads: at most %d steps", MAX_STEPS);
+        if (dg_parse_int("--threads", tok, 1, 1024, &o->threads[o->nsteps++], err))
+            return -1;
+    }
+    return o->nsteps ? 0 : dg_err_set(err, DG_ERR_USER, 0, "--threads: '%s' lists no thread count", s);
+}
+
+static int allowed(const char *sub, int c)
+{
+    if (c == O_TARGET || c == O_JSON || c == O_HELP)
+        return 1;
+    if (!strcmp(sub, "prepare"))
+        return c == O_ROWS || c == O_ROWBYTES || c == O_DROP;
+    if (!strcmp(sub, "drop"))
+        return 0;
+    return c != O_ROWS && c != O_ROWBYTES && c != O_DROP;
+}
+
+static int parse(int argc, char **argv, struct stress_opts *o)
+{
+    char cmd[32];
+    snprintf(cmd, sizeof cmd, "stress%s%s", strcmp(o->sub, "run") ? " " : "", strcmp(o->sub, "run") ? o->sub : "");
+    struct dg_err err;
+    int c, iter_set = 0;
+    o->target = DG_DEFAULT_TARGET;
+    o->results = DG_DEFAULT_RESULTS;
+    o->label = "";
+    o->threads[0] = 1;
+    o->nsteps = 1;
+    o->iterations = 1;
+    o->rows = 1000000;
+    o->row_bytes = 200;
+    opterr = 0;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, ":h", long_opts, NULL)) != -1) {
+        if (c == 'h')
+            c = O_HELP;
+        if (c == '?' || c == ':')
+            return dg_bad_option(cmd, argc, argv, c);
+        if (!allowed(o->sub, c)) {
+            const char *name = "?";
+            for (const struct option *lo = long_opts; lo->name; lo++)
+                if (lo->val == c)
+                    name = lo->name;
+            return dg_usage_error(cmd, "option '--%s' does not apply here (see dbgauge stress --help)", name);
+        }
+        int bad = 0;
+        switch (c) {
+        case O_TARGET: o->target = optarg; break;
+        case O_QUERY: o->query = optarg; break;
+        case O_QFILE: o->query_file = optarg; break;
+        case O_PARAMS: o->params = optarg; break;
+        case O_LABEL: o->label = optarg; break;
+        case O_RESULTS: o->results = optarg; break;
+        case O_JSON: o->json = 1; break;
+        case O_DROP: o->drop = 1; break;
+        case O_HELP: o->help = 1; break;
+        case O_THREADS: bad = parse_threads(optarg, o, &err); break;
+        case O_ITER: bad = dg_parse_u64("--iterations", optarg, 1, 1000000000ull, &o->iterations, &err); iter_set = 1; break;
+        case O_DURATION: bad = dg_parse_duration("--duration", optarg, &o->duration_ns, &err); o->duration_set = 1; break;
+        case O_WARMUP: bad = dg_parse_duration("--warmup", optarg, &o->warmup_ns, &err); break;
+        case O_ROWS: bad = dg_parse_u64("--rows", optarg, 1, 1000000000ull, &o->rows, &err); break;
+        case O_ROWBYTES: bad = dg_parse_int("--row-bytes", optarg, 48, 4000, &o->row_bytes, &err); break;
+        case O_SEED: bad = dg_parse_u64("--seed", optarg, 0, UINT64_MAX, &o->seed, &err); break;
+        }
+        if (bad)
+            return dg_usage_error(cmd, "%s", err.msg);
+    }
+    if (optind < argc)
+        return dg_usage_error(cmd, "unexpected argument '%s' (see dbgauge stress --help)", argv[optind]);
+    if (o->query && o->query_file)
+        return dg_usage_error(cmd, "--query and --query-file: give one");
+    if (iter_set && o->duration_set)
+        return dg_usage_error(cmd, "--iterations and --duration: give one");
+    if (o->warmup_ns && !o->duration_set)
+        return dg_usage_error(cmd, "--warmup goes with --duration");
+    if (o->duration_set && o->duration_ns == 0)
+        return dg_usage_error(cmd, "--duration must be longer than 0");
+    return 0;
+}
+
+/* Reads a query file into a malloc'd string without a trailing ';' or white space. */
+static char *read_query_file(const char *path, struct dg_err *err)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        dg_err_set(err, DG_ERR_USER, 0, "--query-file: cannot read '%s'", path);
+        return NULL;
+    }
+    size_t cap = 4096, n = 0;
+    char *buf = malloc(cap);
+    size_t got;
+    while (buf && (got = fread(buf + n, 1, cap - n - 1, f)) > 0) {
+        n += got;
+        if (n + 1 == cap) {
+            char *grown = realloc(buf, cap *= 2);
+            if (!grown) {
+                free(buf);
+                buf = NULL;
+            }
+            buf = grown;
+        }
+    }
+    fclose(f);
+    if (!buf) {
+        dg_err_set(err, DG_ERR_FATAL, 0, "out of memory");
+        return NULL;
+    }
+    while (n && (buf[n - 1] == ';' || buf[n - 1] == '\n' || buf[n - 1] == ' ' || buf[n - 1] == '\t' ||
+                 buf[n - 1] == '\r'))
+        n--;
+    buf[n] = '\0';
+    if (n == 0) {
+        free(buf);
+        dg_err_set(err, DG_ERR_USER, 0, "--query-file: '%s' holds no query", path);
+        return NULL;
+    }
+    return buf;
+}
+
+static int cmd_prepare(struct stress_opts *o)
+{
+    struct dg_target t;
+    struct dg_conn_h h;
+    struct dg_err err;
+    const char *cmd = strcmp(o->sub, "drop") ? "stress prepare" : "stress drop";
+    if (dg_target_parse(o->target, &t, &err))
+        return dg_usage_error(cmd, "--target: %s", err.msg);
+    struct dg_connect_opts co = {.create = 1, .application = "dbgauge-stress"};
+    if (dg_connect(&t, &co, &h, &err))
+        return dg_report_err(cmd, &err);
+    int rc;
+    if (!strcmp(o->sub, "drop")) {
+        rc = stress_drop(&h, &err);
+    } else {
+        dg_ns t0 = dg_now_ns();
+        rc = stress_prepare(&h, (int64_t)o->rows, o->row_bytes, o->drop, &err);
+        double s = (double)(dg_now_ns() - t0) / 1e9;
+        if (rc == 0)
+            fprintf(stderr, "made %s: %llu rows of about %d bytes in %.2f s\n", STRESS_TABLE,
+                    (unsigned long long)o->rows, o->row_bytes, s);
+        else if (strstr(err.msg, "already exists"))
+            err.cls = DG_ERR_USER, strcat(err.msg, " (use --drop to make it again)");
+    }
+    dg_disconnect(&h);
+    return rc ? dg_report_err(cmd, &err) : DG_EXIT_OK;
+}
+
+static char *options_json(const struct stress_opts *o, const struct dg_target *t, int threads)
+{
+    cJSON *j = cJSON_CreateObject();
+    cJSON_AddStringToObject(j, "target", t->redacted);
+    cJSON_AddNumberToObject(j, "threads", threads);
+    if (o->duration_set) {
+        cJSON_AddNumberToObject(j, "duration_s", (double)o->duration_ns / 1e9);
+        cJSON_AddNumberToObject(j, "warmup_s", (double)o->warmup_ns / 1e9);
+    } else {
+        cJSON_AddNumberToObject(j, "iterations", (double)o->iterations);
+    }
+    if (o->params)
+        cJSON_AddStringToObject(j, "params_query", o->params);
+    cJSON_AddStringToObject(j, "label", o->label);
+    char *s = cJSON_PrintUnformatted(j);
+    cJSON_Delete(j);
+    return s;
+}
+
+static double mb_per_s(const struct dg_run_record *r)
+{
+    return r->measured_s > 0 ? (double)r->bytes / 1e6 / r->measured_s : 0;
+}
+
+static void print_steps(FILE *out, struct dg_run_record *recs, int n)
+{
+    fprintf(out, "\n%7s  %10s  %10s  %10s  %12s  %8s  %8s  %9s  %9s  %9s  %6s\n", "threads", "run time s",
+            "iterations", "iter/s", "rows/s", "MB/s", "change", "avg ms", "p95 ms", "max ms", "run");
+    for (int i = 0; i < n; i++) {
+        const struct dg_run_record *r = &recs[i];
+        uint64_t it = dg_txn_count(&r->txn[0]);
+        char change[16] = "";
+        if (i > 0 && mb_per_s(&recs[i - 1]) > 0)
+            snprintf(change, sizeof change, "%+.1f%%", 100.0 * (mb_per_s(r) / mb_per_s(&recs[i - 1]) - 1));
+        fprintf(out, "%7d  %10.2f  %10llu  %10.1f  %12.0f  %8.1f  %8s  %9.2f  %9.2f  %9.2f  %6lld\n", r->vus,
+                r->measured_s, (unsigned long long)it, r->measured_s > 0 ? (double)it / r->measured_s : 0,
+                r->measured_s > 0 ? (double)r->rows / r->measured_s : 0, mb_per_s(r), change,
+                r->txn[0].avg_ms, r->txn[0].p95_ms, r->txn[0].max_ms, (long long)r->id);
+        if (r->txn[0].errors)
+            fprintf(out, "         %llu iterations failed: %s\n", (unsigned long long)r->txn[0].errors, r->error);
+    }
+    if (n && recs[0].server_blocks_hit >= 0)
+        for (int i = 0; i < n; i++)
+            fprintf(out, "%s%d threads: %.1f blocks hit, %.1f read per iteration", i ? "; " : "server: ",
+                    recs[i].vus, recs[i].server_blocks_hit, recs[i].server_blocks_read);
+    if (n && recs[0].server_blocks_hit >= 0)
+        fprintf(out, "\n");
+}
+
+static int cmd_run(struct stress_opts *o, int argc, char **argv)
+{
+    const char *cmd = "stress";
+    struct dg_target t;
+    struct dg_err err;
+    struct dg_conn_h h = {0};
+    struct dg_store *store = NULL;
+    struct stress_shared sh = {0};
+    struct dg_run_record recs[MAX_STEPS];
+    int nrecs = 0, rc = DG_EXIT_FAILED;
+    char *query_buf = NULL;
+    memset(recs, 0, sizeof recs);
+    if (dg_target_parse(o->target, &t, &err))
+        return dg_usage_error(cmd, "--target: %s", err.msg);
+    const char *query = o->query ? o->query : STRESS_DEFAULT_QUERY;
+    if (o->query_file && !(query = query_buf = read_query_file(o->query_file, &err)))
+        return dg_report_err(cmd, &err);
+    if (dg_store_open(o->results, &store, &err)) {
+        rc = dg_report_err(cmd, &err);
+        goto out;
+    }
+    struct dg_server_info si;
+    if (dg_connect(&t, NULL, &h, &err) || t.drv->server_info(h.c, &si, &err) ||
+        stress_setup(&h, query, o->params, &sh, &err)) {
+        if (!o->query && !o->query_file && strstr(err.msg, STRESS_TABLE))
+            snprintf(err.msg + strlen(err.msg), sizeof err.msg - strlen(err.msg),
+                     " (run 'dbgauge stress prepare' first, or give --query)");
+        rc = dg_report_err(cmd, &err);
+        goto out;
+    }
+    int interrupted = 0, failed = 0;
+    for (int step = 0; step < o->nsteps && !interrupted; step++) {
+        int threads = o->threads[step];
+        fprintf(stderr, "step %d/%d: %d thread%s, ", step + 1, o->nsteps, threads, threads == 1 ? "" : "s");
+        if (o->duration_set)
+            fprintf(stderr, "%.0f s\n", (double)o->duration_ns / 1e9);
+        else
+            fprintf(stderr, "%llu iteration%s each\n", (unsigned long long)o->iterations, o->iterations == 1 ? "" : "s");
+        int64_t hit0 = 0, read0 = 0, hit1 = 0, read1 = 0;
+        int has_blocks = stress_server_blocks(&h, &hit0, &read0, &err);
+        struct dg_run_result res = {0};
+        struct dg_runner_cfg cfg = {.wl = &stress_workload, .shared = &sh, .target = &t,
+                                    .workers = threads, .warmup_ns = o->warmup_ns,
+                                    .duration_ns = o->duration_set ? o->duration_ns : 0,
+                                    .txns_per_worker = o->duration_set ? 0 : o->iterations,
+                                    .seed = o->seed, .max_retries = 10};
+        if (dg_runner_run(&cfg, &res, &err)) {
+            rc = dg_report_err(cmd, &err);
+            goto out;
+        }
+        if (has_blocks > 0) {
+            usleep(300000); /* the server publishes a closed session's counters a moment later */
+            has_blocks = stress_server_blocks(&h, &hit1, &read1, &err);
+        }
+        struct dg_run_record *r = &recs[nrecs];
+        r->rows = res.counts[0].rows; /* the measured iterations' */
+        r->bytes = res.counts[0].bytes;
+        struct dg_record_src src = {.workload = "stress", .label = o->label, .target = &t, .server = &si,
+                                    .options_json = options_json(o, &t, threads), .argc = argc,
+                                    .argv = argv, .vus = threads, .model = DG_LOAD_CLOSED};
+        dg_record_fill(r, &src, &res, stress_workload.type_names);
+        dg_run_result_free(&res);
+        r->query = strdup(query);
+        uint64_t it = dg_txn_count(&r->txn[0]);
+        r->server_blocks_hit = has_blocks > 0 && it ? (double)(hit1 - hit0) / (double)it : -1;
+        r->server_blocks_read = has_blocks > 0 && it ? (double)(read1 - read0) / (double)it : -1;
+        r->group_id = nrecs ? recs[0].id : 0;
+        if (dg_store_put(store, r, &err)) {
+            rc = dg_report_err(cmd, &err);
+            goto out;
+        }
+        if (nrecs == 0 && dg_store_set_group(store, r->id, r->id, &err)) {
+            rc = dg_report_err(cmd, &err);
+            goto out;
+        }
+        if (nrecs == 0)
+            r->group_id = r->id;
+        interrupted = !strcmp(r->status, "incomplete");
+        failed |= r->txn[0].errors > 0;
+        nrecs++;
+    }
+    /* The table is rendered from the stored runs. */
+    for (int i = 0; i < nrecs; i++) {
+        int64_t id = recs[i].id;
+        dg_run_record_free(&recs[i]);
+        if (dg_store_get(store, id, 0, &recs[i], &err)) {
+            rc = dg_report_err(cmd, &err);
+            goto out;
+        }
+    }
+    FILE *text = o->json ? stderr : stdout;
+    fprintf(text, "\nQuery stress on %s (%s %s), steps stored as runs %lld..%lld (group %lld)\n",
+            t.redacted, si.engine, si.version, (long long)recs[0].id, (long long)recs[nrecs - 1].id,
+            (long long)recs[0].group_id);
+    print_steps(text, recs, nrecs);
+    if (o->json) {
+        cJSON *doc = cJSON_CreateObject();
+        cJSON_AddNumberToObject(doc, "schema_version", DG_JSON_SCHEMA_VERSION);
+        cJSON_AddNumberToObject(doc, "group_id", (double)recs[0].group_id);
+        cJSON_AddStringToObject(doc, "target", t.redacted);
+        cJSON_AddStringToObject(doc, "query", query);
+        cJSON *steps = cJSON_AddArrayToObject(doc, "steps");
+        for (int i = 0; i < nrecs; i++) {
+            const struct dg_run_record *r = &recs[i];
+            const struct dg_txn_summary *x = &r->txn[0];
+            double it = (double)dg_txn_count(x);
+            cJSON *s = cJSON_CreateObject();
+            cJSON_AddNumberToObject(s, "threads", r->vus);
+            cJSON_AddNumberToObject(s, "seconds", r->measured_s);
+            cJSON_AddNumberToObject(s, "iterations", it);
+            cJSON_AddNumberToObject(s, "errors", (double)x->errors);
+            cJSON_AddNumberToObject(s, "rows", (double)r->rows);
+            cJSON_AddNumberToObject(s, "bytes", (double)r->bytes);
+            cJSON_AddNumberToObject(s, "iterations_per_s", r->measured_s > 0 ? it / r->measured_s : 0);
+            cJSON_AddNumberToObject(s, "rows_per_s", r->measured_s > 0 ? (double)r->rows / r->measured_s : 0);
+            cJSON_AddNumberToObject(s, "mb_per_s", mb_per_s(r));
+            cJSON_AddNumberToObject(s, "avg_ms", x->avg_ms);
+            cJSON_AddNumberToObject(s, "p50_ms", x->p50_ms);
+            cJSON_AddNumberToObject(s, "p95_ms", x->p95_ms);
+            cJSON_AddNumberToObject(s, "p99_ms", x->p99_ms);
+            cJSON_AddNumberToObject(s, "max_ms", x->max_ms);
+            if (r->server_blocks_hit >= 0) {
+                cJSON_AddNumberToObject(s, "server_blocks_hit_per_iteration", r->server_blocks_hit);
+                cJSON_AddNumberToObject(s, "server_blocks_read_per_iteration", r->server_blocks_read);
+            }
+            cJSON_AddNumberToObject(s, "run_id", (double)r->id);
+            cJSON_AddItemToArray(steps, s);
+        }
+        dg_print_json(doc);
+    }
+    if (interrupted)
+        fprintf(stderr, "dbgauge stress: interrupted; the steps done are stored, the last marked incomplete\n");
+    rc = interrupted || failed ? DG_EXIT_FAILED : DG_EXIT_OK;
+out:
+    for (int i = 0; i < nrecs; i++)
+        dg_run_record_free(&recs[i]);
+    dg_disconnect(&h);
+    dg_store_close(store);
+    stress_shared_free(&sh);
+    free(query_buf);
+    return rc;
+}
+
+int dg_cmd_stress(int argc, char **argv)
+{
+    struct stress_opts o = {.sub = "run"};
+    int shift = 0;
+    if (argc >= 2 && (!strcmp(argv[1], "prepare") || !strcmp(argv[1], "drop"))) {
+        o.sub = argv[1];
+        shift = 1;
+    }
+    int rc = parse(argc - shift, argv + shift, &o);
+    if (rc)
+        return rc;
+    if (o.help) {
+        stress_usage(stdout);
+        return DG_EXIT_OK;
+    }
+    if (strcmp(o.sub, "run"))
+        return cmd_prepare(&o);
+    return cmd_run(&o, argc + 1, argv - 1);
+}
