@@ -133,7 +133,7 @@ static int sq_connect(const char *url, const struct dg_connect_opts *opts, struc
     if (rc != SQLITE_OK) {
         dg_err_set(err, DG_ERR_USER, rc, "cannot open SQLite database '%s': %s%s", path,
                    c->db ? sqlite3_errmsg(c->db) : sqlite3_errstr(rc),
-                   opts->create ? "" : " (run 'dbgauge tpcc load' first?)");
+                   opts->create ? "" : " (the file must exist: 'dbgauge tpcc load' or 'dbgauge stress prepare' makes it)");
         goto fail;
     }
     sqlite3_busy_timeout(c->db, c->busy_timeout_ms);

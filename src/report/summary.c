@@ -124,6 +124,13 @@ cJSON *dg_report_run_json(const struct dg_run_record *r)
     cJSON_AddNumberToObject(o, "client_cpu_seconds", r->client_cpu_s);
     if (r->error[0])
         cJSON_AddStringToObject(o, "error", r->error);
+    if (r->group_id)
+        cJSON_AddNumberToObject(o, "group_id", (double)r->group_id);
+    if (r->query) {
+        cJSON_AddStringToObject(o, "query", r->query);
+        cJSON_AddNumberToObject(o, "rows", (double)r->rows);
+        cJSON_AddNumberToObject(o, "bytes", (double)r->bytes);
+    }
     cJSON_AddStringToObject(o, "load_model", r->load_model[0] ? r->load_model : "closed");
     cJSON_AddStringToObject(o, "latency_from", scheduled(r) ? "intended_start" : "actual_start");
     if (!strcmp(r->load_model, "rate")) {
