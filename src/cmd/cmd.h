@@ -3,6 +3,7 @@
 #ifndef DG_CMD_H
 #define DG_CMD_H
 
+#include <getopt.h>
 #include <stdio.h>
 
 #include <cjson/cJSON.h>
@@ -44,6 +45,12 @@ int dg_report_err(const char *cmd, const struct dg_err *err);
 char *dg_redacted_command_line(int argc, char **argv);
 /* Prints a JSON document on stdout and frees it. */
 void dg_print_json(cJSON *doc);
+/* getopt_long with our messages. Returns 1 with the option's value in *c, 0 at the end of the
+ * options, or DG_EXIT_USAGE after printing what was wrong: an unknown option, a missing
+ * value, or an option that `allowed(sub, value)` refuses for this subcommand. Short option
+ * -h is mapped to help_val. Call with optind reset to 1. */
+int dg_getopt(const char *cmd, int argc, char **argv, const struct option *opts, int help_val,
+              int (*allowed)(const char *sub, int c), const char *sub, int *c);
 /* The message for an option getopt did not accept (argv[optind - 1] is the culprit). */
 int dg_bad_option(const char *cmd, int argc, char **argv, int opt_char);
 

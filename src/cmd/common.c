@@ -120,3 +120,26 @@ void dg_record_fill(struct dg_run_record *rec, const struct dg_record_src *src,
     res->series.pts = NULL;
     res->series.n = 0;
 }
+
+int dg_getopt(const char *cmd, int argc, char **argv, const struct option *opts, int help_val,
+              int (*allowed)(const char *sub, int c), const char *sub, int *c)
+{
+    opterr = 0;
+    int v = getopt_long(argc, argv, ":h", opts, NULL);
+    if (v == -1)
+        return 0;
+    if (v == 'h')
+        v = help_val;
+    if (v == '?' || v == ':')
+        return dg_bad_option(cmd, argc, argv, v);
+    if (allowed && !allowed(sub, v)) {
+        const char *name = "?";
+        for (const struct option *lo = opts; lo->name; lo++)
+            if (lo->val == v)
+                name = lo->name;
+        return dg_usage_error(cmd, "option '--%s' does not apply to '%s' (see dbgauge %s --help)", name,
+                              cmd, cmd);
+    }
+    *c = v;
+    return 1;
+}

@@ -99,20 +99,9 @@ static int parse(int argc, char **argv, struct stress_opts *o)
     o->iterations = 1;
     o->rows = 1000000;
     o->row_bytes = 200;
-    opterr = 0;
     optind = 1;
-    while ((c = getopt_long(argc, argv, ":h", long_opts, NULL)) != -1) {
-        if (c == 'h')
-            c = O_HELP;
-        if (c == '?' || c == ':')
-            return dg_bad_option(cmd, argc, argv, c);
-        if (!allowed(o->sub, c)) {
-            const char *name = "?";
-            for (const struct option *lo = long_opts; lo->name; lo++)
-                if (lo->val == c)
-                    name = lo->name;
-            return dg_usage_error(cmd, "option '--%s' does not apply here (see dbgauge stress --help)", name);
-        }
+    int got;
+    while ((got = dg_getopt(cmd, argc, argv, long_opts, O_HELP, allowed, o->sub, &c)) == 1) {
         int bad = 0;
         switch (c) {
         case O_TARGET: o->target = optarg; break;
@@ -135,6 +124,8 @@ static int parse(int argc, char **argv, struct stress_opts *o)
         if (bad)
             return dg_usage_error(cmd, "%s", err.msg);
     }
+    if (got)
+        return got;
     if (optind < argc)
         return dg_usage_error(cmd, "unexpected argument '%s' (see dbgauge stress --help)", argv[optind]);
     if (o->query && o->query_file)

@@ -39,4 +39,16 @@ expect_exit "empty results list exits 0" 0 runs --results "$T_TMP/r2.db"
 expect_exit "mode procedures on SQLite exits 2" 2 tpcc run --target "sqlite:$T_TMP/empty.db" --mode procedures --results "$T_TMP/r.db"
 expect_exit "bad isolation exits 2" 2 tpcc run --isolation chaos
 expect_stderr "bad isolation is named" "chaos"
+expect_exit "stress --help exits 0" 0 stress --help
+expect_exit "stress option of prepare exits 2" 2 stress --rows 5
+expect_stderr "misplaced stress option is named" "--rows"
+expect_exit "stress --threads 0 exits 2" 2 stress --threads 0
+expect_exit "stress --threads 1,x exits 2" 2 stress --threads 1,x
+expect_stderr "bad thread count is named" "'x'"
+expect_exit "stress --iterations with --duration exits 2" 2 stress --iterations 3 --duration 5s
+expect_exit "stress --query with --query-file exits 2" 2 stress --query "SELECT 1" --query-file x.sql
+expect_exit "stress --query-file that does not exist exits 2" 2 stress --query-file "$T_TMP/none.sql" --target "sqlite:$T_TMP/empty.db"
+expect_stderr "missing query file is named" "none.sql"
+expect_exit "stress --warmup without --duration exits 2" 2 stress --warmup 5s
+expect_exit "stress prepare --row-bytes 10 exits 2" 2 stress prepare --row-bytes 10
 finish
