@@ -35,7 +35,7 @@ enum dg_isolation {
 /* Capability bits. */
 #define DG_CAP_PREPARE (1u << 0)     /* server-side prepared statements */
 #define DG_CAP_BULK (1u << 1)        /* a bulk path faster than row inserts (COPY, LOAD DATA) */
-#define DG_CAP_PIPELINE (1u << 2)    /* execute_batch saves round trips */
+#define DG_CAP_PIPELINE (1u << 2)    /* execute_batch and execute_calls save round trips */
 #define DG_CAP_PROCEDURES (1u << 3)  /* stored procedures / functions */
 #define DG_CAP_MEMORY (1u << 4)      /* set_memory works */
 

@@ -558,15 +558,21 @@ static int take_call_result(struct dg_conn *c, PGresult *res, int q, int has_beg
 int dg_pg_execute_calls(struct dg_conn *c, struct dg_call *calls, int n, int commit,
                         struct dg_err *err)
 {
-    const char *begin = c->pending_begin;
-    c->pending_begin = NULL;
+    int nothing = 1;
     for (int i = 0; i < n; i++) {
         dg_pg_reset(calls[i].stmt);
         calls[i].stmt->changes = 0;
         calls[i].changes = 0;
+        nothing &= calls[i].nsets <= 0;
+    }
+    if (nothing && c->pending_begin && commit) { /* as COMMIT alone: nothing ran, nothing to send */
+        c->pending_begin = NULL;
+        return 0;
     }
     if (!PQenterPipelineMode(c->pg))
         return dg_pg_res_err(c, NULL, "enter pipeline mode", err);
+    const char *begin = c->pending_begin;
+    c->pending_begin = NULL;
     int failed = 0;
     int sent = send_calls(c, begin, calls, n, commit, &failed, err);
     if (!PQpipelineSync(c->pg)) {
@@ -604,7 +610,11 @@ int dg_pg_execute_calls(struct dg_conn *c, struct dg_call *calls, int n, int com
             continue;
         }
         int is_commit = commit && q == sent - 1 && cur.i >= n;
-        if (take_call_result(c, res, q, has_begin, is_commit, begin, &cur, err))
+        if (!is_commit && !(has_begin && q == 0) && cur.i >= n) { /* more results than sent */
+            PQclear(res);
+            dg_pg_err(c, err, DG_ERR_FATAL, NULL, "pipeline read: a result nobody asked for");
+            failed = 1;
+        } else if (take_call_result(c, res, q, has_begin, is_commit, begin, &cur, err))
             failed = 1;
     }
     if (!PQexitPipelineMode(c->pg) && !failed) {
