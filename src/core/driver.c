@@ -223,6 +223,32 @@ int dg_execute_batch(const struct dg_driver *drv, struct dg_stmt *s, int nparams
     return 0;
 }
 
+int dg_execute_calls(const struct dg_driver *drv, struct dg_conn *c, struct dg_call *calls, int n,
+                     int commit, struct dg_err *err)
+{
+    if (drv->execute_calls)
+        return drv->execute_calls(c, calls, n, commit, err);
+    for (int i = 0; i < n; i++) {
+        struct dg_call *call = &calls[i];
+        call->changes = 0;
+        for (int k = 0; k < call->nsets; k++) {
+            if (drv->execute(call->stmt, call->params + (size_t)k * (size_t)call->nparams, err))
+                return -1;
+            int r;
+            while ((r = drv->next_row(call->stmt, err)) == 1)
+                if (call->fn && call->fn(call->ctx, k, call->stmt)) {
+                    drv->reset(call->stmt);
+                    r = 0;
+                    break;
+                }
+            if (r < 0)
+                return -1;
+            call->changes += drv->changes(call->stmt);
+        }
+    }
+    return commit ? drv->commit(c, err) : 0;
+}
+
 void dg_server_info_add(struct dg_server_info *info, const char *name, const char *value)
 {
     if (info->nsettings >= DG_MAX_SETTINGS)

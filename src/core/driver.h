@@ -12,6 +12,9 @@
 
 #include "core/err.h"
 
+/* The table is append-only: a new call goes at the end of struct dg_driver and may be NULL
+ * (drivers that predate it leave it zero; the core wrapper then falls back on older calls),
+ * so ABI 1 stays ABI 1. The number changes only if an existing field changes meaning. */
 #define DG_DRIVER_ABI 1
 
 enum dg_dialect {
@@ -32,7 +35,7 @@ enum dg_isolation {
 /* Capability bits. */
 #define DG_CAP_PREPARE (1u << 0)     /* server-side prepared statements */
 #define DG_CAP_BULK (1u << 1)        /* a bulk path faster than row inserts (COPY, LOAD DATA) */
-#define DG_CAP_PIPELINE (1u << 2)    /* execute_batch saves round trips */
+#define DG_CAP_PIPELINE (1u << 2)    /* execute_batch and execute_calls save round trips */
 #define DG_CAP_PROCEDURES (1u << 3)  /* stored procedures / functions */
 #define DG_CAP_MEMORY (1u << 4)      /* set_memory works */
 
@@ -99,6 +102,20 @@ struct dg_bulk;
  * parameter set (0..n-1); read columns with the stmt accessors. Return 0 to go on. */
 typedef int (*dg_row_fn)(void *ctx, int k, struct dg_stmt *stmt);
 
+/* One entry of execute_calls: stmt run nsets times with the parameter sets laid end to end
+ * in params (nsets x nparams values; nparams as prepared). fn (may be NULL) gets every row,
+ * k being the set index; a non-zero return skips the rest of that set's rows. changes is
+ * written: the rows changed, summed over the sets. nsets 0 skips the entry. */
+struct dg_call {
+    struct dg_stmt *stmt;
+    int nparams;
+    const struct dg_value *params;
+    int nsets;
+    dg_row_fn fn;
+    void *ctx;
+    int64_t changes; /* out */
+};
+
 struct dg_driver {
     unsigned abi; /* DG_DRIVER_ABI */
     const char *name;
@@ -156,6 +173,16 @@ struct dg_driver {
     int (*set_memory)(struct dg_conn *c, uint64_t bytes, struct dg_err *err);
     /* Tuning for a bulk load session (SQLite: no journal), and back. May be NULL. */
     int (*load_mode)(struct dg_conn *c, int on, struct dg_err *err);
+
+    /* ---- appended to ABI 1: may be NULL (use dg_execute_calls) ---- */
+
+    /* Runs calls[0..n) in order, statements of the connection each with its parameter sets,
+     * and with commit also COMMITs, all in one round trip where the engine allows (one
+     * pipeline, one sync). On the first error: err is that error (its class as execute would
+     * give it), nothing after it runs, and the open transaction is left for the caller's
+     * rollback. Rows are valid only inside fn. */
+    int (*execute_calls)(struct dg_conn *c, struct dg_call *calls, int n, int commit,
+                         struct dg_err *err);
 };
 
 /* A target: which driver, the URL as given (may hold a password: never print it) and the
@@ -192,6 +219,9 @@ int dg_query_int(struct dg_conn_h *h, const char *sql, int64_t *out, struct dg_e
 int dg_execute_batch(const struct dg_driver *drv, struct dg_stmt *s, int nparams,
                      const struct dg_value *params, int n, dg_row_fn fn, void *ctx,
                      struct dg_err *err);
+/* execute_calls, or for drivers without it execute/next_row loops in order and then commit. */
+int dg_execute_calls(const struct dg_driver *drv, struct dg_conn *c, struct dg_call *calls, int n,
+                     int commit, struct dg_err *err);
 const char *dg_isolation_name(enum dg_isolation iso);
 void dg_server_info_add(struct dg_server_info *info, const char *name, const char *value);
 

@@ -421,6 +421,79 @@ static void check_batch(struct suite *t)
     free(p);
 }
 
+/* execute_calls through the core wrapper: different statements in one go, rows with their
+ * set index, changes per call, COMMIT in the same go; an error in the middle stops the rest
+ * and leaves the transaction for the rollback. */
+static void check_calls(struct suite *t)
+{
+    struct dg_err err = {0};
+    struct dg_conn_h *h = &t->a;
+    if (!t->drv->execute_calls)
+        skip(t, "driver execute_calls", "driver has none; the core loops (checked below all the same)");
+    struct dg_stmt *sel = NULL, *ins = NULL, *upd = NULL;
+    int good = h->drv->prepare(h->c, "SELECT id, t FROM dg_conf_t WHERE id = ?", 1, &sel, &err) == 0 &&
+               h->drv->prepare(h->c, "INSERT INTO dg_conf_t (id, i) VALUES (?, ?)", 2, &ins, &err) == 0 &&
+               h->drv->prepare(h->c, "UPDATE dg_conf_t SET i = i + 1 WHERE id >= ? AND id < ?", 2, &upd,
+                               &err) == 0;
+    if (!check(t, "execute_calls: statements prepared", good, &err))
+        goto out;
+    struct batch_ctx bc = {.drv = t->drv};
+    struct dg_value ps[3] = {dg_int(4), dg_int(999), dg_int(1)};
+    struct dg_value pi[4] = {dg_int(3000), dg_int(1), dg_int(3001), dg_int(2)};
+    struct dg_value pu[2] = {dg_int(3000), dg_int(3002)};
+    struct dg_call calls[3] = {
+        {.stmt = sel, .nparams = 1, .params = ps, .nsets = 3, .fn = on_row_read, .ctx = &bc},
+        {.stmt = ins, .nparams = 2, .params = pi, .nsets = 2},
+        {.stmt = upd, .nparams = 2, .params = pu, .nsets = 1},
+    };
+    int64_t n = -1, sum = -1;
+    good = t->drv->begin(h->c, DG_ISO_DEFAULT, 1, &err) == 0 &&
+           dg_execute_calls(t->drv, h->c, calls, 3, 1, &err) == 0 &&
+           count_where(&t->b, "SELECT COUNT(*) FROM dg_conf_t WHERE id >= 3000 AND id < 3002", &n, &err) == 0 &&
+           count_where(&t->b, "SELECT SUM(i) FROM dg_conf_t WHERE id >= 3000 AND id < 3002", &sum, &err) == 0;
+    if (!good) {
+        struct dg_err ignore;
+        t->drv->rollback(h->c, &ignore);
+        check(t, "execute_calls: rows, changes and commit", 0, &err);
+    } else if (bc.seen.n != 2 || bc.seen.k[0] != 0 || bc.seen.id[0] != 4 || bc.seen.k[1] != 2 ||
+               bc.seen.id[1] != 1 || calls[1].changes != 2 || calls[2].changes != 2 || n != 2 || sum != 5) {
+        not_ok(t, "execute_calls: rows, changes and commit",
+               "rows %d (k=%d,%d id=%lld,%lld), changes %lld/%lld, committed %lld rows summing %lld",
+               bc.seen.n, bc.seen.k[0], bc.seen.k[1], (long long)bc.seen.id[0], (long long)bc.seen.id[1],
+               (long long)calls[1].changes, (long long)calls[2].changes, (long long)n, (long long)sum);
+    } else {
+        ok(t, "execute_calls: rows, changes and commit");
+    }
+
+    /* a duplicate key in the middle, COMMIT asked: error, nothing after it, rollback works */
+    struct dg_value pa[2] = {dg_int(3002), dg_int(0)}, pb[2] = {dg_int(1), dg_int(0)},
+                    pc[2] = {dg_int(3003), dg_int(0)};
+    struct dg_call bad[3] = {
+        {.stmt = ins, .nparams = 2, .params = pa, .nsets = 1},
+        {.stmt = ins, .nparams = 2, .params = pb, .nsets = 1},
+        {.stmt = ins, .nparams = 2, .params = pc, .nsets = 1},
+    };
+    struct dg_err e2 = {0};
+    int rc = t->drv->begin(h->c, DG_ISO_DEFAULT, 1, &err) == 0 ? dg_execute_calls(t->drv, h->c, bad, 3, 1, &e2) : 0;
+    good = rc != 0 && e2.cls == DG_ERR_FATAL && t->drv->rollback(h->c, &err) == 0 &&
+           count_where(h, "SELECT COUNT(*) FROM dg_conf_t WHERE id >= 3002 AND id < 3004", &n, &err) == 0 && n == 0;
+    if (rc == 0) {
+        struct dg_err ignore;
+        t->drv->rollback(h->c, &ignore);
+        not_ok(t, "execute_calls: error in the middle, rolled back, connection usable", "no error");
+    } else {
+        check(t, "execute_calls: error in the middle, rolled back, connection usable", good,
+              e2.cls != DG_ERR_FATAL ? &e2 : &err);
+    }
+out:
+    if (sel)
+        h->drv->finalize(sel);
+    if (ins)
+        h->drv->finalize(ins);
+    if (upd)
+        h->drv->finalize(upd);
+}
+
 static void check_errors(struct suite *t)
 {
     struct dg_err err = {0};
@@ -861,6 +934,7 @@ int main(int argc, char **argv)
     check_types(&t);
     check_transactions(&t);
     check_batch(&t);
+    check_calls(&t);
     check_errors(&t);
     check_conflict(&t);
     check_bulk(&t);

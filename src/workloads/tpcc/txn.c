@@ -1,6 +1,7 @@
 /* txn.c — the five TPC-C transactions (clauses 2.4-2.8) as client-side SQL: inputs drawn
- * from the terminal's RNG, statements prepared once per connection, independent reads and
- * writes sent as batches (pipelined where the driver can). No allocation per transaction. */
+ * from the terminal's RNG, statements prepared once per connection, each step's independent
+ * statements (and the COMMIT) sent as one call list: one round trip where the driver can.
+ * No allocation per transaction; the procedures mode (procedures.c) draws the same inputs. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,7 +12,7 @@
 enum {
     S_NO_WAREHOUSE, S_NO_DISTRICT, S_NO_CUSTOMER, S_NO_ITEM, S_NO_STOCK_UPDATE, S_NO_ORDER,
     S_NO_NEW_ORDER, S_NO_LINE,
-    S_PAY_WAREHOUSE, S_PAY_DISTRICT, S_CUST_BY_NAME, S_PAY_CUSTOMER, S_PAY_CDATA,
+    S_PAY_WAREHOUSE, S_PAY_DISTRICT, S_CUST_BY_NAME, S_PAY_CUSTOMER,
     S_PAY_UPDATE, S_PAY_UPDATE_BC, S_PAY_HISTORY,
     S_OS_CUSTOMER, S_OS_ORDER, S_OS_LINES,
     S_DL_NEW_ORDER, S_DL_DELETE, S_DL_ORDER, S_DL_LINES, S_DL_SUM, S_DL_CUSTOMER,
@@ -48,8 +49,8 @@ static const struct {
                         "ORDER BY c_first", 3},
     [S_PAY_CUSTOMER] = {"SELECT c_first, c_middle, c_last, c_street_1, c_street_2, c_city, "
                         "c_state, c_zip, c_phone, c_since, c_credit, c_credit_lim, c_discount, "
-                        "c_balance FROM customer WHERE c_w_id = ? AND c_d_id = ? AND c_id = ?%L", 3},
-    [S_PAY_CDATA] = {"SELECT c_data FROM customer WHERE c_w_id = ? AND c_d_id = ? AND c_id = ?", 3},
+                        "c_balance, CASE WHEN c_credit = 'BC' THEN c_data END FROM customer "
+                        "WHERE c_w_id = ? AND c_d_id = ? AND c_id = ?%L", 3},
     [S_PAY_UPDATE] = {"UPDATE customer SET c_balance = c_balance - ?, c_ytd_payment = "
                       "c_ytd_payment + ?, c_payment_cnt = c_payment_cnt + 1 WHERE c_w_id = ? AND "
                       "c_d_id = ? AND c_id = ?", 5},
@@ -156,53 +157,72 @@ void tpcc_sql_worker_close(struct tpcc_worker *w)
 
 #define DRV(w) ((w)->h->drv)
 
-static int exec_stmt(struct tpcc_worker *w, int id, const struct dg_value *p, struct dg_err *err)
+static struct dg_call call(struct tpcc_worker *w, int id, const struct dg_value *p, int nsets,
+                           dg_row_fn fn, void *ctx)
 {
-    return DRV(w)->execute(w->st[id], p, err);
+    return (struct dg_call){.stmt = w->st[id], .nparams = stmt_defs[id].nparams, .params = p,
+                            .nsets = nsets, .fn = fn, .ctx = ctx};
 }
 
-/* Executes and reads exactly one row; a missing row is a fatal error naming the statement. */
-static int one_row(struct tpcc_worker *w, int id, const struct dg_value *p, struct dg_err *err)
+/* One step of a transaction: calls in order, and with commit the COMMIT, in one go. */
+static int run_calls(struct tpcc_worker *w, struct dg_call *calls, int n, int commit,
+                     struct dg_err *err)
 {
-    if (DRV(w)->execute(w->st[id], p, err))
-        return -1;
-    int r = DRV(w)->next_row(w->st[id], err);
-    if (r == 1)
-        return 0;
-    if (r == 0)
-        dg_err_set(err, DG_ERR_FATAL, 0, "no row for: %.120s", stmt_defs[id].sql);
-    return -1;
+    return dg_execute_calls(DRV(w), w->h->c, calls, n, commit, err);
 }
 
-static void done_rows(struct tpcc_worker *w, int id) { DRV(w)->reset(w->st[id]); }
+/* A statement that must return a row did not. */
+static int no_row(int id, struct dg_err *err)
+{
+    return dg_err_set(err, DG_ERR_FATAL, 0, "no row for: %.120s", stmt_defs[id].sql);
+}
 
 static int64_t money_cents(double v) { return llround(v * 100.0); }
 
-/* Clause 2.5.2.2: customers with this last name, ordered by C_FIRST; take the one at
- * position ceil(n/2). */
-static int customer_by_name(struct tpcc_worker *w, int c_w, int c_d, const char *last, int ln,
-                            int *c_id, struct dg_err *err)
+/* The first column of a one-row result, as an integer. */
+struct int_row {
+    const struct dg_driver *drv;
+    int64_t v;
+    int got;
+};
+
+static int on_int(void *ctx, int k, struct dg_stmt *s)
 {
-    struct dg_value p[3] = {dg_int(c_w), dg_int(c_d), dg_txt(last, (size_t)ln)};
-    int ids[256], n = 0, rc;
-    struct dg_stmt *s = w->st[S_CUST_BY_NAME];
-    if (DRV(w)->execute(s, p, err))
-        return -1;
-    while ((rc = DRV(w)->next_row(s, err)) == 1) {
-        if (n < 256)
-            ids[n] = (int)DRV(w)->col_int(s, 0);
-        n++;
-    }
-    if (rc < 0)
-        return -1;
-    if (n == 0)
+    struct int_row *r = ctx;
+    (void)k;
+    r->v = r->drv->col_int(s, 0);
+    r->got = 1;
+    return 0;
+}
+
+/* Clause 2.5.2.2: customers with this last name, ordered by C_FIRST; take the one at
+ * position ceil(n/2). The ids are gathered by on_by_name, then picked by by_name_pick. */
+struct by_name {
+    const struct dg_driver *drv;
+    int ids[256], n;
+};
+
+static int on_by_name(void *ctx, int k, struct dg_stmt *s)
+{
+    struct by_name *b = ctx;
+    (void)k;
+    if (b->n < 256)
+        b->ids[b->n] = (int)b->drv->col_int(s, 0);
+    b->n++;
+    return 0;
+}
+
+static int by_name_pick(const struct by_name *b, int c_w, int c_d, const char *last, int *c_id,
+                        struct dg_err *err)
+{
+    if (b->n == 0)
         return dg_err_set(err, DG_ERR_FATAL, 0, "no customer named %s in warehouse %d district %d",
                           last, c_w, c_d);
-    int pick = (n + 1) / 2 - 1;
+    int pick = (b->n + 1) / 2 - 1;
     if (pick >= 256)
-        return dg_err_set(err, DG_ERR_FATAL, 0, "%d customers named %s: more than dbgauge reads", n,
-                          last);
-    *c_id = ids[pick];
+        return dg_err_set(err, DG_ERR_FATAL, 0, "%d customers named %s: more than dbgauge reads",
+                          b->n, last);
+    *c_id = b->ids[pick];
     return 0;
 }
 
@@ -217,34 +237,65 @@ struct line {
     int brand_original; /* I_DATA and S_DATA both hold "ORIGINAL" */
 };
 
-struct no_batch {
-    struct tpcc_worker *w;
+enum { GOT_W = 1, GOT_D = 2, GOT_C = 4 };
+
+struct no_txn {
+    const struct dg_driver *drv;
     struct line *lines;
+    double w_tax, d_tax, c_discount;
+    int o_id;
+    unsigned got; /* GOT_* */
 };
+
+static int on_no_warehouse(void *ctx, int k, struct dg_stmt *s)
+{
+    struct no_txn *x = ctx;
+    (void)k;
+    x->w_tax = x->drv->col_double(s, 0);
+    x->got |= GOT_W;
+    return 0;
+}
+
+static int on_no_district(void *ctx, int k, struct dg_stmt *s)
+{
+    struct no_txn *x = ctx;
+    (void)k;
+    x->d_tax = x->drv->col_double(s, 0);
+    x->o_id = (int)x->drv->col_int(s, 1);
+    x->got |= GOT_D;
+    return 0;
+}
+
+static int on_no_customer(void *ctx, int k, struct dg_stmt *s)
+{
+    struct no_txn *x = ctx;
+    (void)k;
+    x->c_discount = x->drv->col_double(s, 0);
+    x->got |= GOT_C;
+    return 0;
+}
 
 static int on_item(void *ctx, int k, struct dg_stmt *s)
 {
-    struct no_batch *b = ctx;
-    const struct dg_driver *drv = DRV(b->w);
-    struct line *l = &b->lines[k];
+    struct no_txn *x = ctx;
+    struct line *l = &x->lines[k];
     size_t n;
     l->found = 1;
-    l->price_cents = money_cents(drv->col_double(s, 0));
-    const char *data = drv->col_text(s, 2, &n);
+    l->price_cents = money_cents(x->drv->col_double(s, 0));
+    const char *data = x->drv->col_text(s, 2, &n);
     l->brand_original = memmem(data, n, "ORIGINAL", 8) != NULL;
     return 0;
 }
 
 static int on_stock(void *ctx, int k, struct dg_stmt *s)
 {
-    struct no_batch *b = ctx;
-    const struct dg_driver *drv = DRV(b->w);
-    struct line *l = &b->lines[k];
+    struct no_txn *x = ctx;
+    struct line *l = &x->lines[k];
     size_t n;
-    l->s_qty = (int)drv->col_int(s, 0);
-    const char *data = drv->col_text(s, 1, &n);
+    l->s_qty = (int)x->drv->col_int(s, 0);
+    const char *data = x->drv->col_text(s, 1, &n);
     l->brand_original &= memmem(data, n, "ORIGINAL", 8) != NULL;
-    const char *dist = drv->col_text(s, 2, &n);
+    const char *dist = x->drv->col_text(s, 2, &n);
     if (n > 24)
         n = 24;
     memcpy(l->dist, dist, n);
@@ -318,6 +369,8 @@ void tpcc_order_status_inputs(const struct tpcc_shared *sh, struct tpcc_term *t,
     in->c_last_len = by_name ? tpcc_last_name(tpcc_nurand(r, 255, sh->c_run.c_last, 0, 999), in->c_last) : 0;
 }
 
+/* Two steps: (1) everything the inputs name: warehouse, district (next order id), customer,
+ * the items and their stock rows, locked in item order; (2) the writes and the COMMIT. */
 static int new_order(struct tpcc_worker *w, struct tpcc_term *t, struct dg_err *err)
 {
     const struct dg_driver *drv = DRV(w);
@@ -331,34 +384,32 @@ static int new_order(struct tpcc_worker *w, struct tpcc_term *t, struct dg_err *
 
     if (drv->begin(w->h->c, w->sh->isolation, 1, err))
         return -1;
-    struct dg_value p[15 * 9];
-    p[0] = dg_int(t->w_id);
-    if (one_row(w, S_NO_WAREHOUSE, p, err))
+    struct no_txn x = {.drv = drv, .lines = lines};
+    struct dg_value pw[1] = {dg_int(t->w_id)};
+    struct dg_value pd[2] = {dg_int(t->w_id), dg_int(in.d_id)};
+    struct dg_value pc[3] = {dg_int(t->w_id), dg_int(in.d_id), dg_int(in.c_id)};
+    struct dg_value pi[15], ps[15 * 2];
+    for (int i = 0; i < in.ol_cnt; i++) {
+        pi[i] = dg_int(lines[i].i_id);
+        ps[2 * i] = dg_int(lines[i].i_id);
+        ps[2 * i + 1] = dg_int(lines[i].supply_w);
+    }
+    struct dg_call reads[5] = {
+        call(w, S_NO_WAREHOUSE, pw, 1, on_no_warehouse, &x),
+        call(w, S_NO_DISTRICT, pd, 1, on_no_district, &x),
+        call(w, S_NO_CUSTOMER, pc, 1, on_no_customer, &x),
+        call(w, S_NO_ITEM, pi, in.ol_cnt, on_item, &x),
+        {.stmt = w->stock[in.d_id - 1], .nparams = 2, .params = ps, .nsets = in.ol_cnt,
+         .fn = on_stock, .ctx = &x},
+    };
+    if (run_calls(w, reads, 5, 0, err))
         return -1;
-    double w_tax = drv->col_double(w->st[S_NO_WAREHOUSE], 0);
-    done_rows(w, S_NO_WAREHOUSE);
-
-    p[0] = dg_int(t->w_id);
-    p[1] = dg_int(in.d_id);
-    if (one_row(w, S_NO_DISTRICT, p, err))
-        return -1;
-    double d_tax = drv->col_double(w->st[S_NO_DISTRICT], 0);
-    int o_id = (int)drv->col_int(w->st[S_NO_DISTRICT], 1);
-    done_rows(w, S_NO_DISTRICT);
-
-    p[0] = dg_int(t->w_id);
-    p[1] = dg_int(in.d_id);
-    p[2] = dg_int(in.c_id);
-    if (one_row(w, S_NO_CUSTOMER, p, err))
-        return -1;
-    double c_discount = drv->col_double(w->st[S_NO_CUSTOMER], 0);
-    done_rows(w, S_NO_CUSTOMER);
-
-    struct no_batch b = {w, lines};
-    for (int i = 0; i < in.ol_cnt; i++)
-        p[i] = dg_int(lines[i].i_id);
-    if (dg_execute_batch(drv, w->st[S_NO_ITEM], 1, p, in.ol_cnt, on_item, &b, err))
-        return -1;
+    if (!(x.got & GOT_W))
+        return no_row(S_NO_WAREHOUSE, err);
+    if (!(x.got & GOT_D))
+        return no_row(S_NO_DISTRICT, err);
+    if (!(x.got & GOT_C))
+        return no_row(S_NO_CUSTOMER, err);
     for (int i = 0; i < in.ol_cnt; i++)
         if (!lines[i].found) { /* clause 2.4.2.3: "Item number is not valid" */
             struct dg_err ignore;
@@ -366,47 +417,21 @@ static int new_order(struct tpcc_worker *w, struct tpcc_term *t, struct dg_err *
             return dg_err_set(err, DG_ERR_EXPECTED, 0, "item number is not valid");
         }
 
-    for (int i = 0; i < in.ol_cnt; i++) {
-        p[2 * i] = dg_int(lines[i].i_id);
-        p[2 * i + 1] = dg_int(lines[i].supply_w);
-    }
-    if (dg_execute_batch(drv, w->stock[in.d_id - 1], 2, p, in.ol_cnt, on_stock, &b, err))
-        return -1;
-
+    struct dg_value pu[15 * 5], pl[15 * 9];
+    int64_t total_cents = 0;
     for (int i = 0; i < in.ol_cnt; i++) {
         struct line *l = &lines[i];
         int q = l->s_qty >= l->qty + 10 ? l->s_qty - l->qty : l->s_qty - l->qty + 91;
-        struct dg_value *v = p + 5 * i;
+        struct dg_value *v = pu + 5 * i;
         v[0] = dg_int(q);
         v[1] = dg_int(l->qty);
         v[2] = dg_int(l->supply_w != t->w_id);
         v[3] = dg_int(l->i_id);
         v[4] = dg_int(l->supply_w);
-    }
-    if (dg_execute_batch(drv, w->st[S_NO_STOCK_UPDATE], 5, p, in.ol_cnt, NULL, NULL, err))
-        return -1;
-
-    p[0] = dg_int(o_id);
-    p[1] = dg_int(in.d_id);
-    p[2] = dg_int(t->w_id);
-    p[3] = dg_int(in.c_id);
-    p[4] = dg_int(in.ol_cnt);
-    p[5] = dg_int(in.all_local);
-    if (exec_stmt(w, S_NO_ORDER, p, err))
-        return -1;
-    p[0] = dg_int(o_id);
-    p[1] = dg_int(in.d_id);
-    p[2] = dg_int(t->w_id);
-    if (exec_stmt(w, S_NO_NEW_ORDER, p, err))
-        return -1;
-
-    int64_t total_cents = 0;
-    for (int i = 0; i < in.ol_cnt; i++) {
-        struct line *l = &lines[i];
         int64_t amount = l->price_cents * l->qty;
         total_cents += amount;
-        struct dg_value *v = p + 9 * i;
-        v[0] = dg_int(o_id);
+        v = pl + 9 * i;
+        v[0] = dg_int(x.o_id);
         v[1] = dg_int(in.d_id);
         v[2] = dg_int(t->w_id);
         v[3] = dg_int(i + 1);
@@ -416,15 +441,81 @@ static int new_order(struct tpcc_worker *w, struct tpcc_term *t, struct dg_err *
         v[7] = dg_dec(amount, 2);
         v[8] = dg_txt(l->dist, strlen(l->dist));
     }
-    if (dg_execute_batch(drv, w->st[S_NO_LINE], 9, p, in.ol_cnt, NULL, NULL, err))
-        return -1;
+    struct dg_value po[6] = {dg_int(x.o_id), dg_int(in.d_id),     dg_int(t->w_id),
+                             dg_int(in.c_id), dg_int(in.ol_cnt), dg_int(in.all_local)};
+    struct dg_value pn[3] = {dg_int(x.o_id), dg_int(in.d_id), dg_int(t->w_id)};
+    struct dg_call writes[4] = {
+        call(w, S_NO_STOCK_UPDATE, pu, in.ol_cnt, NULL, NULL),
+        call(w, S_NO_ORDER, po, 1, NULL, NULL),
+        call(w, S_NO_NEW_ORDER, pn, 1, NULL, NULL),
+        call(w, S_NO_LINE, pl, in.ol_cnt, NULL, NULL),
+    };
     /* The terminal's total (output only): sum * (1 - discount) * (1 + w_tax + d_tax). */
-    t->last_total = (double)total_cents / 100.0 * (1 - c_discount) * (1 + w_tax + d_tax);
-    return drv->commit(w->h->c, err);
+    t->last_total = (double)total_cents / 100.0 * (1 - x.c_discount) * (1 + x.w_tax + x.d_tax);
+    return run_calls(w, writes, 4, 1, err);
 }
 
 /* --- Payment (clause 2.5) --- */
 
+struct pay_txn {
+    const struct dg_driver *drv;
+    char w_name[11], d_name[11];
+    unsigned got; /* GOT_* */
+    int bad_credit;
+    char data[512]; /* the new C_DATA of a bad-credit customer */
+    size_t data_len;
+    struct by_name names;
+};
+
+static void copy_name(char out[11], const struct dg_driver *drv, struct dg_stmt *s)
+{
+    size_t n;
+    const char *p = drv->col_text(s, 0, &n);
+    snprintf(out, 11, "%.*s", (int)n, p ? p : "");
+}
+
+static int on_pay_warehouse(void *ctx, int k, struct dg_stmt *s)
+{
+    struct pay_txn *x = ctx;
+    (void)k;
+    copy_name(x->w_name, x->drv, s);
+    x->got |= GOT_W;
+    return 0;
+}
+
+static int on_pay_district(void *ctx, int k, struct dg_stmt *s)
+{
+    struct pay_txn *x = ctx;
+    (void)k;
+    copy_name(x->d_name, x->drv, s);
+    x->got |= GOT_D;
+    return 0;
+}
+
+/* The customer row (locked); its C_DATA comes only when C_CREDIT is BC, and then goes behind
+ * the payment's ids and amount already in x->data (clause 2.5.2.2), kept to 500 characters. */
+static int on_pay_customer(void *ctx, int k, struct dg_stmt *s)
+{
+    struct pay_txn *x = ctx;
+    (void)k;
+    size_t n;
+    const char *credit = x->drv->col_text(s, 10, &n);
+    x->bad_credit = n >= 2 && credit[0] == 'B' && credit[1] == 'C';
+    x->got |= GOT_C;
+    if (x->bad_credit) {
+        const char *old = x->drv->col_text(s, 14, &n);
+        size_t room = 500 - x->data_len;
+        if (n > room)
+            n = room;
+        if (n)
+            memcpy(x->data + x->data_len, old, n);
+        x->data_len += n;
+    }
+    return 0;
+}
+
+/* Steps: (1) warehouse and district updates, and the customer by id or the ids by name;
+ * (2) by name only: the customer; (3) customer update, history row and COMMIT. */
 static int payment(struct tpcc_worker *w, struct tpcc_term *t, struct dg_err *err)
 {
     const struct dg_driver *drv = DRV(w);
@@ -435,71 +526,78 @@ static int payment(struct tpcc_worker *w, struct tpcc_term *t, struct dg_err *er
 
     if (drv->begin(w->h->c, w->sh->isolation, 1, err))
         return -1;
-    struct dg_value p[7];
-    char w_name[11], d_name[11];
-    size_t n;
-    p[0] = dg_dec(amount, 2);
-    p[1] = dg_int(t->w_id);
-    if (one_row(w, S_PAY_WAREHOUSE, p, err))
+    struct pay_txn x = {.drv = drv, .names = {.drv = drv}};
+    struct dg_value pw[2] = {dg_dec(amount, 2), dg_int(t->w_id)};
+    struct dg_value pd[3] = {dg_dec(amount, 2), dg_int(t->w_id), dg_int(d_id)};
+    struct dg_value pn[3] = {dg_int(c_w), dg_int(c_d), dg_txt(in.c_last, (size_t)in.c_last_len)};
+    struct dg_value pc[3] = {dg_int(c_w), dg_int(c_d), dg_int(c_id)};
+    struct dg_call calls[3] = {
+        call(w, S_PAY_WAREHOUSE, pw, 1, on_pay_warehouse, &x),
+        call(w, S_PAY_DISTRICT, pd, 1, on_pay_district, &x),
+        in.c_last_len ? call(w, S_CUST_BY_NAME, pn, 1, on_by_name, &x.names)
+                      : call(w, S_PAY_CUSTOMER, pc, 1, on_pay_customer, &x),
+    };
+    if (!in.c_last_len)
+        x.data_len = (size_t)snprintf(x.data, sizeof x.data, "%d %d %d %d %d %lld.%02lld|", c_id,
+                                      c_d, c_w, d_id, t->w_id, (long long)(amount / 100),
+                                      (long long)(amount % 100));
+    if (run_calls(w, calls, 3, 0, err))
         return -1;
-    const char *s = drv->col_text(w->st[S_PAY_WAREHOUSE], 0, &n);
-    snprintf(w_name, sizeof w_name, "%.*s", (int)n, s);
-    done_rows(w, S_PAY_WAREHOUSE);
-
-    p[0] = dg_dec(amount, 2);
-    p[1] = dg_int(t->w_id);
-    p[2] = dg_int(d_id);
-    if (one_row(w, S_PAY_DISTRICT, p, err))
-        return -1;
-    s = drv->col_text(w->st[S_PAY_DISTRICT], 0, &n);
-    snprintf(d_name, sizeof d_name, "%.*s", (int)n, s);
-    done_rows(w, S_PAY_DISTRICT);
-
-    if (in.c_last_len && customer_by_name(w, c_w, c_d, in.c_last, in.c_last_len, &c_id, err))
-        return -1;
-    p[0] = dg_int(c_w);
-    p[1] = dg_int(c_d);
-    p[2] = dg_int(c_id);
-    if (one_row(w, S_PAY_CUSTOMER, p, err))
-        return -1;
-    const char *credit = drv->col_text(w->st[S_PAY_CUSTOMER], 10, &n);
-    int bad_credit = n >= 2 && credit[0] == 'B' && credit[1] == 'C';
-    done_rows(w, S_PAY_CUSTOMER);
-
-    if (bad_credit) {
-        /* Clause 2.5.2.2: the payment's ids and amount go in front of C_DATA, kept to 500. */
-        char data[512];
-        int k = snprintf(data, sizeof data, "%d %d %d %d %d %lld.%02lld|", c_id, c_d, c_w, d_id,
-                         t->w_id, (long long)(amount / 100), (long long)(amount % 100));
-        if (one_row(w, S_PAY_CDATA, p, err))
+    if (!(x.got & GOT_W))
+        return no_row(S_PAY_WAREHOUSE, err);
+    if (!(x.got & GOT_D))
+        return no_row(S_PAY_DISTRICT, err);
+    if (in.c_last_len) {
+        if (by_name_pick(&x.names, c_w, c_d, in.c_last, &c_id, err))
             return -1;
-        const char *old = drv->col_text(w->st[S_PAY_CDATA], 0, &n);
-        size_t room = 500 - (size_t)k;
-        memcpy(data + k, old, n < room ? n : room);
-        size_t total = (size_t)k + (n < room ? n : room);
-        done_rows(w, S_PAY_CDATA);
-        struct dg_value u[6] = {dg_dec(amount, 2), dg_dec(amount, 2), dg_txt(data, total),
-                                dg_int(c_w), dg_int(c_d), dg_int(c_id)};
-        if (exec_stmt(w, S_PAY_UPDATE_BC, u, err))
-            return -1;
-    } else {
-        struct dg_value u[5] = {dg_dec(amount, 2), dg_dec(amount, 2), dg_int(c_w), dg_int(c_d),
-                                dg_int(c_id)};
-        if (exec_stmt(w, S_PAY_UPDATE, u, err))
+        pc[2] = dg_int(c_id);
+        x.data_len = (size_t)snprintf(x.data, sizeof x.data, "%d %d %d %d %d %lld.%02lld|", c_id,
+                                      c_d, c_w, d_id, t->w_id, (long long)(amount / 100),
+                                      (long long)(amount % 100));
+        calls[0] = call(w, S_PAY_CUSTOMER, pc, 1, on_pay_customer, &x);
+        if (run_calls(w, calls, 1, 0, err))
             return -1;
     }
+    if (!(x.got & GOT_C))
+        return no_row(S_PAY_CUSTOMER, err);
 
+    struct dg_value u[6] = {dg_dec(amount, 2), dg_dec(amount, 2)};
+    int nu = 2;
+    if (x.bad_credit)
+        u[nu++] = dg_txt(x.data, x.data_len);
+    u[nu++] = dg_int(c_w);
+    u[nu++] = dg_int(c_d);
+    u[nu++] = dg_int(c_id);
     char h_data[32];
-    int hn = snprintf(h_data, sizeof h_data, "%s    %s", w_name, d_name);
+    int hn = snprintf(h_data, sizeof h_data, "%s    %s", x.w_name, x.d_name);
     struct dg_value h[7] = {dg_int(c_id), dg_int(c_d), dg_int(c_w), dg_int(d_id), dg_int(t->w_id),
                             dg_dec(amount, 2), dg_txt(h_data, (size_t)(hn > 24 ? 24 : hn))};
-    if (exec_stmt(w, S_PAY_HISTORY, h, err))
-        return -1;
-    return drv->commit(w->h->c, err);
+    struct dg_call writes[2] = {
+        call(w, x.bad_credit ? S_PAY_UPDATE_BC : S_PAY_UPDATE, u, 1, NULL, NULL),
+        call(w, S_PAY_HISTORY, h, 1, NULL, NULL),
+    };
+    return run_calls(w, writes, 2, 1, err);
 }
 
 /* --- Order-Status (clause 2.6) --- */
 
+static int on_os_customer(void *ctx, int k, struct dg_stmt *s)
+{
+    (void)k;
+    (void)s;
+    *(int *)ctx = 1;
+    return 0;
+}
+
+static int on_count(void *ctx, int k, struct dg_stmt *s)
+{
+    (void)k;
+    (void)s;
+    ++*(int *)ctx;
+    return 0;
+}
+
+/* Steps: (1) by name only: the ids; (2) customer and last order; (3) its lines and COMMIT. */
 static int order_status(struct tpcc_worker *w, struct tpcc_term *t, struct dg_err *err)
 {
     const struct dg_driver *drv = DRV(w);
@@ -509,98 +607,156 @@ static int order_status(struct tpcc_worker *w, struct tpcc_term *t, struct dg_er
 
     if (drv->begin(w->h->c, w->sh->isolation, 0, err))
         return -1;
-    if (in.c_last_len && customer_by_name(w, t->w_id, d_id, in.c_last, in.c_last_len, &c_id, err))
-        return -1;
+    struct dg_call calls[2];
+    if (in.c_last_len) {
+        struct by_name names = {.drv = drv};
+        struct dg_value pn[3] = {dg_int(t->w_id), dg_int(d_id),
+                                 dg_txt(in.c_last, (size_t)in.c_last_len)};
+        calls[0] = call(w, S_CUST_BY_NAME, pn, 1, on_by_name, &names);
+        if (run_calls(w, calls, 1, 0, err) ||
+            by_name_pick(&names, t->w_id, d_id, in.c_last, &c_id, err))
+            return -1;
+    }
+    int got_customer = 0;
+    struct int_row order = {.drv = drv};
     struct dg_value p[3] = {dg_int(t->w_id), dg_int(d_id), dg_int(c_id)};
-    if (one_row(w, S_OS_CUSTOMER, p, err))
+    calls[0] = call(w, S_OS_CUSTOMER, p, 1, on_os_customer, &got_customer);
+    calls[1] = call(w, S_OS_ORDER, p, 1, on_int, &order);
+    if (run_calls(w, calls, 2, 0, err))
         return -1;
-    done_rows(w, S_OS_CUSTOMER);
-    if (one_row(w, S_OS_ORDER, p, err))
-        return -1;
-    int o_id = (int)drv->col_int(w->st[S_OS_ORDER], 0);
-    done_rows(w, S_OS_ORDER);
-    p[2] = dg_int(o_id);
-    if (exec_stmt(w, S_OS_LINES, p, err))
-        return -1;
-    int rc, lines = 0;
-    while ((rc = drv->next_row(w->st[S_OS_LINES], err)) == 1)
-        lines++;
-    if (rc < 0)
+    if (!got_customer)
+        return no_row(S_OS_CUSTOMER, err);
+    if (!order.got)
+        return no_row(S_OS_ORDER, err);
+    struct dg_value pl[3] = {dg_int(t->w_id), dg_int(d_id), dg_int(order.v)};
+    int lines = 0;
+    calls[0] = call(w, S_OS_LINES, pl, 1, on_count, &lines);
+    if (run_calls(w, calls, 1, 1, err))
         return -1;
     t->last_count = lines;
-    return drv->commit(w->h->c, err);
+    return 0;
 }
 
 /* --- Delivery (clause 2.7), all ten districts in one database transaction --- */
 
+struct dl_txn {
+    const struct dg_driver *drv;
+    int o_id[TPCC_DISTRICTS]; /* by district - 1; 0: no new order */
+    int c_id[TPCC_DISTRICTS]; /* by delivered district's index */
+    int64_t sum_cents[TPCC_DISTRICTS];
+    int got_orders, got_sums;
+};
+
+static int on_dl_new_order(void *ctx, int k, struct dg_stmt *s)
+{
+    struct dl_txn *x = ctx;
+    x->o_id[k] = (int)x->drv->col_int(s, 0);
+    return 0;
+}
+
+static int on_dl_order(void *ctx, int k, struct dg_stmt *s)
+{
+    struct dl_txn *x = ctx;
+    x->c_id[k] = (int)x->drv->col_int(s, 0);
+    x->got_orders++;
+    return 0;
+}
+
+static int on_dl_sum(void *ctx, int k, struct dg_stmt *s)
+{
+    struct dl_txn *x = ctx;
+    x->sum_cents[k] = money_cents(x->drv->col_double(s, 0));
+    x->got_sums++;
+    return 0;
+}
+
+/* Steps: (1) the oldest new order of each district, locked; (2) for the districts that have
+ * one: delete it, set the carrier (reading the customer), date the lines, sum them;
+ * (3) credit the customers and COMMIT. */
 static int delivery(struct tpcc_worker *w, struct tpcc_term *t, struct dg_err *err)
 {
     const struct dg_driver *drv = DRV(w);
     int carrier = (int)dg_rng_range(&t->rng, 1, 10);
     if (drv->begin(w->h->c, w->sh->isolation, 1, err))
         return -1;
-    int skipped = 0;
+    struct dl_txn x = {.drv = drv};
+    struct dg_value pn[TPCC_DISTRICTS * 2];
+    for (int d = 0; d < TPCC_DISTRICTS; d++) {
+        pn[2 * d] = dg_int(t->w_id);
+        pn[2 * d + 1] = dg_int(d + 1);
+    }
+    struct dg_call calls[4] = {call(w, S_DL_NEW_ORDER, pn, TPCC_DISTRICTS, on_dl_new_order, &x)};
+    if (run_calls(w, calls, 1, 0, err))
+        return -1;
+
+    /* Clause 2.7.4.2: a district without a new order is skipped. */
+    struct dg_value pk[TPCC_DISTRICTS * 3], po[TPCC_DISTRICTS * 4], pc[TPCC_DISTRICTS * 4];
+    int dist[TPCC_DISTRICTS], m = 0;
     for (int d = 1; d <= TPCC_DISTRICTS; d++) {
-        struct dg_value p[4] = {dg_int(t->w_id), dg_int(d)};
-        struct dg_stmt *s = w->st[S_DL_NEW_ORDER];
-        if (drv->execute(s, p, err))
-            return -1;
-        int rc = drv->next_row(s, err);
-        if (rc < 0)
-            return -1;
-        if (rc == 0) { /* clause 2.7.4.2: no new order in this district; skip it */
-            skipped++;
+        int o_id = x.o_id[d - 1];
+        if (!o_id)
             continue;
+        dist[m] = d;
+        struct dg_value *v = pk + 3 * m;
+        v[0] = dg_int(t->w_id), v[1] = dg_int(d), v[2] = dg_int(o_id);
+        v = po + 4 * m;
+        v[0] = dg_int(carrier), v[1] = dg_int(t->w_id), v[2] = dg_int(d), v[3] = dg_int(o_id);
+        m++;
+    }
+    int skipped = TPCC_DISTRICTS - m;
+    if (m) {
+        calls[0] = call(w, S_DL_DELETE, pk, m, NULL, NULL);
+        calls[1] = call(w, S_DL_ORDER, po, m, on_dl_order, &x);
+        calls[2] = call(w, S_DL_LINES, pk, m, NULL, NULL);
+        calls[3] = call(w, S_DL_SUM, pk, m, on_dl_sum, &x);
+        if (run_calls(w, calls, 4, 0, err))
+            return -1;
+        if (calls[0].changes != m) /* a concurrent Delivery took one first */
+            return dg_err_set(err, DG_ERR_RETRY, 0, "%d of %d new orders were taken",
+                              m - (int)calls[0].changes, m);
+        if (x.got_orders != m)
+            return no_row(S_DL_ORDER, err);
+        if (x.got_sums != m)
+            return no_row(S_DL_SUM, err);
+        for (int j = 0; j < m; j++) {
+            struct dg_value *v = pc + 4 * j;
+            v[0] = dg_dec(x.sum_cents[j], 2), v[1] = dg_int(t->w_id), v[2] = dg_int(dist[j]);
+            v[3] = dg_int(x.c_id[j]);
         }
-        int o_id = (int)drv->col_int(s, 0);
-        drv->reset(s);
-        p[2] = dg_int(o_id);
-        if (exec_stmt(w, S_DL_DELETE, p, err))
-            return -1;
-        if (drv->changes(w->st[S_DL_DELETE]) != 1) /* a concurrent Delivery took it first */
-            return dg_err_set(err, DG_ERR_RETRY, 0, "new order %d of district %d was taken", o_id, d);
-        struct dg_value u[4] = {dg_int(carrier), dg_int(t->w_id), dg_int(d), dg_int(o_id)};
-        if (one_row(w, S_DL_ORDER, u, err))
-            return -1;
-        int c_id = (int)drv->col_int(w->st[S_DL_ORDER], 0);
-        done_rows(w, S_DL_ORDER);
-        if (exec_stmt(w, S_DL_LINES, p, err))
-            return -1;
-        if (one_row(w, S_DL_SUM, p, err))
-            return -1;
-        int64_t sum = money_cents(drv->col_double(w->st[S_DL_SUM], 0));
-        done_rows(w, S_DL_SUM);
-        struct dg_value c[4] = {dg_dec(sum, 2), dg_int(t->w_id), dg_int(d), dg_int(c_id)};
-        if (exec_stmt(w, S_DL_CUSTOMER, c, err))
-            return -1;
+        calls[0] = call(w, S_DL_CUSTOMER, pc, m, NULL, NULL);
     }
     t->last_count = skipped;
     t->skipped_deliveries += (uint64_t)skipped;
-    return drv->commit(w->h->c, err);
+    return run_calls(w, calls, m ? 1 : 0, 1, err);
 }
 
 /* --- Stock-Level (clause 2.8) --- */
 
+/* Steps: (1) the district's next order id; (2) the count and COMMIT. */
 static int stock_level(struct tpcc_worker *w, struct tpcc_term *t, struct dg_err *err)
 {
     const struct dg_driver *drv = DRV(w);
     int threshold = (int)dg_rng_range(&t->rng, 10, 20);
     if (drv->begin(w->h->c, w->sh->isolation, 0, err))
         return -1;
+    struct int_row next = {.drv = drv}, count = {.drv = drv};
     struct dg_value p[6] = {dg_int(t->w_id), dg_int(t->sl_d_id)};
-    if (one_row(w, S_SL_DISTRICT, p, err))
+    struct dg_call c = call(w, S_SL_DISTRICT, p, 1, on_int, &next);
+    if (run_calls(w, &c, 1, 0, err))
         return -1;
-    int next_o = (int)drv->col_int(w->st[S_SL_DISTRICT], 0);
-    done_rows(w, S_SL_DISTRICT);
-    p[2] = dg_int(next_o);
-    p[3] = dg_int(next_o - 20);
+    if (!next.got)
+        return no_row(S_SL_DISTRICT, err);
+    p[2] = dg_int(next.v);
+    p[3] = dg_int(next.v - 20);
     p[4] = dg_int(t->w_id);
     p[5] = dg_int(threshold);
-    if (one_row(w, S_SL_COUNT, p, err))
+    c = call(w, S_SL_COUNT, p, 1, on_int, &count);
+    if (run_calls(w, &c, 1, 1, err))
         return -1;
-    t->last_count = (int)drv->col_int(w->st[S_SL_COUNT], 0);
-    done_rows(w, S_SL_COUNT);
-    return drv->commit(w->h->c, err);
+    if (!count.got)
+        return no_row(S_SL_COUNT, err);
+    t->last_count = (int)count.v;
+    return 0;
 }
 
 int tpcc_sql_run(struct tpcc_worker *w, struct tpcc_term *t, int type, struct dg_err *err)

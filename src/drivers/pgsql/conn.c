@@ -1,0 +1,416 @@
+/* conn.c — PostgreSQL driver: connecting by URL, the secrets scrubbed from messages,
+ * SQLSTATE error classes, transactions (BEGIN held back to travel with the first statement),
+ * server facts and knobs, and the driver table. Must not leak a password into any message. */
+#include "drivers/pgsql/internal.h"
+
+#include <libpq-fe.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- messages and errors --------------------------------------------------------------- */
+
+/* Copies src into dst (cap bytes) with every secret replaced by *** and runs of whitespace
+ * (libpq's newlines and tabs) folded to one space; trailing space dropped. */
+static void scrub_copy(const struct dg_conn *c, char *dst, size_t cap, const char *src)
+{
+    size_t o = 0;
+    int space = 0;
+    while (*src && o + 1 < cap) {
+        size_t hit = 0;
+        for (int i = 0; c && i < c->nsecrets; i++) {
+            size_t n = strlen(c->secrets[i]);
+            if (n && strncmp(src, c->secrets[i], n) == 0) {
+                hit = n;
+                break;
+            }
+        }
+        if (hit) {
+            for (const char *r = "***"; *r && o + 1 < cap; r++)
+                dst[o++] = *r;
+            src += hit;
+            space = 0;
+            continue;
+        }
+        char ch = *src++;
+        if (ch == '\n' || ch == '\t' || ch == '\r' || ch == ' ') {
+            if (o > 0 && !space)
+                dst[o++] = ' ';
+            space = 1;
+            continue;
+        }
+        space = 0;
+        dst[o++] = ch;
+    }
+    while (o > 0 && dst[o - 1] == ' ')
+        o--;
+    dst[o] = '\0';
+}
+
+int dg_pg_err(const struct dg_conn *c, struct dg_err *err, enum dg_err_class cls,
+              const char *sqlstate, const char *fmt, ...)
+{
+    if (!err)
+        return -1;
+    char tmp[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(tmp, sizeof tmp, fmt, ap);
+    va_end(ap);
+    err->cls = cls;
+    err->code = 0;
+    err->sqlstate[0] = '\0';
+    if (sqlstate && strlen(sqlstate) == 5) {
+        memcpy(err->sqlstate, sqlstate, 6);
+        /* The native code: the SQLSTATE packed six bits a character, as PostgreSQL does. */
+        for (int i = 0; i < 5; i++)
+            err->code |= ((sqlstate[i] - '0') & 0x3F) << (6 * i);
+    }
+    scrub_copy(c, err->msg, sizeof err->msg, tmp);
+    return -1;
+}
+
+static enum dg_err_class classify(PGconn *pg, const char *st)
+{
+    if (PQstatus(pg) == CONNECTION_BAD)
+        return DG_ERR_CONN;
+    if (!st || strlen(st) != 5)
+        return DG_ERR_FATAL;
+    if (strcmp(st, "40001") == 0 || strcmp(st, "40P01") == 0)
+        return DG_ERR_RETRY;
+    if (st[0] == '0' && st[1] == '8')
+        return DG_ERR_CONN;
+    /* admin_shutdown, crash_shutdown, cannot_connect_now: the session is gone */
+    if (strcmp(st, "57P01") == 0 || strcmp(st, "57P02") == 0 || strcmp(st, "57P03") == 0)
+        return DG_ERR_CONN;
+    /* syntax, undefined object, privilege; bad credentials or database */
+    if ((st[0] == '4' && st[1] == '2') || (st[0] == '2' && st[1] == '8') ||
+        strcmp(st, "3D000") == 0)
+        return DG_ERR_USER;
+    return DG_ERR_FATAL; /* 23xxx during a run is a workload bug, not the user's target */
+}
+
+/* Fills err from a failed result (res may be NULL: then from the connection). */
+int dg_pg_res_err(struct dg_conn *c, PGresult *res, const char *what, struct dg_err *err)
+{
+    const char *st = res ? PQresultErrorField(res, PG_DIAG_SQLSTATE) : NULL;
+    const char *primary = res ? PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY) : NULL;
+    const char *detail = res ? PQresultErrorField(res, PG_DIAG_MESSAGE_DETAIL) : NULL;
+    if (!primary && res && *PQresultErrorMessage(res))
+        primary = PQresultErrorMessage(res);
+    if (!primary)
+        primary = PQerrorMessage(c->pg);
+    if (!primary || !*primary)
+        primary = res ? PQresStatus(PQresultStatus(res)) : "no result from server";
+    return dg_pg_err(c, err, classify(c->pg, st), st, "%s: %s%s%s%s", what, primary,
+                   detail ? " (" : "", detail ? detail : "", detail ? ")" : "");
+}
+
+/* Runs sql expecting no rows or discarding them. */
+static int run_now(struct dg_conn *c, const char *sql, const char *what, struct dg_err *err)
+{
+    PGresult *res = PQexec(c->pg, sql);
+    ExecStatusType st = res ? PQresultStatus(res) : PGRES_FATAL_ERROR;
+    int rc = 0;
+    if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK && st != PGRES_EMPTY_QUERY)
+        rc = dg_pg_res_err(c, res, what, err);
+    PQclear(res);
+    return rc;
+}
+
+/* Sends a deferred BEGIN on its own, before anything but an execute. */
+int dg_pg_flush_begin(struct dg_conn *c, struct dg_err *err)
+{
+    const char *sql = c->pending_begin;
+    if (!sql)
+        return 0;
+    c->pending_begin = NULL;
+    return run_now(c, sql, sql, err);
+}
+
+static int run(struct dg_conn *c, const char *sql, const char *what, struct dg_err *err)
+{
+    if (dg_pg_flush_begin(c, err))
+        return -1;
+    PGresult *res = PQexec(c->pg, sql);
+    ExecStatusType st = res ? PQresultStatus(res) : PGRES_FATAL_ERROR;
+    int rc = 0;
+    if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK && st != PGRES_EMPTY_QUERY)
+        rc = dg_pg_res_err(c, res, what, err);
+    PQclear(res);
+    return rc;
+}
+
+/* ---- connection ------------------------------------------------------------------------ */
+
+static void quiet_notice(void *arg, const char *msg)
+{
+    (void)arg;
+    (void)msg;
+}
+
+static void add_secret(struct dg_conn *c, const char *s, size_t n)
+{
+    if (n == 0 || c->nsecrets >= MAX_SECRETS)
+        return;
+    for (int i = 0; i < c->nsecrets; i++)
+        if (strlen(c->secrets[i]) == n && memcmp(c->secrets[i], s, n) == 0)
+            return;
+    char *p = malloc(n + 1);
+    if (!p)
+        return;
+    memcpy(p, s, n);
+    p[n] = '\0';
+    c->secrets[c->nsecrets++] = p;
+    /* longest first, so a secret containing another is scrubbed whole */
+    for (int i = c->nsecrets - 1; i > 0 && strlen(c->secrets[i]) > strlen(c->secrets[i - 1]); i--) {
+        char *t = c->secrets[i];
+        c->secrets[i] = c->secrets[i - 1];
+        c->secrets[i - 1] = t;
+    }
+}
+
+/* Collects every form the password may take: as written in the URL (percent-encoded user
+ * info or password= parameter), as libpq decodes it, and PGPASSWORD. */
+static void collect_secrets(struct dg_conn *c, const char *url)
+{
+    size_t n;
+    const char *pw = dg_url_password(url, &n);
+    if (pw)
+        add_secret(c, pw, n);
+    for (const char *q = url; (q = strstr(q, "password=")) != NULL;) {
+        q += 9;
+        add_secret(c, q, strcspn(q, "&; "));
+    }
+    PQconninfoOption *opts = PQconninfoParse(url, NULL);
+    for (PQconninfoOption *o = opts; o && o->keyword; o++)
+        if (o->val && strcmp(o->keyword, "password") == 0)
+            add_secret(c, o->val, strlen(o->val));
+    PQconninfoFree(opts);
+    const char *env = getenv("PGPASSWORD");
+    if (env)
+        add_secret(c, env, strlen(env));
+}
+
+static void conn_free(struct dg_conn *c);
+
+static int pg_connect(const char *url, const struct dg_connect_opts *opts, struct dg_conn **out,
+                      struct dg_err *err)
+{
+    *out = NULL;
+    struct dg_conn *c = calloc(1, sizeof *c);
+    if (!c)
+        return dg_pg_err(NULL, err, DG_ERR_FATAL, NULL, "out of memory");
+    collect_secrets(c, url);
+    char shown[1024];
+    dg_redact_url(url, shown, sizeof shown);
+
+    char *perr = NULL;
+    PQconninfoOption *parsed = PQconninfoParse(url, &perr);
+    if (!parsed) {
+        dg_pg_err(c, err, DG_ERR_USER, NULL, "bad PostgreSQL target %s: %s", shown,
+                perr ? perr : "cannot parse");
+        PQfreemem(perr);
+        goto fail;
+    }
+    PQconninfoFree(parsed);
+
+    /* Entries before dbname are defaults the URL overrides: a connect timeout (so an address
+     * that drops packets does not hang the run) unless PGCONNECT_TIMEOUT says otherwise, and
+     * the application name unless the URL carries one. */
+    const char *keys[5], *vals[5];
+    int k = 0;
+    if (!getenv("PGCONNECT_TIMEOUT"))
+        keys[k] = "connect_timeout", vals[k++] = "10";
+    if (opts && opts->application && *opts->application)
+        keys[k] = "application_name", vals[k++] = opts->application;
+    keys[k] = "dbname", vals[k++] = url;
+    keys[k] = "fallback_application_name", vals[k++] = "dbgauge";
+    keys[k] = NULL, vals[k] = NULL;
+    c->pg = PQconnectdbParams(keys, vals, 1);
+    if (!c->pg) {
+        dg_pg_err(c, err, DG_ERR_FATAL, NULL, "out of memory connecting to %s", shown);
+        goto fail;
+    }
+    const char *used = PQpass(c->pg); /* also a password found in ~/.pgpass */
+    if (used)
+        add_secret(c, used, strlen(used));
+    if (PQstatus(c->pg) != CONNECTION_OK) {
+        const char *m = PQerrorMessage(c->pg);
+        /* Bad address, refused, bad password, missing database: the user must fix the target.
+         * A server starting up or shutting down is a passing state. */
+        enum dg_err_class cls = DG_ERR_USER;
+        if (strstr(m, "starting up") || strstr(m, "shutting down") ||
+            strstr(m, "not yet accepting connections"))
+            cls = DG_ERR_CONN;
+        dg_pg_err(c, err, cls, NULL, "cannot connect to %s: %s", shown, m);
+        goto fail;
+    }
+    PQsetNoticeProcessor(c->pg, quiet_notice, NULL);
+    *out = c;
+    return 0;
+fail:
+    conn_free(c);
+    return -1;
+}
+
+static void conn_free(struct dg_conn *c)
+{
+    if (!c)
+        return;
+    if (c->bulk)
+        dg_pg_bulk_free(c->bulk);
+    while (c->stmts) {
+        struct dg_stmt *s = c->stmts;
+        c->stmts = s->next;
+        dg_pg_stmt_free(s);
+    }
+    if (c->pg)
+        PQfinish(c->pg);
+    for (int i = 0; i < c->nsecrets; i++) {
+        memset(c->secrets[i], 0, strlen(c->secrets[i]));
+        free(c->secrets[i]);
+    }
+    free(c);
+}
+
+static void pg_disconnect(struct dg_conn *c) { conn_free(c); }
+
+static int pg_exec(struct dg_conn *c, const char *sql, struct dg_err *err)
+{
+    char what[96];
+    snprintf(what, sizeof what, "exec '%.60s'", sql);
+    return run(c, sql, what, err);
+}
+
+/* ---- transactions ---------------------------------------------------------------------- */
+
+static int pg_begin(struct dg_conn *c, enum dg_isolation iso, int write, struct dg_err *err)
+{
+    /* write needs nothing here: PostgreSQL takes row locks as it goes. */
+    (void)write;
+    static const char *const sql[] = {
+        [DG_ISO_DEFAULT] = "BEGIN",
+        [DG_ISO_READ_COMMITTED] = "BEGIN ISOLATION LEVEL READ COMMITTED",
+        [DG_ISO_REPEATABLE_READ] = "BEGIN ISOLATION LEVEL REPEATABLE READ",
+        [DG_ISO_SERIALIZABLE] = "BEGIN ISOLATION LEVEL SERIALIZABLE",
+    };
+    if ((unsigned)iso >= sizeof sql / sizeof *sql)
+        return dg_pg_err(c, err, DG_ERR_USER, NULL, "unknown isolation level %d", (int)iso);
+    if (dg_pg_flush_begin(c, err)) /* BEGIN twice: let the server say what it thinks */
+        return -1;
+    c->pending_begin = sql[iso];
+    return 0;
+}
+
+static int pg_commit(struct dg_conn *c, struct dg_err *err)
+{
+    if (c->pending_begin) { /* nothing was run: nothing to commit */
+        c->pending_begin = NULL;
+        return 0;
+    }
+    PGresult *res = PQexec(c->pg, "COMMIT");
+    int rc = 0;
+    if (!res || PQresultStatus(res) != PGRES_COMMAND_OK)
+        rc = dg_pg_res_err(c, res, "COMMIT", err);
+    else if (strcmp(PQcmdStatus(res), "ROLLBACK") == 0) /* the transaction had failed */
+        rc = dg_pg_err(c, err, DG_ERR_FATAL, "25P02",
+                     "COMMIT: the transaction was aborted by an earlier error and rolled back");
+    PQclear(res);
+    return rc;
+}
+
+/* Nothing to do (and no round trip) when no transaction is open: after a failed statement
+ * outside BEGIN, or a failed implicit transaction, the server has already rolled back. */
+static int pg_rollback(struct dg_conn *c, struct dg_err *err)
+{
+    if (c->pending_begin) {
+        c->pending_begin = NULL;
+        return 0;
+    }
+    if (PQtransactionStatus(c->pg) == PQTRANS_IDLE)
+        return 0;
+    return run(c, "ROLLBACK", "ROLLBACK", err);
+}
+
+/* ---- server facts and knobs ------------------------------------------------------------ */
+
+static int pg_server_info(struct dg_conn *c, struct dg_server_info *info, struct dg_err *err)
+{
+    memset(info, 0, sizeof *info);
+    snprintf(info->engine, sizeof info->engine, "postgresql");
+    const char *v = PQparameterStatus(c->pg, "server_version");
+    if (v)
+        snprintf(info->version, sizeof info->version, "%s", v);
+    else
+        snprintf(info->version, sizeof info->version, "%d.%d", PQserverVersion(c->pg) / 10000,
+                 PQserverVersion(c->pg) % 10000);
+    if (dg_pg_flush_begin(c, err))
+        return -1;
+    PGresult *res = PQexec(c->pg,
+                           "SELECT name, current_setting(name) FROM pg_settings WHERE name IN ("
+                           "'shared_buffers','synchronous_commit','fsync','max_connections',"
+                           "'work_mem','effective_cache_size','wal_level','full_page_writes',"
+                           "'checkpoint_timeout','max_wal_size','default_transaction_isolation',"
+                           "'server_version_num') ORDER BY name");
+    if (!res || PQresultStatus(res) != PGRES_TUPLES_OK) {
+        int rc = dg_pg_res_err(c, res, "server settings", err);
+        PQclear(res);
+        return rc;
+    }
+    for (int r = 0; r < PQntuples(res); r++)
+        dg_server_info_add(info, PQgetvalue(res, r, 0), PQgetvalue(res, r, 1));
+    PQclear(res);
+    return 0;
+}
+
+static int pg_set_memory(struct dg_conn *c, uint64_t bytes, struct dg_err *err)
+{
+    /* Takes effect at the next server restart, which is the caller's to do. */
+    char sql[96];
+    uint64_t kb = (bytes + 1023) / 1024;
+    snprintf(sql, sizeof sql, "ALTER SYSTEM SET shared_buffers = '%llukB'", (unsigned long long)kb);
+    return run(c, sql, sql, err);
+}
+
+static int pg_load_mode(struct dg_conn *c, int on, struct dg_err *err)
+{
+    const char *sql = on ? "SET synchronous_commit = off" : "RESET synchronous_commit";
+    return run(c, sql, sql, err);
+}
+
+static const char *const pg_schemes[] = {"postgres", "postgresql", NULL};
+
+const struct dg_driver dg_driver_pgsql = {
+    .abi = DG_DRIVER_ABI,
+    .name = "pgsql",
+    .schemes = pg_schemes,
+    .dialect = DG_DIALECT_PGSQL,
+    .caps = DG_CAP_PREPARE | DG_CAP_BULK | DG_CAP_PIPELINE | DG_CAP_PROCEDURES,
+    .connect = pg_connect,
+    .disconnect = pg_disconnect,
+    .exec = pg_exec,
+    .prepare = dg_pg_prepare,
+    .finalize = dg_pg_finalize,
+    .execute = dg_pg_execute,
+    .next_row = dg_pg_next_row,
+    .reset = dg_pg_reset,
+    .changes = dg_pg_changes,
+    .ncols = dg_pg_ncols,
+    .col_is_null = dg_pg_col_is_null,
+    .col_int = dg_pg_col_int,
+    .col_double = dg_pg_col_double,
+    .col_text = dg_pg_col_text,
+    .execute_batch = dg_pg_execute_batch,
+    .begin = pg_begin,
+    .commit = pg_commit,
+    .rollback = pg_rollback,
+    .bulk_begin = dg_pg_bulk_begin,
+    .bulk_row = dg_pg_bulk_row,
+    .bulk_end = dg_pg_bulk_end,
+    .server_info = pg_server_info,
+    .set_memory = pg_set_memory,
+    .load_mode = pg_load_mode,
+    .execute_calls = dg_pg_execute_calls,
+};

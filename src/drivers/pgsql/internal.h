@@ -1,0 +1,100 @@
+/* internal.h — what the PostgreSQL driver's files share: the connection, statement and bulk
+ * records and the helpers between files. Not for use outside src/drivers/pgsql/. */
+#ifndef DG_PGSQL_INTERNAL_H
+#define DG_PGSQL_INTERNAL_H
+
+#include <libpq-fe.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/driver.h"
+
+#define MAX_SECRETS 4
+#define BULK_FLUSH_BYTES (256u * 1024u)
+#define BATCH_CHUNK 256 /* parameter sets per pipeline sync: bounds what sits unread */
+#define MAX_DEC_SCALE 30
+
+struct dg_stmt {
+    struct dg_conn *c;
+    struct dg_stmt *prev, *next; /* the connection's list */
+    char name[16];
+    char what[72]; /* start of the SQL, for messages */
+    int nparams;
+    PGresult *res;
+    int row, nrows;
+    int64_t changes;
+    const char **values; /* nparams pointers into buf, NULL for SQL NULL */
+    size_t *offs;
+    char *buf;
+    size_t cap;
+};
+
+struct dg_bulk {
+    struct dg_conn *c;
+    int ncols;
+    int failed;
+    char *buf;
+    size_t len, cap;
+    char table[64];
+};
+
+struct dg_conn {
+    PGconn *pg;
+    unsigned next_stmt;
+    struct dg_stmt *stmts;
+    struct dg_bulk *bulk;
+    int nsecrets;
+    char *secrets[MAX_SECRETS]; /* password texts to scrub from every message */
+    /* BEGIN ... not sent yet: it travels with the transaction's first execute (or call
+     * list), in one round trip; any other call sends it first; COMMIT/ROLLBACK of nothing
+     * send nothing. */
+    const char *pending_begin;
+};
+
+/* conn.c: errors. All return -1. dg_pg_err formats a message with secrets scrubbed;
+ * dg_pg_res_err takes message and class from a failed result (NULL: from the connection). */
+__attribute__((format(printf, 5, 6))) int dg_pg_err(const struct dg_conn *c, struct dg_err *err,
+                                                    enum dg_err_class cls, const char *sqlstate,
+                                                    const char *fmt, ...);
+int dg_pg_res_err(struct dg_conn *c, PGresult *res, const char *what, struct dg_err *err);
+/* Sends a held-back BEGIN on its own; 0 when there is none. */
+int dg_pg_flush_begin(struct dg_conn *c, struct dg_err *err);
+
+/* format.c: out needs 24 bytes (dec: 24 + |scale|; double: 32); they return the length
+ * written (fmt_dec: 0 for a scale out of range). */
+size_t dg_pg_fmt_u64(char *out, uint64_t v);
+size_t dg_pg_fmt_i64(char *out, int64_t v);
+size_t dg_pg_fmt_dec(char *out, int64_t v, int scale);
+size_t dg_pg_fmt_double(char *out, double d);
+/* An integer (or boolean, or numeric rounded toward zero) from result text. */
+int64_t dg_pg_parse_i64(const char *s);
+/* Grows *buf (realloc) to hold need bytes; -1 when out of memory. */
+int dg_pg_reserve(char **buf, size_t *cap, size_t need);
+
+/* stmt.c */
+void dg_pg_stmt_free(struct dg_stmt *s);
+int dg_pg_prepare(struct dg_conn *c, const char *sql, int nparams, struct dg_stmt **out,
+                  struct dg_err *err);
+void dg_pg_finalize(struct dg_stmt *s);
+int dg_pg_execute(struct dg_stmt *s, const struct dg_value *params, struct dg_err *err);
+int dg_pg_next_row(struct dg_stmt *s, struct dg_err *err);
+void dg_pg_reset(struct dg_stmt *s);
+int64_t dg_pg_changes(struct dg_stmt *s);
+int dg_pg_ncols(struct dg_stmt *s);
+int dg_pg_col_is_null(struct dg_stmt *s, int i);
+int64_t dg_pg_col_int(struct dg_stmt *s, int i);
+double dg_pg_col_double(struct dg_stmt *s, int i);
+const char *dg_pg_col_text(struct dg_stmt *s, int i, size_t *len);
+int dg_pg_execute_batch(struct dg_stmt *s, const struct dg_value *params, int n, dg_row_fn fn,
+                        void *ctx, struct dg_err *err);
+int dg_pg_execute_calls(struct dg_conn *c, struct dg_call *calls, int n, int commit,
+                        struct dg_err *err);
+
+/* copy.c */
+void dg_pg_bulk_free(struct dg_bulk *b);
+int dg_pg_bulk_begin(struct dg_conn *c, const char *table, const char *const *cols, int ncols,
+                     struct dg_bulk **out, struct dg_err *err);
+int dg_pg_bulk_row(struct dg_bulk *b, const struct dg_value *vals, struct dg_err *err);
+int dg_pg_bulk_end(struct dg_bulk *b, struct dg_err *err);
+
+#endif
