@@ -183,6 +183,14 @@ struct dg_driver {
      * rollback. Rows are valid only inside fn. */
     int (*execute_calls)(struct dg_conn *c, struct dg_call *calls, int n, int commit,
                          struct dg_err *err);
+
+    /* ---- appended to ABI 1: may be NULL (rows of an executed statement are then held by
+     * the driver or the engine as it does anyway: SQLite steps row by row already) ---- */
+
+    /* Asks that s's rows arrive as they come instead of all at once, so reading a large
+     * result holds one row at a time. A streamed statement must be read to the end (or reset)
+     * before its connection runs anything else. */
+    int (*set_streaming)(struct dg_stmt *s, int on, struct dg_err *err);
 };
 
 /* A target: which driver, the URL as given (may hold a password: never print it) and the

@@ -413,4 +413,5 @@ const struct dg_driver dg_driver_pgsql = {
     .set_memory = pg_set_memory,
     .load_mode = pg_load_mode,
     .execute_calls = dg_pg_execute_calls,
+    .set_streaming = dg_pg_set_streaming,
 };

@@ -23,6 +23,8 @@ struct dg_stmt {
     PGresult *res;
     int row, nrows;
     int64_t changes;
+    int streaming; /* single-row mode: res holds the current row only */
+    int streaming_active; /* an execute's rows are still coming */
     const char **values; /* nparams pointers into buf, NULL for SQL NULL */
     size_t *offs;
     char *buf;
@@ -89,6 +91,7 @@ int dg_pg_execute_batch(struct dg_stmt *s, const struct dg_value *params, int n,
                         void *ctx, struct dg_err *err);
 int dg_pg_execute_calls(struct dg_conn *c, struct dg_call *calls, int n, int commit,
                         struct dg_err *err);
+int dg_pg_set_streaming(struct dg_stmt *s, int on, struct dg_err *err);
 
 /* copy.c */
 void dg_pg_bulk_free(struct dg_bulk *b);

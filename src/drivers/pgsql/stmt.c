@@ -164,6 +164,7 @@ void dg_pg_finalize(struct dg_stmt *s)
 {
     if (!s)
         return;
+    dg_pg_reset(s); /* a stream still coming would block the DEALLOCATE */
     struct dg_conn *c = s->c;
     if (s->prev)
         s->prev->next = s->next;
@@ -252,6 +253,59 @@ void dg_pg_reset(struct dg_stmt *s)
     s->res = NULL;
     s->nrows = 0;
     s->row = -1;
+    if (s->streaming_active) { /* read the rest of the stream so the connection is free */
+        PGresult *r;
+        while ((r = PQgetResult(s->c->pg)) != NULL)
+            PQclear(r);
+        s->streaming_active = 0;
+    }
+}
+
+int dg_pg_set_streaming(struct dg_stmt *s, int on, struct dg_err *err)
+{
+    (void)err;
+    dg_pg_reset(s);
+    s->streaming = on != 0;
+    return 0;
+}
+
+/* Streaming: send, ask for single-row mode; the rows are read by next_row. */
+static int execute_streaming(struct dg_stmt *s, struct dg_err *err)
+{
+    struct dg_conn *c = s->c;
+    if (dg_pg_flush_begin(c, err))
+        return -1;
+    if (!PQsendQueryPrepared(c->pg, s->name, s->nparams, s->values, NULL, NULL, 0))
+        return dg_pg_res_err(c, NULL, "send", err);
+    PQsetSingleRowMode(c->pg);
+    s->streaming_active = 1;
+    return 0;
+}
+
+/* The next row of a stream: 1 a row (res holds it), 0 the end, -1 an error. */
+static int next_streamed(struct dg_stmt *s, struct dg_err *err)
+{
+    PQclear(s->res);
+    s->res = NULL;
+    PGresult *res = PQgetResult(s->c->pg);
+    if (res && PQresultStatus(res) == PGRES_SINGLE_TUPLE) {
+        s->res = res;
+        s->row = 0;
+        s->nrows = 1;
+        return 1;
+    }
+    int rc = 0;
+    if (res && PQresultStatus(res) == PGRES_TUPLES_OK) {
+        s->changes = dg_pg_parse_i64(PQcmdTuples(res));
+        PQclear(res);
+    } else if (res || PQstatus(s->c->pg) == CONNECTION_BAD) {
+        char what[112];
+        snprintf(what, sizeof what, "execute '%s'", s->what);
+        rc = dg_pg_res_err(s->c, res, what, err);
+        PQclear(res);
+    }
+    dg_pg_reset(s); /* reads to the end of the stream */
+    return rc;
 }
 
 /* The transaction's first statement: BEGIN and it go in one pipeline, one round trip. */
@@ -323,6 +377,8 @@ int dg_pg_execute(struct dg_stmt *s, const struct dg_value *params, struct dg_er
     s->changes = 0;
     if (bind(s, params, err))
         return -1;
+    if (s->streaming)
+        return execute_streaming(s, err);
     if (s->c->pending_begin)
         return execute_with_begin(s, err);
     PGresult *res = PQexecPrepared(s->c->pg, s->name, s->nparams, s->values, NULL, NULL, 0);
@@ -331,7 +387,8 @@ int dg_pg_execute(struct dg_stmt *s, const struct dg_value *params, struct dg_er
 
 int dg_pg_next_row(struct dg_stmt *s, struct dg_err *err)
 {
-    (void)err;
+    if (s->streaming_active)
+        return next_streamed(s, err);
     if (!s->res)
         return 0;
     if (++s->row < s->nrows)

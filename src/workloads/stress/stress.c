@@ -30,7 +30,10 @@ static int wl_worker_open(void *shared, struct dg_conn_h *h, void **wctx, struct
         return dg_err_set(err, DG_ERR_FATAL, 0, "out of memory");
     w->h = h;
     w->sh = sh;
-    if (h->drv->prepare(h->c, sh->query, sh->nparams, &w->stmt, err)) {
+    if (h->drv->prepare(h->c, sh->query, sh->nparams, &w->stmt, err) ||
+        (h->drv->set_streaming && h->drv->set_streaming(w->stmt, 1, err))) {
+        if (w->stmt)
+            h->drv->finalize(w->stmt);
         free(w);
         return -1;
     }
@@ -192,6 +195,8 @@ int stress_setup(struct dg_conn_h *h, const char *query, const char *params_sql,
         p[i] = v ? dg_txt(v, strlen(v)) : dg_null();
     }
     int rc = h->drv->prepare(h->c, query, sh->nparams, &s, err);
+    if (rc == 0 && h->drv->set_streaming)
+        rc = h->drv->set_streaming(s, 1, err);
     if (rc == 0 && (rc = h->drv->execute(s, p, err)) == 0 && h->drv->next_row(s, err) < 0)
         rc = -1;
     if (s) {
