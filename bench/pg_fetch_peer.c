@@ -13,6 +13,8 @@ struct job {
     int iterations;
     unsigned long long rows, bytes;
     int failed;
+    pthread_barrier_t *ready; /* the clock starts when every thread is connected, as dbgauge's */
+    struct timespec *t0;
 };
 
 static void *run(void *arg)
@@ -22,9 +24,9 @@ static void *run(void *arg)
     if (PQstatus(c) != CONNECTION_OK) {
         fprintf(stderr, "connect: %s", PQerrorMessage(c));
         j->failed = 1;
-        PQfinish(c);
-        return NULL;
     }
+    if (pthread_barrier_wait(j->ready) == PTHREAD_BARRIER_SERIAL_THREAD)
+        clock_gettime(CLOCK_MONOTONIC, j->t0);
     for (int i = 0; i < j->iterations && !j->failed; i++) {
         if (!PQsendQueryParams(c, j->query, 0, NULL, NULL, NULL, NULL, 0) || !PQsetSingleRowMode(c)) {
             j->failed = 1;
@@ -61,9 +63,10 @@ int main(int argc, char **argv)
     struct job jobs[64];
     pthread_t th[64];
     struct timespec t0, t1;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
+    pthread_barrier_t ready;
+    pthread_barrier_init(&ready, NULL, (unsigned)threads);
     for (int i = 0; i < threads; i++) {
-        jobs[i] = (struct job){argv[1], argv[2], iterations, 0, 0, 0};
+        jobs[i] = (struct job){argv[1], argv[2], iterations, 0, 0, 0, &ready, &t0};
         pthread_create(&th[i], NULL, run, &jobs[i]);
     }
     unsigned long long rows = 0, bytes = 0;

@@ -24,7 +24,7 @@ struct stress_shared {
 };
 
 /* Runs the parameter query once (params_sql NULL: none) and checks the query before any
- * timing: it must prepare with that many parameters and execute once. DG_ERR_USER with the
+ * timing: it must prepare with that many parameters. DG_ERR_USER with the
  * engine's message otherwise. sh->param_text is allocated; free with stress_shared_free. */
 int stress_setup(struct dg_conn_h *h, const char *query, const char *params_sql,
                  struct stress_shared *sh, struct dg_err *err);
