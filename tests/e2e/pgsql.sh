@@ -59,6 +59,21 @@ for mode in sql procedures; do
     check_passes "check after the $mode run passes"
 done
 
+# --- a lost connection: counted as an error of its worker, the worker reconnects, the run goes on
+"$DG" tpcc run --target "$TGT" --vus 4 --duration 8s --results "$RES" --json >"$T_TMP/kill.json" 2>"$T_TMP/kill.err" &
+runpid=$!
+sleep 3
+killed=$("${PSQL[@]}" "$DG_PG_ADMIN_URL" -c "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE application_name = 'dbgauge-w2'" 2>&1)
+wait "$runpid"
+rc=$?
+check "a killed session was there to kill" test "$killed" = 1
+check "run with a killed session still ends normally" test "$rc" = 0
+num_cmp "the lost connection is counted as an error" "$(sum_field "$T_TMP/kill.json" errors 2>/dev/null || echo 0)" ">=" 1
+grep -q "worker 2, .*connection error" <(json_get "$T_TMP/kill.json" error 2>/dev/null) &&
+    ok "the lost connection is named with its worker" || not_ok "the lost connection is named with its worker" "$(json_get "$T_TMP/kill.json" error 2>&1)"
+num_cmp "the other workers went on (NOPM > 0)" "$(json_get "$T_TMP/kill.json" nopm 2>/dev/null || echo 0)" ">" 0
+check_passes "check after the killed session passes"
+
 # --- serialization failures are retried with the same inputs and counted ------------------
 # Four users on two warehouses all update the warehouse rows in Payment: under SERIALIZABLE
 # concurrent updates of one row fail with 40001 and must be run again, not reported.

@@ -668,8 +668,12 @@ int dg_pg_execute_calls(struct dg_conn *c, struct dg_call *calls, int n, int com
         }
         int is_commit = commit && q == sent - 1 && cur.i >= n;
         if (!is_commit && !(has_begin && q == 0) && cur.i >= n) { /* more results than sent */
+            /* An error here is most often the server ending the session (57P01): class it. */
+            if (st == PGRES_FATAL_ERROR || PQstatus(c->pg) == CONNECTION_BAD)
+                dg_pg_res_err(c, res, "pipeline read", err);
+            else
+                dg_pg_err(c, err, DG_ERR_FATAL, NULL, "pipeline read: a result nobody asked for");
             PQclear(res);
-            dg_pg_err(c, err, DG_ERR_FATAL, NULL, "pipeline read: a result nobody asked for");
             failed = 1;
         } else if (take_call_result(c, res, q, has_begin, is_commit, begin, &cur, err))
             failed = 1;
