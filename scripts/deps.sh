@@ -4,7 +4,13 @@
 #   scripts/deps.sh build   compiler, Meson, the libraries
 #   scripts/deps.sh test    build + what the tests need (PostgreSQL server, python3)
 #   scripts/deps.sh bench   test + the peers and profilers the bench/ scripts use
+#   scripts/deps.sh --list test   only print the packages
 set -euo pipefail
+list_only=0
+if [[ ${1:-} == --list ]]; then
+    list_only=1
+    shift
+fi
 
 build_pkgs="gcc libc6-dev meson ninja-build pkg-config libsqlite3-dev libpq-dev libcjson-dev"
 test_pkgs="$build_pkgs python3 postgresql-15 postgresql-client-15 sqlite3 iproute2 time"
@@ -17,6 +23,10 @@ bench) want=$bench_pkgs ;;
 *) echo "usage: scripts/deps.sh build|test|bench" >&2; exit 2 ;;
 esac
 
+if [[ $list_only == 1 ]]; then
+    echo "$want"
+    exit 0
+fi
 missing=()
 for p in $want; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -129,17 +129,10 @@ int dg_pg_flush_begin(struct dg_conn *c, struct dg_err *err)
     return run_now(c, sql, sql, err);
 }
 
+/* run_now, after any held-back BEGIN. */
 static int run(struct dg_conn *c, const char *sql, const char *what, struct dg_err *err)
 {
-    if (dg_pg_flush_begin(c, err))
-        return -1;
-    PGresult *res = PQexec(c->pg, sql);
-    ExecStatusType st = res ? PQresultStatus(res) : PGRES_FATAL_ERROR;
-    int rc = 0;
-    if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK && st != PGRES_EMPTY_QUERY)
-        rc = dg_pg_res_err(c, res, what, err);
-    PQclear(res);
-    return rc;
+    return dg_pg_flush_begin(c, err) ? -1 : run_now(c, sql, what, err);
 }
 
 /* ---- connection ------------------------------------------------------------------------ */
