@@ -107,6 +107,18 @@ int dg_pg_res_err(struct dg_conn *c, PGresult *res, const char *what, struct dg_
                    detail ? " (" : "", detail ? detail : "", detail ? ")" : "");
 }
 
+int dg_pg_commit_result(struct dg_conn *c, PGresult *res, struct dg_err *err)
+{
+    int rc = 0;
+    if (!res || PQresultStatus(res) != PGRES_COMMAND_OK)
+        rc = dg_pg_res_err(c, res, "COMMIT", err);
+    else if (strcmp(PQcmdStatus(res), "ROLLBACK") == 0) /* the transaction had failed */
+        rc = dg_pg_err(c, err, DG_ERR_FATAL, "25P02",
+                       "COMMIT: the transaction was aborted by an earlier error and rolled back");
+    PQclear(res);
+    return rc;
+}
+
 /* Runs sql expecting no rows or discarding them. */
 static int run_now(struct dg_conn *c, const char *sql, const char *what, struct dg_err *err)
 {
@@ -303,15 +315,7 @@ static int pg_commit(struct dg_conn *c, struct dg_err *err)
         c->pending_begin = NULL;
         return 0;
     }
-    PGresult *res = PQexec(c->pg, "COMMIT");
-    int rc = 0;
-    if (!res || PQresultStatus(res) != PGRES_COMMAND_OK)
-        rc = dg_pg_res_err(c, res, "COMMIT", err);
-    else if (strcmp(PQcmdStatus(res), "ROLLBACK") == 0) /* the transaction had failed */
-        rc = dg_pg_err(c, err, DG_ERR_FATAL, "25P02",
-                     "COMMIT: the transaction was aborted by an earlier error and rolled back");
-    PQclear(res);
-    return rc;
+    return dg_pg_commit_result(c, PQexec(c->pg, "COMMIT"), err);
 }
 
 /* Nothing to do (and no round trip) when no transaction is open: after a failed statement

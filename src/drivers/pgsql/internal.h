@@ -59,6 +59,9 @@ __attribute__((format(printf, 5, 6))) int dg_pg_err(const struct dg_conn *c, str
                                                     enum dg_err_class cls, const char *sqlstate,
                                                     const char *fmt, ...);
 int dg_pg_res_err(struct dg_conn *c, PGresult *res, const char *what, struct dg_err *err);
+/* Judges (and clears) COMMIT's result: a COMMIT the server turned into ROLLBACK because an
+ * earlier statement failed is an error, not a success. */
+int dg_pg_commit_result(struct dg_conn *c, PGresult *res, struct dg_err *err);
 /* Sends a held-back BEGIN on its own; 0 when there is none. */
 int dg_pg_flush_begin(struct dg_conn *c, struct dg_err *err);
 

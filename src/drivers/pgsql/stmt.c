@@ -590,16 +590,8 @@ static int take_call_result(struct dg_conn *c, PGresult *res, int q, int has_beg
         PQclear(res);
         return rc;
     }
-    if (is_commit) {
-        int rc = 0;
-        if (st != PGRES_COMMAND_OK)
-            rc = dg_pg_res_err(c, res, "COMMIT", err);
-        else if (strcmp(PQcmdStatus(res), "ROLLBACK") == 0) /* the transaction had failed */
-            rc = dg_pg_err(c, err, DG_ERR_FATAL, "25P02",
-                           "COMMIT: the transaction was aborted by an earlier error and rolled back");
-        PQclear(res);
-        return rc;
-    }
+    if (is_commit)
+        return dg_pg_commit_result(c, res, err);
     struct dg_call *call = &cur->calls[cur->i];
     struct dg_stmt *s = call->stmt;
     if (take_result(s, res, err)) /* take_result cleared res */
