@@ -79,6 +79,17 @@ t0=$(date +%s.%N)
 t1=$(date +%s.%N)
 printf '\npgbench -i -s 40: %.2f s wall\n' "$(echo "$t1 - $t0" | bc)"
 
+# The floor under any 1-user figure: one prepared single-row UPDATE, committed, per round trip
+# (synchronous_commit on: every commit waits for its WAL flush), and one SELECT 1.
+echo 'UPDATE pgbench_branches SET bbalance = bbalance + 1 WHERE bid = 1;' >"$TMP/floor-write.sql"
+echo 'SELECT 1;' >"$TMP/floor-read.sql"
+for f in write read; do
+    "$PGBENCH" "${PGB[@]}" -n -M prepared -c 1 -T "$(( (SECS + 2) / 3 ))" -f "$TMP/floor-$f.sql" pgbench >"$TMP/floor.out" 2>&1 || continue
+    lat=$(sed -n 's/^latency average = \([0-9.]*\) ms/\1/p' "$TMP/floor.out")
+    printf 'floor, 1 client, one-row %-6s %s ms per transaction (%s TPS)\n' "$f:" "$lat" \
+        "$(sed -n 's/^tps = \([0-9.]*\).*/\1/p' "$TMP/floor.out" | head -n 1)"
+done
+
 printf '\n%-24s %4s %9s %14s %18s %18s\n' "pgbench TPC-B" users TPS "cpu ms/txn" "dbgauge/pgbench" "(procedures, sql)"
 for n in $VUS; do
     /usr/bin/time -f '%U %S' -o "$TMP/time" "$PGBENCH" "${PGB[@]}" -c "$n" -j "$n" -T "$SECS" -n pgbench \

@@ -12,18 +12,22 @@ struct table_def {
     const char *name;
     const char *columns;
     const char *key; /* NULL: no primary key (history) */
+    /* PostgreSQL: percent of each heap page filled at load (0: the default 100). Rows that are
+     * updated in place keep room on their own page, so the update stays HOT: no new index
+     * entries, less WAL. Measured on W=4, 1 user, procedures: +13% NOPM. */
+    int fillfactor;
 };
 
 static const struct table_def tables[] = {
     {"warehouse",
      "w_id INTEGER NOT NULL, w_name VARCHAR(10), w_street_1 VARCHAR(20), w_street_2 VARCHAR(20), "
      "w_city VARCHAR(20), w_state CHAR(2), w_zip CHAR(9), w_tax DECIMAL(4,4), w_ytd DECIMAL(12,2)",
-     "w_id"},
+     "w_id", 10},
     {"district",
      "d_id INTEGER NOT NULL, d_w_id INTEGER NOT NULL, d_name VARCHAR(10), d_street_1 VARCHAR(20), "
      "d_street_2 VARCHAR(20), d_city VARCHAR(20), d_state CHAR(2), d_zip CHAR(9), "
      "d_tax DECIMAL(4,4), d_ytd DECIMAL(12,2), d_next_o_id INTEGER",
-     "d_w_id, d_id"},
+     "d_w_id, d_id", 10},
     {"customer",
      "c_id INTEGER NOT NULL, c_d_id INTEGER NOT NULL, c_w_id INTEGER NOT NULL, "
      "c_first VARCHAR(16), c_middle CHAR(2), c_last VARCHAR(16), c_street_1 VARCHAR(20), "
@@ -31,33 +35,33 @@ static const struct table_def tables[] = {
      "c_phone CHAR(16), c_since TIMESTAMP, c_credit CHAR(2), c_credit_lim DECIMAL(12,2), "
      "c_discount DECIMAL(4,4), c_balance DECIMAL(12,2), c_ytd_payment DECIMAL(12,2), "
      "c_payment_cnt INTEGER, c_delivery_cnt INTEGER, c_data VARCHAR(500)",
-     "c_w_id, c_d_id, c_id"},
+     "c_w_id, c_d_id, c_id", 80},
     {"history",
      "h_c_id INTEGER, h_c_d_id INTEGER, h_c_w_id INTEGER, h_d_id INTEGER, h_w_id INTEGER, "
      "h_date TIMESTAMP, h_amount DECIMAL(6,2), h_data VARCHAR(24)",
-     NULL},
+     NULL, 0},
     {"new_order", "no_o_id INTEGER NOT NULL, no_d_id INTEGER NOT NULL, no_w_id INTEGER NOT NULL",
-     "no_w_id, no_d_id, no_o_id"},
+     "no_w_id, no_d_id, no_o_id", 0},
     {"orders",
      "o_id INTEGER NOT NULL, o_d_id INTEGER NOT NULL, o_w_id INTEGER NOT NULL, o_c_id INTEGER, "
      "o_entry_d TIMESTAMP, o_carrier_id INTEGER, o_ol_cnt INTEGER, o_all_local INTEGER",
-     "o_w_id, o_d_id, o_id"},
+     "o_w_id, o_d_id, o_id", 90},
     {"order_line",
      "ol_o_id INTEGER NOT NULL, ol_d_id INTEGER NOT NULL, ol_w_id INTEGER NOT NULL, "
      "ol_number INTEGER NOT NULL, ol_i_id INTEGER, ol_supply_w_id INTEGER, "
      "ol_delivery_d TIMESTAMP, ol_quantity INTEGER, ol_amount DECIMAL(6,2), ol_dist_info CHAR(24)",
-     "ol_w_id, ol_d_id, ol_o_id, ol_number"},
+     "ol_w_id, ol_d_id, ol_o_id, ol_number", 90},
     {"item",
      "i_id INTEGER NOT NULL, i_im_id INTEGER, i_name VARCHAR(24), i_price DECIMAL(5,2), "
      "i_data VARCHAR(50)",
-     "i_id"},
+     "i_id", 0},
     {"stock",
      "s_i_id INTEGER NOT NULL, s_w_id INTEGER NOT NULL, s_quantity INTEGER, "
      "s_dist_01 CHAR(24), s_dist_02 CHAR(24), s_dist_03 CHAR(24), s_dist_04 CHAR(24), "
      "s_dist_05 CHAR(24), s_dist_06 CHAR(24), s_dist_07 CHAR(24), s_dist_08 CHAR(24), "
      "s_dist_09 CHAR(24), s_dist_10 CHAR(24), s_ytd INTEGER, s_order_cnt INTEGER, "
      "s_remote_cnt INTEGER, s_data VARCHAR(50)",
-     "s_w_id, s_i_id"},
+     "s_w_id, s_i_id", 80},
 };
 #define NTABLES (sizeof tables / sizeof *tables)
 
@@ -74,6 +78,9 @@ int tpcc_schema_create(struct dg_conn_h *h, struct dg_err *err)
         if (keys_inline && t->key)
             snprintf(sql, sizeof sql, "CREATE TABLE %s (%s, PRIMARY KEY (%s)) WITHOUT ROWID", t->name,
                      t->columns, t->key);
+        else if (t->fillfactor && h->drv->dialect == DG_DIALECT_PGSQL)
+            snprintf(sql, sizeof sql, "CREATE TABLE %s (%s) WITH (fillfactor = %d)", t->name,
+                     t->columns, t->fillfactor);
         else
             snprintf(sql, sizeof sql, "CREATE TABLE %s (%s)", t->name, t->columns);
         if (h->drv->exec(h->c, sql, err))
