@@ -38,6 +38,7 @@ enum dg_isolation {
 #define DG_CAP_PIPELINE (1u << 2)    /* execute_batch and execute_calls save round trips */
 #define DG_CAP_PROCEDURES (1u << 3)  /* stored procedures / functions */
 #define DG_CAP_MEMORY (1u << 4)      /* set_memory works */
+#define DG_CAP_CACHE_PER_CONN (1u << 5) /* cache_stats counts the asking connection only */
 
 enum dg_type {
     DG_T_NULL = 0,
