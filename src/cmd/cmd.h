@@ -54,8 +54,9 @@ int dg_cmd_monitor_begin(struct dg_cmd_monitor *cm, const struct dg_target *t, i
                          struct dg_runner_cfg *cfg, struct dg_err *err);
 /* Stops the sampler and moves its points into rec (rec NULL: drops them); safe to call twice. */
 void dg_cmd_monitor_end(struct dg_cmd_monitor *cm, struct dg_run_record *rec);
-/* Whether dev is "none" or a device of /proc/diskstats (for --monitor-device). */
-int dg_cmd_monitor_device_ok(const char *dev);
+/* --monitor-device DEV: sets *out, or prints why DEV is neither "none" nor a device of
+ * /proc/diskstats and returns DG_EXIT_USAGE. */
+int dg_cmd_monitor_device_opt(const char *cmd, const char *dev, const char **out);
 
 /* Prints "dbgauge CMD: message" to stderr and returns DG_EXIT_USAGE. */
 int dg_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -37,16 +37,17 @@ static void on_start(void *ctx, dg_ns start_ns, dg_ns warm_end_ns)
         dg_monitor_epoch(cm->mon, start_ns, warm_end_ns);
 }
 
-int dg_cmd_monitor_device_ok(const char *dev)
+int dg_cmd_monitor_device_opt(const char *cmd, const char *dev, const char **out)
 {
+    *out = dev;
     if (!strcmp(dev, "none"))
-        return 1;
+        return 0;
     char *text = malloc(64 * 1024);
     struct dg_mon_disk d;
     int ok = text && dg_mon_read_file("/proc/diskstats", text, 64 * 1024) >= 0 &&
              dg_mon_parse_diskstats(text, dev, 0, 0, &d) == 0;
     free(text);
-    return ok;
+    return ok ? 0 : dg_usage_error(cmd, "--monitor-device: '%s' is not a device in /proc/diskstats (or 'none')", dev);
 }
 
 int dg_cmd_monitor_begin(struct dg_cmd_monitor *cm, const struct dg_target *t, int workers,

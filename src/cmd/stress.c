@@ -120,9 +120,8 @@ static int parse(int argc, char **argv, struct stress_opts *o)
         case O_HELP: o->help = 1; break;
         case O_NO_MONITOR: o->no_monitor = 1; break;
         case O_MONITOR_DEVICE:
-            o->monitor_device = optarg;
-            if (!dg_cmd_monitor_device_ok(optarg))
-                return dg_usage_error(cmd, "--monitor-device: '%s' is not a device in /proc/diskstats (or 'none')", optarg);
+            if (dg_cmd_monitor_device_opt(cmd, optarg, &o->monitor_device))
+                return DG_EXIT_USAGE;
             break;
         case O_THREADS: bad = parse_threads(optarg, o, &err); break;
         case O_ITER: bad = dg_parse_u64("--iterations", optarg, 1, 1000000000ull, &o->iterations, &err); iter_set = 1; break;

@@ -149,9 +149,8 @@ static int parse(int argc, char **argv, struct tpcc_opts *o)
         case O_THINK: think = 1; break;
         case O_NO_MONITOR: o->no_monitor = 1; break;
         case O_MONITOR_DEVICE:
-            o->monitor_device = optarg;
-            if (!dg_cmd_monitor_device_ok(optarg))
-                return dg_usage_error(cmd, "--monitor-device: '%s' is not a device in /proc/diskstats (or 'none')", optarg);
+            if (dg_cmd_monitor_device_opt(cmd, optarg, &o->monitor_device))
+                return DG_EXIT_USAGE;
             break;
         case O_TPW: bad = dg_parse_int("--terminals-per-warehouse", optarg, 1, 1000, &o->terminals_per_w, &err); o->tpw_set = 1; break;
         case O_THINK_SCALE: bad = dg_parse_double("--think-time-scale", optarg, 0, 1000, &o->think_scale, &err); scale_set = 1; break;
