@@ -9,6 +9,7 @@
 #include <cjson/cJSON.h>
 
 #include "core/driver.h"
+#include "core/monitor.h"
 #include "core/runner.h"
 #include "results/store.h"
 
@@ -36,6 +37,26 @@ struct dg_record_src {
  * counts, and moves the histograms and the series from res into rec (which then owns them). */
 void dg_record_fill(struct dg_run_record *rec, const struct dg_record_src *src,
                     struct dg_run_result *res, const char *const *type_names);
+
+/* The monitor around one run (src/cmd/monitor.c). Set enabled and device_opt (NULL: found
+ * from the engine's data directory); begin before dg_runner_run (it fills cfg's on_start and,
+ * for per-connection caches, conn_cache), end after it: the points go into rec. */
+struct dg_cmd_monitor {
+    int enabled;
+    const char *device_opt;
+    int workers;
+    struct dg_conn_h conn;        /* the monitor's own, for server-wide cache counters */
+    _Atomic uint64_t *conn_cache; /* owned: the workers' own counters */
+    struct dg_monitor *mon;
+    char device[32];
+};
+int dg_cmd_monitor_begin(struct dg_cmd_monitor *cm, const struct dg_target *t, int workers,
+                         struct dg_runner_cfg *cfg, struct dg_err *err);
+/* Stops the sampler and moves its points into rec (rec NULL: drops them); safe to call twice. */
+void dg_cmd_monitor_end(struct dg_cmd_monitor *cm, struct dg_run_record *rec);
+/* --monitor-device DEV: sets *out, or prints why DEV is neither "none" nor a device of
+ * /proc/diskstats and returns DG_EXIT_USAGE. */
+int dg_cmd_monitor_device_opt(const char *cmd, const char *dev, const char **out);
 
 /* Prints "dbgauge CMD: message" to stderr and returns DG_EXIT_USAGE. */
 int dg_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

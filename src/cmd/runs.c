@@ -30,10 +30,11 @@ int dg_cmd_runs(int argc, char **argv)
     static const struct option opts[] = {{"results", required_argument, NULL, 'r'},
                                          {"json", no_argument, NULL, 'j'},
                                          {"series", no_argument, NULL, 's'},
+                                         {"monitor", no_argument, NULL, 'm'},
                                          {"help", no_argument, NULL, 'h'},
                                          {NULL, 0, NULL, 0}};
     const char *results = DG_DEFAULT_RESULTS;
-    int json = 0, series = 0, c;
+    int json = 0, series = 0, monitor = 0, c;
     opterr = 0;
     optind = 1;
     while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
@@ -41,10 +42,12 @@ int dg_cmd_runs(int argc, char **argv)
         case 'r': results = optarg; break;
         case 'j': json = 1; break;
         case 's': series = 1; break;
+        case 'm': monitor = 1; break;
         case 'h':
             printf("usage: dbgauge runs [--results PATH] [--json]\n"
-                   "       dbgauge runs show ID [--series] [--results PATH] [--json]\n"
-                   "  --series   the per-second figures of the run (warm-up seconds are negative)\n");
+                   "       dbgauge runs show ID [--series | --monitor] [--results PATH] [--json]\n"
+                   "  --series   the per-second figures of the run (warm-up seconds are negative)\n"
+                   "  --monitor  the per-second host and engine monitor samples of the run\n");
             return DG_EXIT_OK;
         default: return dg_bad_option("runs", argc, argv, c);
         }
@@ -65,6 +68,10 @@ int dg_cmd_runs(int argc, char **argv)
     }
     if (series && show < 0)
         return dg_usage_error("runs", "--series goes with 'runs show ID'");
+    if (monitor && show < 0)
+        return dg_usage_error("runs", "--monitor goes with 'runs show ID'");
+    if (monitor && series)
+        return dg_usage_error("runs", "--series and --monitor: give one");
     struct dg_store *store;
     struct dg_err err;
     if (dg_store_open(results, &store, &err))
@@ -78,8 +85,13 @@ int dg_cmd_runs(int argc, char **argv)
         else if (r == 1)
             rc = dg_usage_error("runs", "no run %lld in %s", (long long)show, results);
         else {
-            if (json)
-                dg_print_json(dg_report_run_json(&rec));
+            if (json) {
+                cJSON *doc = dg_report_run_json(&rec);
+                if (monitor)
+                    cJSON_AddItemToObject(doc, "monitor_series", dg_report_monitor_series_json(&rec));
+                dg_print_json(doc);
+            } else if (monitor)
+                dg_report_monitor_text(stdout, &rec);
             else if (series)
                 dg_report_series_text(stdout, &rec);
             else

@@ -21,7 +21,7 @@ static void stress_usage(FILE *out)
             "usage:\n"
             "  dbgauge stress [--target URL] [--query SQL | --query-file F] [--threads 1,2,4,8]\n"
             "                 [--iterations N | --duration T] [--warmup T] [--params-query SQL]\n"
-            "                 [--label TEXT] [--results PATH] [--json]\n"
+            "                 [--label TEXT] [--results PATH] [--json] [--no-monitor] [--monitor-device DEV]\n"
             "  dbgauge stress prepare [--target URL] [--rows N] [--row-bytes B] [--drop] [--json]\n"
             "  dbgauge stress drop [--target URL]\n\n"
             "  --query SQL         the query each iteration runs and reads to the end\n"
@@ -32,12 +32,15 @@ static void stress_usage(FILE *out)
             "  --duration T        instead: run each step for T, measured after --warmup\n"
             "  --params-query SQL  run once; its rows fill the query's placeholders (? or $1..),\n"
             "                      one row per iteration, cycling\n"
+            "  --no-monitor        do not sample host CPU, disk, server process and engine cache each second\n"
+            "  --monitor-device DEV  the block device to watch (a /proc/diskstats name, or none)\n"
             "  --rows N            rows of the built-in table (default 1000000)\n"
             "  --row-bytes B       bytes of values per row (default 200)\n");
 }
 
 enum { O_TARGET = 1000, O_QUERY, O_QFILE, O_THREADS, O_ITER, O_DURATION, O_WARMUP, O_PARAMS,
-       O_LABEL, O_RESULTS, O_JSON, O_ROWS, O_ROWBYTES, O_DROP, O_SEED, O_HELP };
+       O_LABEL, O_RESULTS, O_JSON, O_ROWS, O_ROWBYTES, O_DROP, O_SEED, O_NO_MONITOR, O_MONITOR_DEVICE,
+       O_HELP };
 
 static const struct option long_opts[] = {
     {"target", required_argument, NULL, O_TARGET},   {"query", required_argument, NULL, O_QUERY},
@@ -48,6 +51,7 @@ static const struct option long_opts[] = {
     {"json", no_argument, NULL, O_JSON},              {"rows", required_argument, NULL, O_ROWS},
     {"row-bytes", required_argument, NULL, O_ROWBYTES}, {"drop", no_argument, NULL, O_DROP},
     {"seed", required_argument, NULL, O_SEED},        {"help", no_argument, NULL, O_HELP},
+    {"no-monitor", no_argument, NULL, O_NO_MONITOR},  {"monitor-device", required_argument, NULL, O_MONITOR_DEVICE},
     {NULL, 0, NULL, 0},
 };
 
@@ -56,7 +60,8 @@ struct stress_opts {
     const char *target, *query, *query_file, *params, *label, *results;
     int threads[MAX_STEPS], nsteps;
     uint64_t iterations, rows, seed;
-    int row_bytes, json, drop, help, duration_set;
+    int row_bytes, json, drop, help, duration_set, no_monitor;
+    const char *monitor_device;
     dg_ns duration_ns, warmup_ns;
 };
 
@@ -113,6 +118,11 @@ static int parse(int argc, char **argv, struct stress_opts *o)
         case O_JSON: o->json = 1; break;
         case O_DROP: o->drop = 1; break;
         case O_HELP: o->help = 1; break;
+        case O_NO_MONITOR: o->no_monitor = 1; break;
+        case O_MONITOR_DEVICE:
+            if (dg_cmd_monitor_device_opt(cmd, optarg, &o->monitor_device))
+                return DG_EXIT_USAGE;
+            break;
         case O_THREADS: bad = parse_threads(optarg, o, &err); break;
         case O_ITER: bad = dg_parse_u64("--iterations", optarg, 1, 1000000000ull, &o->iterations, &err); iter_set = 1; break;
         case O_DURATION: bad = dg_parse_duration("--duration", optarg, &o->duration_ns, &err); o->duration_set = 1; break;
@@ -253,6 +263,11 @@ static void print_steps(FILE *out, struct dg_run_record *recs, int n)
                     recs[i].vus, recs[i].server_blocks_hit, recs[i].server_blocks_read);
     if (n && recs[0].server_blocks_hit >= 0)
         fprintf(out, "\n");
+    for (int i = 0; i < n; i++)
+        if (recs[i].nmonitor) {
+            fprintf(out, "%7d threads ", recs[i].vus);
+            dg_report_monitor_line(out, "", &recs[i]);
+        }
 }
 
 static int cmd_run(struct stress_opts *o, int argc, char **argv)
@@ -301,7 +316,13 @@ static int cmd_run(struct stress_opts *o, int argc, char **argv)
                                     .duration_ns = o->duration_set ? o->duration_ns : 0,
                                     .txns_per_worker = o->duration_set ? 0 : o->iterations,
                                     .seed = o->seed, .max_retries = 10};
+        struct dg_cmd_monitor mon = {.enabled = !o->no_monitor, .device_opt = o->monitor_device};
+        if (dg_cmd_monitor_begin(&mon, &t, threads, &cfg, &err)) {
+            rc = dg_report_err(cmd, &err);
+            goto out;
+        }
         if (dg_runner_run(&cfg, &res, &err)) {
+            dg_cmd_monitor_end(&mon, NULL);
             rc = dg_report_err(cmd, &err);
             goto out;
         }
@@ -316,6 +337,7 @@ static int cmd_run(struct stress_opts *o, int argc, char **argv)
                                     .options_json = options_json(o, &t, threads), .argc = argc,
                                     .argv = argv, .vus = threads, .model = DG_LOAD_CLOSED};
         dg_record_fill(r, &src, &res, stress_workload.type_names);
+        dg_cmd_monitor_end(&mon, r);
         dg_run_result_free(&res);
         r->query = strdup(query);
         uint64_t it = dg_txn_count(&r->txn[0]);
@@ -380,6 +402,9 @@ static int cmd_run(struct stress_opts *o, int argc, char **argv)
                 cJSON_AddNumberToObject(s, "server_blocks_hit_per_iteration", r->server_blocks_hit);
                 cJSON_AddNumberToObject(s, "server_blocks_read_per_iteration", r->server_blocks_read);
             }
+            cJSON *mon = dg_report_monitor_json(r);
+            if (mon)
+                cJSON_AddItemToObject(s, "monitor", mon);
             cJSON_AddNumberToObject(s, "run_id", (double)r->id);
             cJSON_AddItemToArray(steps, s);
         }

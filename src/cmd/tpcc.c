@@ -24,6 +24,7 @@ static void tpcc_usage(FILE *out)
             "  dbgauge tpcc run   [--target URL] [--vus N] [--duration T] [--warmup T]\n"
             "                     [--txns-per-vu N] [--seed S] [--label TEXT] [--results PATH]\n"
             "                     [--mode sql|procedures] [--isolation LEVEL] [--json]\n"
+            "                     [--no-monitor] [--monitor-device DEV]\n"
             "                     [--rate R [--arrivals poisson|uniform] | --think-time\n"
             "                      [--terminals-per-warehouse N] [--think-time-scale F]]\n"
             "  dbgauge tpcc check [--target URL] [--json]\n\n"
@@ -49,6 +50,9 @@ static void tpcc_usage(FILE *out)
             "  --warehouses N      (run, null: target only) the scale the null driver stands in for\n"
             "  --seed S            random seed (default: from the clock)\n"
             "  --label TEXT        a name for the run in the results database\n"
+            "  --no-monitor        do not sample host CPU, disk, server process and engine cache each second\n"
+            "  --monitor-device DEV  the block device to watch (a /proc/diskstats name, or none);\n"
+            "                      default: the one holding the database\n"
             "  --results PATH      results database (default " DG_DEFAULT_RESULTS ")\n"
             "  --json              one JSON document on stdout; text goes to stderr\n");
 }
@@ -56,7 +60,7 @@ static void tpcc_usage(FILE *out)
 enum {
     O_TARGET = 1000, O_WAREHOUSES, O_JOBS, O_DROP, O_SEED, O_JSON, O_VUS, O_DURATION, O_WARMUP,
     O_TXNS, O_LABEL, O_RESULTS, O_ISOLATION, O_MODE, O_RATE, O_ARRIVALS, O_THINK,
-    O_TPW, O_THINK_SCALE, O_HELP
+    O_TPW, O_THINK_SCALE, O_NO_MONITOR, O_MONITOR_DEVICE, O_HELP
 };
 
 static const struct option long_opts[] = {
@@ -79,6 +83,8 @@ static const struct option long_opts[] = {
     {"think-time", no_argument, NULL, O_THINK},
     {"terminals-per-warehouse", required_argument, NULL, O_TPW},
     {"think-time-scale", required_argument, NULL, O_THINK_SCALE},
+    {"no-monitor", no_argument, NULL, O_NO_MONITOR},
+    {"monitor-device", required_argument, NULL, O_MONITOR_DEVICE},
     {"help", no_argument, NULL, O_HELP},
     {NULL, 0, NULL, 0},
 };
@@ -97,6 +103,8 @@ struct tpcc_opts {
     double rate, think_scale;
     enum dg_arrivals arrivals;
     int terminals_per_w, tpw_set, warehouses_set;
+    int no_monitor;
+    const char *monitor_device;
 };
 
 /* Which options each subcommand takes. */
@@ -110,7 +118,7 @@ static int allowed(const char *sub, int opt)
         return opt == O_VUS || opt == O_DURATION || opt == O_WARMUP || opt == O_TXNS ||
                opt == O_SEED || opt == O_LABEL || opt == O_RESULTS || opt == O_ISOLATION || opt == O_MODE || opt == O_RATE ||
                opt == O_ARRIVALS || opt == O_THINK || opt == O_TPW || opt == O_THINK_SCALE ||
-               opt == O_WAREHOUSES;
+               opt == O_WAREHOUSES || opt == O_NO_MONITOR || opt == O_MONITOR_DEVICE;
     return 0;
 }
 
@@ -139,6 +147,11 @@ static int parse(int argc, char **argv, struct tpcc_opts *o)
         case O_WAREHOUSES: bad = dg_parse_int("--warehouses", optarg, 1, 100000, &o->warehouses, &err); o->warehouses_set = 1; break;
         case O_RATE: bad = dg_parse_double("--rate", optarg, 0, 1e7, &o->rate, &err); break;
         case O_THINK: think = 1; break;
+        case O_NO_MONITOR: o->no_monitor = 1; break;
+        case O_MONITOR_DEVICE:
+            if (dg_cmd_monitor_device_opt(cmd, optarg, &o->monitor_device))
+                return DG_EXIT_USAGE;
+            break;
         case O_TPW: bad = dg_parse_int("--terminals-per-warehouse", optarg, 1, 1000, &o->terminals_per_w, &err); o->tpw_set = 1; break;
         case O_THINK_SCALE: bad = dg_parse_double("--think-time-scale", optarg, 0, 1000, &o->think_scale, &err); scale_set = 1; break;
         case O_ARRIVALS:
@@ -371,6 +384,9 @@ static char *options_json(const struct tpcc_opts *o, const struct dg_target *t)
     }
     if (o->warehouses_set)
         cJSON_AddNumberToObject(j, "warehouses", o->warehouses);
+    cJSON_AddBoolToObject(j, "monitor", !o->no_monitor);
+    if (o->monitor_device)
+        cJSON_AddStringToObject(j, "monitor_device", o->monitor_device);
     char *s = cJSON_PrintUnformatted(j);
     cJSON_Delete(j);
     return s;
@@ -386,6 +402,7 @@ static int cmd_run(struct tpcc_opts *o, int argc, char **argv)
     struct dg_run_result res = {0};
     struct dg_run_record rec;
     memset(&rec, 0, sizeof rec);
+    struct dg_cmd_monitor mon = {.enabled = !o->no_monitor, .device_opt = o->monitor_device};
     int rc = DG_EXIT_FAILED;
     if (open_target(cmd, o->target, &t))
         return DG_EXIT_USAGE;
@@ -450,6 +467,10 @@ static int cmd_run(struct tpcc_opts *o, int argc, char **argv)
                                 .txns_per_worker = o->txns_per_vu, .seed = o->seed,
                                 .max_retries = 100, .tick_ns = 10 * DG_NS_PER_S, .tick = run_tick,
                                 .tick_ctx = &view};
+    if (dg_cmd_monitor_begin(&mon, &t, o->vus, &cfg, &err)) {
+        rc = dg_report_err(cmd, &err);
+        goto out;
+    }
     if (dg_runner_run(&cfg, &res, &err)) {
         rc = dg_report_err(cmd, &err);
         goto out;
@@ -460,6 +481,7 @@ static int cmd_run(struct tpcc_opts *o, int argc, char **argv)
                                 .options_json = options_json(o, &t), .argc = argc, .argv = argv,
                                 .vus = o->vus, .model = o->model};
     dg_record_fill(&rec, &src, &res, tpcc_workload.type_names);
+    dg_cmd_monitor_end(&mon, &rec);
     rec.warehouses = sh.warehouses;
     rec.rate_asked = o->model == DG_LOAD_RATE ? o->rate : 0;
     rec.think_scale = o->model == DG_LOAD_THINK ? o->think_scale : 0;
@@ -503,6 +525,7 @@ static int cmd_run(struct tpcc_opts *o, int argc, char **argv)
                 res.workers_failed == 1 ? "" : "s");
     rc = res.interrupted || res.workers_failed || committed == 0 ? DG_EXIT_FAILED : DG_EXIT_OK;
 out:
+    dg_cmd_monitor_end(&mon, NULL);
     dg_disconnect(&h);
     dg_run_record_free(&rec);
     dg_run_result_free(&res);

@@ -38,6 +38,7 @@ enum dg_isolation {
 #define DG_CAP_PIPELINE (1u << 2)    /* execute_batch and execute_calls save round trips */
 #define DG_CAP_PROCEDURES (1u << 3)  /* stored procedures / functions */
 #define DG_CAP_MEMORY (1u << 4)      /* set_memory works */
+#define DG_CAP_CACHE_PER_CONN (1u << 5) /* cache_stats counts the asking connection only */
 
 enum dg_type {
     DG_T_NULL = 0,
@@ -191,6 +192,19 @@ struct dg_driver {
      * result holds one row at a time. A streamed statement must be read to the end (or reset)
      * before its connection runs anything else. */
     int (*set_streaming)(struct dg_stmt *s, int on, struct dg_err *err);
+
+    /* ---- appended to ABI 1 for the monitor: may be NULL (no such figure) ---- */
+
+    /* The engine's buffer cache counters, cumulative: pages found in the cache and pages it
+     * had to read. Where the cache is per connection (SQLite) they are this connection's;
+     * where it is the server's (PostgreSQL) they are the whole database's, whichever
+     * session asks. Returns 0, or -1 with err when the engine will not tell. */
+    int (*cache_stats)(struct dg_conn *c, uint64_t *hits, uint64_t *misses, struct dg_err *err);
+    /* When the engine's data is on this machine: its data directory or file (data_dir) and
+     * the server's process id (*pid; our own for an embedded engine; 0 when it cannot be known).
+     * Returns 0, 1 when the server is remote or will not say (data_dir "" and *pid 0), -1
+     * with err on failure. */
+    int (*server_local)(struct dg_conn *c, char *data_dir, size_t n, long *pid, struct dg_err *err);
 };
 
 /* A target: which driver, the URL as given (may hold a password: never print it) and the

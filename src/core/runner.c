@@ -36,6 +36,8 @@ struct worker {
     char first_error[512];
     int gave_up;
     dg_ns finished_ns;
+    int64_t cache_second;          /* conn_cache: the second last published */
+    uint64_t cache_base[2], cache_last[2]; /* conn_cache: earlier connections', this one's */
     _Atomic int done;
 } __attribute__((aligned(64)));
 
@@ -103,8 +105,27 @@ static int open_worker(struct worker *w, struct dg_err *err)
     return 0;
 }
 
+/* Publishes this worker's connection's cache counters (cfg->conn_cache only). */
+static void publish_cache(struct worker *w)
+{
+    _Atomic uint64_t *out = w->r->cfg->conn_cache;
+    const struct dg_driver *drv = w->conn.drv;
+    struct dg_err ignore;
+    uint64_t h, m;
+    if (!out || !w->conn.c || !drv->cache_stats || drv->cache_stats(w->conn.c, &h, &m, &ignore))
+        return;
+    w->cache_last[0] = h;
+    w->cache_last[1] = m;
+    atomic_store_explicit(&out[2 * w->index], w->cache_base[0] + h, memory_order_relaxed);
+    atomic_store_explicit(&out[2 * w->index + 1], w->cache_base[1] + m, memory_order_relaxed);
+}
+
 static void close_worker(struct worker *w)
 {
+    publish_cache(w);
+    w->cache_base[0] += w->cache_last[0];
+    w->cache_base[1] += w->cache_last[1];
+    w->cache_last[0] = w->cache_last[1] = 0;
     if (w->wctx)
         w->r->cfg->wl->worker_close(w->wctx);
     w->wctx = NULL;
@@ -297,6 +318,10 @@ static void *worker_main(void *arg)
         dg_sec_record(&w->feed, second, j.type,
                       rc == 0 ? DG_OUT_COMMIT : e.cls == DG_ERR_EXPECTED ? DG_OUT_ROLLBACK : DG_OUT_ERROR,
                       tries, latency);
+        if (cfg->conn_cache && second != w->cache_second) { /* once a second at most */
+            w->cache_second = second;
+            publish_cache(w);
+        }
         struct counters *c = &w->cnt[ph][j.type];
         if (tries)
             bump(&c->retries, tries);
@@ -404,6 +429,7 @@ int dg_runner_run(const struct dg_runner_cfg *cfg, struct dg_run_result *res, st
         struct worker *w = &r.w[i];
         w->r = &r;
         w->index = i;
+        w->cache_second = INT64_MIN;
         w->term = calloc(1, cfg->wl->terminal_size);
         w->saved = calloc(1, cfg->wl->terminal_size);
         int scheduled = cfg->model != DG_LOAD_CLOSED, missing = 0;
@@ -489,6 +515,8 @@ int dg_runner_run(const struct dg_runner_cfg *cfg, struct dg_run_result *res, st
             dg_heap_push(&r.heap, (uint32_t)i, due);
         }
     }
+    if (starting && cfg->on_start)
+        cfg->on_start(cfg->start_ctx, r.start_ns, r.warm_end_ns);
     r.go = 1;
     pthread_cond_broadcast(&r.cv);
     pthread_mutex_unlock(&r.mu);

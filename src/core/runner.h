@@ -66,6 +66,15 @@ struct dg_runner_cfg {
     dg_ns tick_ns;                 /* reporter interval; 0 = no ticks */
     dg_tick_fn tick;
     void *tick_ctx;
+    /* Appended, may be zero. Called once by the main thread just before the workers start,
+     * with the run's clock: second k of the series is [warm_end_ns + k s, + 1 s). */
+    void (*on_start)(void *ctx, dg_ns start_ns, dg_ns warm_end_ns);
+    void *start_ctx;
+    /* NULL, or 2 x workers counters: worker i publishes its own connection's driver
+     * cache_stats (hits at [2i], misses at [2i + 1], summed over its reconnects) when its
+     * transactions move to a new second, and once at its end. For engines whose cache is
+     * per connection (SQLite); a reader (the monitor) sums them. */
+    _Atomic uint64_t *conn_cache;
 };
 
 struct dg_run_result {

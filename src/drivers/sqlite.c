@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 #include "core/driver.h"
 
@@ -16,6 +17,7 @@ struct dg_conn {
     long cache_kib; /* page cache per connection */
     char synchronous[16];
     char journal[16];
+    uint64_t cache_hits, cache_misses; /* cache_stats: this connection's, accumulated */
 };
 
 struct dg_stmt {
@@ -391,6 +393,31 @@ static int sq_load_mode(struct dg_conn *c, int on, struct dg_err *err)
     return sq_exec(c, sql, err);
 }
 
+/* The pager's counters, taken with reset so a count never wraps (SQLite's int is 31 bits). */
+static int sq_cache_stats(struct dg_conn *c, uint64_t *hits, uint64_t *misses, struct dg_err *err)
+{
+    int cur = 0, high = 0;
+    if (sqlite3_db_status(c->db, SQLITE_DBSTATUS_CACHE_HIT, &cur, &high, 1) != SQLITE_OK)
+        return dg_err_set(err, DG_ERR_FATAL, 0, "sqlite3_db_status(CACHE_HIT) failed");
+    c->cache_hits += (uint64_t)cur;
+    if (sqlite3_db_status(c->db, SQLITE_DBSTATUS_CACHE_MISS, &cur, &high, 1) != SQLITE_OK)
+        return dg_err_set(err, DG_ERR_FATAL, 0, "sqlite3_db_status(CACHE_MISS) failed");
+    c->cache_misses += (uint64_t)cur;
+    *hits = c->cache_hits;
+    *misses = c->cache_misses;
+    return 0;
+}
+
+/* Embedded: the database file, and our own process. */
+static int sq_server_local(struct dg_conn *c, char *data_dir, size_t n, long *pid, struct dg_err *err)
+{
+    (void)err;
+    const char *f = sqlite3_db_filename(c->db, "main");
+    snprintf(data_dir, n, "%s", f ? f : "");
+    *pid = (long)getpid();
+    return f && *f ? 0 : 1; /* an in-memory database has no file */
+}
+
 static const char *const schemes[] = {"sqlite", NULL};
 
 const struct dg_driver dg_driver_sqlite = {
@@ -398,7 +425,7 @@ const struct dg_driver dg_driver_sqlite = {
     .name = "sqlite",
     .schemes = schemes,
     .dialect = DG_DIALECT_SQLITE,
-    .caps = DG_CAP_PREPARE | DG_CAP_MEMORY,
+    .caps = DG_CAP_PREPARE | DG_CAP_MEMORY | DG_CAP_CACHE_PER_CONN,
     .connect = sq_connect,
     .disconnect = sq_disconnect,
     .exec = sq_exec,
@@ -422,4 +449,6 @@ const struct dg_driver dg_driver_sqlite = {
     .server_info = sq_server_info,
     .set_memory = sq_set_memory,
     .load_mode = sq_load_mode,
+    .cache_stats = sq_cache_stats,
+    .server_local = sq_server_local,
 };

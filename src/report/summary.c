@@ -65,6 +65,7 @@ void dg_report_run_text(FILE *out, const struct dg_run_record *r)
     if (all && r->client_cpu_s > 0)
         fprintf(out, "   dbgauge CPU %.3f ms/txn", r->client_cpu_s * 1e3 / (double)all);
     fprintf(out, "\n");
+    dg_report_monitor_line(out, "  ", r);
     if (r->tpmc > 0 || !strcmp(r->load_model, "think"))
         fprintf(out, "  tpmC     %s of a %s ceiling (%.1f%%)%s\n", thousands(r->tpmc, a, sizeof a),
                 thousands(r->tpmc_ceiling, b, sizeof b),
@@ -189,6 +190,9 @@ cJSON *dg_report_run_json(const struct dg_run_record *r)
     cJSON_AddItemToObject(o, "options", options ? options : cJSON_CreateObject());
     if (r->command_line)
         cJSON_AddStringToObject(o, "command_line", r->command_line);
+    cJSON *mon = dg_report_monitor_json(r);
+    if (mon)
+        cJSON_AddItemToObject(o, "monitor", mon);
     if (r->series) {
         cJSON *arr = cJSON_AddArrayToObject(o, "series");
         for (size_t k = 0; k < r->nseries; k++) {

@@ -16,6 +16,13 @@ void dg_report_run_text(FILE *out, const struct dg_run_record *r);
 cJSON *dg_report_run_json(const struct dg_run_record *r);
 /* The per-second series: one line per second (all types together, New-Order apart). */
 void dg_report_series_text(FILE *out, const struct dg_run_record *r);
+/* The monitor: one text line of measured means ("" when the run was not monitored), the
+ * means as a new JSON object (NULL when not monitored), the per-second points as text and
+ * as a new JSON array. */
+void dg_report_monitor_line(FILE *out, const char *indent, const struct dg_run_record *r);
+cJSON *dg_report_monitor_json(const struct dg_run_record *r);
+void dg_report_monitor_text(FILE *out, const struct dg_run_record *r);
+cJSON *dg_report_monitor_series_json(const struct dg_run_record *r);
 /* One line per run for `dbgauge runs`. */
 void dg_report_run_line(FILE *out, const struct dg_run_record *r);
 void dg_report_run_line_header(FILE *out);

@@ -9,10 +9,11 @@
 #include "core/driver.h"
 #include "core/hist.h"
 #include "core/hostinfo.h"
+#include "core/monitor.h"
 #include "core/series.h"
 #include "core/workload.h"
 
-#define DG_STORE_SCHEMA_VERSION 4
+#define DG_STORE_SCHEMA_VERSION 5
 
 struct dg_txn_summary {
     char name[32];
@@ -59,6 +60,11 @@ struct dg_run_record {
     struct dg_txn_summary txn[DG_MAX_TYPES];
     struct dg_series_point *series; /* owned; one per second, warm-up (second < 0) first */
     size_t nseries;
+    /* The host and engine monitor: one point per second as the series (always read back);
+     * the device watched ("none": no block device; "" when the run was not monitored). */
+    struct dg_monitor_point *monitor; /* owned */
+    size_t nmonitor;
+    char monitor_device[32];
 };
 
 struct dg_store;
@@ -69,7 +75,7 @@ int dg_store_open(const char *path, struct dg_store **out, struct dg_err *err);
 void dg_store_close(struct dg_store *s);
 /* Inserts rec (its id is set on success). */
 int dg_store_put(struct dg_store *s, struct dg_run_record *rec, struct dg_err *err);
-/* Reads run id into rec (with its series when with_series) (which the caller frees with dg_run_record_free). Returns 0, 1 if no
+/* Reads run id into rec (with its monitor points, and its series when with_series) (which the caller frees with dg_run_record_free). Returns 0, 1 if no
  * such run, -1 on error. */
 int dg_store_get(struct dg_store *s, int64_t id, int with_series, struct dg_run_record *rec,
                  struct dg_err *err);

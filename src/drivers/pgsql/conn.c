@@ -411,4 +411,6 @@ const struct dg_driver dg_driver_pgsql = {
     .load_mode = pg_load_mode,
     .execute_calls = dg_pg_execute_calls,
     .set_streaming = dg_pg_set_streaming,
+    .cache_stats = dg_pg_cache_stats,
+    .server_local = dg_pg_server_local,
 };

@@ -103,4 +103,8 @@ int dg_pg_bulk_begin(struct dg_conn *c, const char *table, const char *const *co
 int dg_pg_bulk_row(struct dg_bulk *b, const struct dg_value *vals, struct dg_err *err);
 int dg_pg_bulk_end(struct dg_bulk *b, struct dg_err *err);
 
+/* stats.c: the monitor's calls */
+int dg_pg_cache_stats(struct dg_conn *c, uint64_t *hits, uint64_t *misses, struct dg_err *err);
+int dg_pg_server_local(struct dg_conn *c, char *data_dir, size_t n, long *pid, struct dg_err *err);
+
 #endif

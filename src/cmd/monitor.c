@@ -1,0 +1,126 @@
+/* monitor.c (cmd) — sets the host and engine monitor up around one run: finds the server's
+ * data directory, device and process through the driver, feeds the engine's cache counters
+ * (the database's from a connection of its own, or the workers' own connections' through
+ * the runner), starts and stops the sampler and hands its points to the run record. */
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd/cmd.h"
+
+/* Sums the workers' published counters (engines whose cache is per connection). */
+static int cache_from_workers(void *ctx, uint64_t *hits, uint64_t *misses)
+{
+    struct dg_cmd_monitor *cm = ctx;
+    uint64_t h = 0, m = 0;
+    for (int i = 0; i < cm->workers; i++) {
+        h += atomic_load_explicit(&cm->conn_cache[2 * i], memory_order_relaxed);
+        m += atomic_load_explicit(&cm->conn_cache[2 * i + 1], memory_order_relaxed);
+    }
+    *hits = h;
+    *misses = m;
+    return 0;
+}
+
+/* The server's counters, asked on the monitor's own connection (server-wide engines). */
+static int cache_from_server(void *ctx, uint64_t *hits, uint64_t *misses)
+{
+    struct dg_cmd_monitor *cm = ctx;
+    struct dg_err ignore;
+    return cm->conn.drv->cache_stats(cm->conn.c, hits, misses, &ignore) ? -1 : 0;
+}
+
+static void on_start(void *ctx, dg_ns start_ns, dg_ns warm_end_ns)
+{
+    struct dg_cmd_monitor *cm = ctx;
+    if (cm->mon)
+        dg_monitor_epoch(cm->mon, start_ns, warm_end_ns);
+}
+
+int dg_cmd_monitor_device_opt(const char *cmd, const char *dev, const char **out)
+{
+    *out = dev;
+    if (!strcmp(dev, "none"))
+        return 0;
+    char *text = malloc(64 * 1024);
+    struct dg_mon_disk d;
+    int ok = text && dg_mon_read_file("/proc/diskstats", text, 64 * 1024) >= 0 &&
+             dg_mon_parse_diskstats(text, dev, 0, 0, &d) == 0;
+    free(text);
+    return ok ? 0 : dg_usage_error(cmd, "--monitor-device: '%s' is not a device in /proc/diskstats (or 'none')", dev);
+}
+
+int dg_cmd_monitor_begin(struct dg_cmd_monitor *cm, const struct dg_target *t, int workers,
+                         struct dg_runner_cfg *cfg, struct dg_err *err)
+{
+    cm->conn = (struct dg_conn_h){0};
+    cm->mon = NULL;
+    cm->conn_cache = NULL;
+    cm->workers = workers;
+    cm->device[0] = '\0';
+    if (!cm->enabled)
+        return 0;
+    const struct dg_driver *drv = t->drv;
+    struct dg_connect_opts co = {.application = "dbgauge-monitor"};
+    if (dg_connect(t, &co, &cm->conn, err))
+        return -1;
+    char data_dir[1024] = "";
+    long pid = 0;
+    struct dg_err e;
+    if (drv->server_local && drv->server_local(cm->conn.c, data_dir, sizeof data_dir, &pid, &e) < 0)
+        data_dir[0] = '\0', pid = 0; /* not local as far as we can tell: host figures only */
+    if (cm->device_opt)
+        snprintf(cm->device, sizeof cm->device, "%s", cm->device_opt);
+    else if (!data_dir[0] || dg_mon_device_for_path(data_dir, cm->device, sizeof cm->device, &e) < 0)
+        snprintf(cm->device, sizeof cm->device, "none");
+    struct dg_monitor_opts mo = {.device = cm->device, .server_pid = pid};
+    if (drv->cache_stats && (drv->caps & DG_CAP_CACHE_PER_CONN)) {
+        cm->conn_cache = calloc(2 * (size_t)workers, sizeof *cm->conn_cache);
+        if (!cm->conn_cache) {
+            dg_disconnect(&cm->conn);
+            return dg_err_set(err, DG_ERR_FATAL, 0, "out of memory");
+        }
+        cfg->conn_cache = cm->conn_cache;
+        mo.cache = cache_from_workers;
+    } else if (drv->cache_stats) {
+        mo.cache = cache_from_server;
+    }
+    mo.cache_ctx = cm;
+    if (!mo.cache || mo.cache == cache_from_workers)
+        dg_disconnect(&cm->conn); /* nothing more to ask the engine */
+    if (dg_monitor_start(&mo, &cm->mon, err)) {
+        dg_disconnect(&cm->conn);
+        free(cm->conn_cache);
+        cm->conn_cache = NULL;
+        cfg->conn_cache = NULL;
+        return -1;
+    }
+    cfg->on_start = on_start;
+    cfg->start_ctx = cm;
+    return 0;
+}
+
+void dg_cmd_monitor_end(struct dg_cmd_monitor *cm, struct dg_run_record *rec)
+{
+    if (!cm->mon) {
+        dg_disconnect(&cm->conn);
+        return;
+    }
+    struct dg_monitor_point *pts;
+    size_t n;
+    dg_monitor_stop(cm->mon, &pts, &n);
+    cm->mon = NULL;
+    dg_disconnect(&cm->conn);
+    free(cm->conn_cache);
+    cm->conn_cache = NULL;
+    if (rec && rec->nseries) /* the seconds the run's series has, no more */
+        n = dg_monitor_trim(pts, n, rec->series[0].second, rec->series[rec->nseries - 1].second);
+    if (rec) {
+        free(rec->monitor);
+        rec->monitor = pts;
+        rec->nmonitor = n;
+        snprintf(rec->monitor_device, sizeof rec->monitor_device, "%s", cm->device);
+    } else {
+        free(pts);
+    }
+}

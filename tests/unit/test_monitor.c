@@ -1,0 +1,263 @@
+/* test_monitor.c — the monitor's pure parts on saved /proc files (tests/fixtures/proc/, two
+ * snapshots each, deltas checked against hand-computed figures), the device of a path, the
+ * summary, and the sampler thread on a fake /proc: second numbering, server process tree. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "core/monitor.h"
+
+static char *load(const char *name)
+{
+    static char bufs[8][4096];
+    static int next;
+    char path[512];
+    snprintf(path, sizeof path, "%s/proc/%s", DG_FIXTURES, name);
+    char *b = bufs[next++ % 8];
+    if (dg_mon_read_file(path, b, 4096) < 0) {
+        printf("not ok - fixture %s: cannot read %s\n", name, path);
+        b[0] = '\0';
+    }
+    return b;
+}
+
+static int near(double a, double b) { return fabs(a - b) < 1e-9; }
+
+static void test_parsers(struct dg_test *t)
+{
+    struct dg_mon_cpu c1, c2;
+    CHECK(t, dg_mon_parse_stat(load("stat.1"), &c1) == 0 && c1.user == 1000 && c1.nice == 50 &&
+                 c1.system == 300 && c1.idle == 8000 && c1.iowait == 100 && c1.irq == 20 &&
+                 c1.softirq == 30 && c1.steal == 0,
+          "stat: the cpu line's fields", "user %llu idle %llu", (unsigned long long)c1.user,
+          (unsigned long long)c1.idle);
+    CHECK(t, dg_mon_parse_stat(load("stat.2"), &c2) == 0, "stat: second snapshot", "parse failed");
+    struct dg_mon_cpu_pct p;
+    dg_mon_cpu_delta(&c1, &c2, &p);
+    /* 400 user + 200 system + 100 iowait + 300 idle ticks = 1000 */
+    CHECK(t, near(p.user, 40) && near(p.sys, 20) && near(p.iowait, 10), "stat: CPU % between snapshots",
+          "user %g sys %g iowait %g", p.user, p.sys, p.iowait);
+    dg_mon_cpu_delta(&c1, &c1, &p);
+    CHECK(t, p.user == -1 && p.sys == -1, "stat: no tick between snapshots is not available", "user %g", p.user);
+    CHECK(t, dg_mon_parse_stat("intr 1\n", &c1) == -1, "stat: text without a cpu line is refused", "accepted");
+
+    struct dg_mon_disk d1, d2, part;
+    CHECK(t, dg_mon_parse_diskstats(load("diskstats.1"), "vda", 0, 0, &d1) == 0 && d1.major == 254 &&
+                 d1.reads == 1000 && d1.sectors_read == 20000 && d1.read_ms == 500 &&
+                 d1.writes == 2000 && d1.sectors_written == 40000 && d1.write_ms == 1500,
+          "diskstats: vda by name", "reads %llu sectors %llu", (unsigned long long)d1.reads,
+          (unsigned long long)d1.sectors_read);
+    CHECK(t, dg_mon_parse_diskstats(load("diskstats.1"), NULL, 254, 1, &part) == 0 &&
+                 !strcmp(part.name, "vda1") && part.reads == 7,
+          "diskstats: a partition by major:minor is itself", "got %s", part.name);
+    CHECK(t, dg_mon_parse_diskstats(load("diskstats.1"), "sdz", 0, 0, &part) == -1,
+          "diskstats: an unknown device is refused", "found %s", part.name);
+    dg_mon_parse_diskstats(load("diskstats.2"), NULL, 254, 0, &d2);
+    struct dg_mon_disk_rate r;
+    dg_mon_disk_delta(&d1, &d2, 2.0, &r);
+    /* 2048 sectors read, 4096 written (512 bytes each), 100 reads and 300 writes in 2 s,
+     * 100 + 400 ms of I/O over 400 I/Os */
+    CHECK(t, near(r.read_mb_s, 1048576.0 / 1e6 / 2) && near(r.write_mb_s, 2097152.0 / 1e6 / 2),
+          "diskstats: read and write MB/s", "read %g write %g", r.read_mb_s, r.write_mb_s);
+    CHECK(t, near(r.read_iops, 50) && near(r.write_iops, 150), "diskstats: IOPS", "read %g write %g",
+          r.read_iops, r.write_iops);
+    CHECK(t, near(r.await_ms, 1.25), "diskstats: mean I/O time", "await %g", r.await_ms);
+    dg_mon_disk_delta(&d1, &d1, 1.0, &r);
+    CHECK(t, r.await_ms == 0 && r.read_iops == 0, "diskstats: no I/O, await 0", "await %g", r.await_ms);
+
+    struct dg_mon_io i1, i2;
+    CHECK(t, dg_mon_parse_pid_io(load("pid_io.1"), &i1) == 0 && i1.read_bytes == 4096 && i1.write_bytes == 8192,
+          "pid io: read_bytes and write_bytes (not rchar)", "read %llu write %llu",
+          (unsigned long long)i1.read_bytes, (unsigned long long)i1.write_bytes);
+    dg_mon_parse_pid_io(load("pid_io.2"), &i2);
+    CHECK(t, i2.read_bytes - i1.read_bytes == 1048576 && i2.write_bytes - i1.write_bytes == 2097152,
+          "pid io: deltas", "read %llu", (unsigned long long)(i2.read_bytes - i1.read_bytes));
+    CHECK(t, dg_mon_parse_pid_io("rchar: 5\n", &i1) == -1, "pid io: text without read_bytes is refused", "accepted");
+
+    struct dg_mon_rss s1, s2;
+    CHECK(t, dg_mon_parse_pid_rss(load("pid_status.1"), &s1) == 0 && s1.rss == 10240 * 1024ull &&
+                 s1.anon == 2048 * 1024ull && s1.file == 4096 * 1024ull && s1.shmem == 4096 * 1024ull,
+          "pid status: VmRSS and its parts in bytes", "rss %llu", (unsigned long long)s1.rss);
+    dg_mon_parse_pid_rss(load("pid_status.2"), &s2);
+    CHECK(t, s2.rss - s1.rss == 10240 * 1024ull, "pid status: RSS growth", "%llu",
+          (unsigned long long)(s2.rss - s1.rss));
+    CHECK(t, dg_mon_parse_pid_rss("Name:\tkthreadd\n", &s1) == -1, "pid status: no VmRSS (kernel thread) is refused",
+          "accepted");
+}
+
+static void test_device(struct dg_test *t)
+{
+    struct stat st;
+    char text[256], name[32];
+    struct dg_err err;
+    stat(DG_FIXTURES, &st);
+    snprintf(text, sizeof text, " %u %u fakedisk 1 0 8 1 1 0 8 1 0 1 2 0 0 0 0\n", major(st.st_dev),
+             minor(st.st_dev));
+    CHECK(t, dg_mon_device_in(DG_FIXTURES, text, name, sizeof name, &err) == 0 && !strcmp(name, "fakedisk"),
+          "device: st_dev found as major:minor", "got %s", name);
+    CHECK(t, dg_mon_device_in(DG_FIXTURES, "   7 0 loop0 0 0 0 0 0 0 0 0 0 0 0\n", name, sizeof name, &err) == 1 &&
+                 !strcmp(name, "none"),
+          "device: no block device is 'none', not an error", "got %s", name);
+    CHECK(t, dg_mon_device_in("/proc/self", text, name, sizeof name, &err) == 1 && !strcmp(name, "none"),
+          "device: a path on procfs (major 0) is 'none'", "got %s", name);
+    CHECK(t, dg_mon_device_in("/no/such/file", text, name, sizeof name, &err) == -1 && err.cls == DG_ERR_USER &&
+                 strstr(err.msg, "/no/such/file"),
+          "device: a missing path is an error naming it", "%s", err.msg);
+}
+
+static void test_summary(struct dg_test *t)
+{
+    struct dg_monitor_point p[4];
+    for (int i = 0; i < 4; i++)
+        p[i] = (struct dg_monitor_point){.second = i - 1, .cpu_user_pct = 10.0 * i, .cpu_sys_pct = -1,
+                                         .cpu_iowait_pct = 1, .disk_read_mb_s = i == 2 ? -1 : 4,
+                                         .disk_write_mb_s = 2, .disk_read_iops = -1, .disk_write_iops = -1,
+                                         .disk_await_ms = -1, .server_rss_bytes = -1, .server_read_mb_s = -1,
+                                         .server_write_mb_s = -1, .cache_hits_per_s = 90.0 * i,
+                                         .cache_misses_per_s = 10.0 * i};
+    struct dg_monitor_summary s;
+    dg_monitor_summarise(p, 4, &s);
+    /* measured: seconds 0, 1, 2 (i = 1..3) */
+    CHECK(t, s.n == 3 && near(s.cpu_user_pct, 20), "summary: means over the measured window only",
+          "n %zu user %g", s.n, s.cpu_user_pct);
+    CHECK(t, s.cpu_sys_pct == -1 && s.disk_read_iops == -1, "summary: never available stays -1", "sys %g",
+          s.cpu_sys_pct);
+    CHECK(t, near(s.disk_read_mb_s, 4), "summary: a missing second is left out of its mean", "read %g",
+          s.disk_read_mb_s);
+    CHECK(t, near(s.cache_hit_ratio, 0.9) && near(s.cache_hits_per_s, 180), "summary: cache hit ratio",
+          "ratio %g hits %g", s.cache_hit_ratio, s.cache_hits_per_s);
+    CHECK(t, dg_monitor_trim(p, 4, 0, 1) == 2 && p[0].second == 0 && p[1].second == 1,
+          "trim keeps the series' seconds", "first %lld", (long long)p[0].second);
+}
+
+static int fake_cache(void *ctx, uint64_t *hits, uint64_t *misses)
+{
+    uint64_t *n = ctx;
+    *n += 1;
+    *hits = *n * 300;
+    *misses = *n * 100;
+    return 0;
+}
+
+static void put(const char *dir, const char *rel, const char *text)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", dir, rel);
+    FILE *f = fopen(path, "w");
+    if (f) {
+        fputs(text, f);
+        fclose(f);
+    }
+}
+
+/* Replaces a file whole (rename), so the sampler never reads half of it. */
+static void swap(const char *dir, const char *rel, const char *text)
+{
+    char tmp[512], path[512];
+    snprintf(tmp, sizeof tmp, "%s/swap.tmp", dir);
+    snprintf(path, sizeof path, "%s/%s", dir, rel);
+    FILE *f = fopen(tmp, "w");
+    if (f) {
+        fputs(text, f);
+        fclose(f);
+        rename(tmp, path);
+    }
+}
+
+static void test_sampler(struct dg_test *t)
+{
+    char root[] = "/tmp/dg-monitor-test.XXXXXX", path[512];
+    if (!mkdtemp(root)) {
+        CHECK(t, 0, "sampler: scratch /proc", "mkdtemp failed");
+        return;
+    }
+    put(root, "stat", load("stat.1"));
+    put(root, "diskstats", load("diskstats.1"));
+    snprintf(path, sizeof path, "%s/4242", root);
+    mkdir(path, 0755);
+    snprintf(path, sizeof path, "%s/4243", root);
+    mkdir(path, 0755);
+    put(root, "4242/io", load("pid_io.1"));
+    put(root, "4242/status", load("pid_status.1"));
+    put(root, "4242/stat", "4242 (postgres) S 1 4242 4242 0 -1\n");
+    put(root, "4243/io", load("pid_io.2"));
+    put(root, "4243/status", load("pid_status.2"));
+    put(root, "4243/stat", "4243 (postgres: a (b) c) S 4242 4242 4242 0 -1\n");
+    uint64_t calls = 0;
+    struct dg_monitor_opts o = {.device = "vda", .server_pid = 4242, .cache = fake_cache,
+                                .cache_ctx = &calls, .proc_root = root};
+    struct dg_monitor *m;
+    struct dg_err err;
+    if (dg_monitor_start(&o, &m, &err)) {
+        CHECK(t, 0, "sampler: starts", "%s", err.msg);
+        return;
+    }
+    dg_ns now = dg_now_ns();
+    dg_monitor_epoch(m, now, now + 1500 * DG_NS_PER_MS); /* 1.5 s warm-up: seconds -2, -1 */
+    struct timespec ts = {1, 200 * 1000000};
+    nanosleep(&ts, NULL); /* inside second -1 */
+    swap(root, "stat", load("stat.2"));
+    swap(root, "diskstats", load("diskstats.2"));
+    swap(root, "4242/io", load("pid_io.2"));
+    ts.tv_sec = 1;
+    ts.tv_nsec = 800 * 1000000;
+    nanosleep(&ts, NULL); /* into second 1 */
+    struct dg_monitor_point *p;
+    size_t n;
+    dg_monitor_stop(m, &p, &n);
+    int consecutive = n > 0;
+    for (size_t i = 1; i < n; i++)
+        consecutive &= p[i].second == p[i - 1].second + 1;
+    CHECK(t, n >= 4 && p[0].second == -2 && consecutive && p[n - 1].second >= 1,
+          "sampler: one point per second from the warm-up's first", "n %zu first %lld last %lld", n,
+          n ? (long long)p[0].second : 0, n ? (long long)p[n - 1].second : 0);
+    if (n) {
+        /* the same files before the swap: no change, but the figures are there */
+        CHECK(t, p[0].cpu_user_pct == -1 && p[0].disk_read_mb_s == 0 && p[0].disk_await_ms == 0 &&
+                     p[0].server_read_mb_s == 0,
+              "sampler: unchanged /proc gives idle figures", "cpu %g disk %g", p[0].cpu_user_pct,
+              p[0].disk_read_mb_s);
+        /* exactly one second saw the swap, with the fixtures' deltas */
+        int seen = 0, exact = 1;
+        for (size_t i = 0; i < n; i++)
+            if (p[i].cpu_user_pct >= 0) {
+                seen++;
+                exact &= near(p[i].cpu_user_pct, 40) && near(p[i].cpu_sys_pct, 20) &&
+                         near(p[i].cpu_iowait_pct, 10) && near(p[i].disk_await_ms, 1.25) &&
+                         near(p[i].disk_write_iops, 3 * p[i].disk_read_iops) &&
+                         near(p[i].server_write_mb_s, 2 * p[i].server_read_mb_s) && p[i].server_read_mb_s > 0;
+            }
+        CHECK(t, seen == 1 && exact, "sampler: the second with the change has the fixtures' figures",
+              "%d seconds saw it, exact %d", seen, exact);
+        /* anon+file of both processes (6 + 8 MiB) plus the larger shared part (12 MiB) once;
+         * the child's "(b)" in its name does not hide its parent */
+        CHECK(t, p[1].server_rss_bytes == (6 + 8 + 12) * 1048576.0, "sampler: server RSS of the process tree",
+              "rss %g", p[1].server_rss_bytes);
+        CHECK(t, p[1].cache_hits_per_s > 0 && near(p[1].cache_hits_per_s, 3 * p[1].cache_misses_per_s),
+              "sampler: cache counters per second", "hits %g misses %g", p[1].cache_hits_per_s,
+              p[1].cache_misses_per_s);
+    }
+    free(p);
+    const char *files[] = {"stat", "diskstats", "4242/io", "4242/status", "4242/stat", "4243/io",
+                           "4243/status", "4243/stat", "4242", "4243", ""};
+    for (int i = 0; i < 11; i++) {
+        snprintf(path, sizeof path, "%s/%s", root, files[i]);
+        remove(path);
+    }
+}
+
+int main(void)
+{
+    struct dg_test t = {0};
+    test_parsers(&t);
+    test_device(&t);
+    test_summary(&t);
+    test_sampler(&t);
+    return dg_test_done(&t);
+}
