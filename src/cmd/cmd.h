@@ -57,6 +57,28 @@ void dg_cmd_monitor_end(struct dg_cmd_monitor *cm, struct dg_run_record *rec);
 /* --monitor-device DEV: sets *out, or prints why DEV is neither "none" nor a device of
  * /proc/diskstats and returns DG_EXIT_USAGE. */
 int dg_cmd_monitor_device_opt(const char *cmd, const char *dev, const char **out);
+/* The engine settings of si as a JSON object text (malloc'd, caller frees). */
+char *dg_settings_json(const struct dg_server_info *si);
+
+/* targets.c: several targets at once. */
+#define DG_MAX_TARGETS 64
+/* Splits the virtual users over n targets into out[n]: per_target each when per_target > 0,
+ * else vus / n each with the remainder to the first ones. Prints a usage error and returns
+ * DG_EXIT_USAGE when a target would get none. */
+int dg_targets_split(const char *cmd, int n, int vus, int per_target, int *out);
+/* What a command knows of each target. */
+struct dg_target_src {
+    const struct dg_target *target;
+    const struct dg_server_info *server;
+    int warehouses;
+};
+/* After dg_record_fill (which saw the first target only): rec->target becomes every redacted
+ * target joined by ", " (the first ones and "and N more" if that is too long), engine and
+ * version the distinct ones joined by "+", warehouses their sum; rec->targets gets one summary
+ * per target with the histograms moved from res->targets. NOPM counts committed transactions
+ * of type nopm_type (-1: none). Returns 0, or -1 out of memory. */
+int dg_record_fill_targets(struct dg_run_record *rec, const struct dg_target_src *src, int n,
+                           struct dg_run_result *res, const char *const *type_names, int nopm_type);
 
 /* Prints "dbgauge CMD: message" to stderr and returns DG_EXIT_USAGE. */
 int dg_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -65,7 +65,7 @@ int dg_bad_option(const char *cmd, int argc, char **argv, int opt_char)
     return dg_usage_error(cmd, "unknown option '%s' (see dbgauge %s --help)", arg, cmd);
 }
 
-static char *settings_json(const struct dg_server_info *si)
+char *dg_settings_json(const struct dg_server_info *si)
 {
     cJSON *j = cJSON_CreateObject();
     for (int i = 0; i < si->nsettings; i++)
@@ -86,7 +86,7 @@ void dg_record_fill(struct dg_run_record *rec, const struct dg_record_src *src,
     snprintf(rec->target, sizeof rec->target, "%s", src->target->redacted);
     snprintf(rec->engine, sizeof rec->engine, "%s", src->server->engine);
     snprintf(rec->engine_version, sizeof rec->engine_version, "%s", src->server->version);
-    rec->settings_json = settings_json(src->server);
+    rec->settings_json = dg_settings_json(src->server);
     rec->options_json = src->options_json;
     rec->command_line = dg_redacted_command_line(src->argc, src->argv);
     dg_hostinfo_read(&rec->host);

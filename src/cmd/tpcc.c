@@ -21,7 +21,7 @@ static void tpcc_usage(FILE *out)
     fprintf(out,
             "usage:\n"
             "  dbgauge tpcc load  [--target URL] [--warehouses N] [--jobs J] [--drop] [--seed S] [--json]\n"
-            "  dbgauge tpcc run   [--target URL] [--vus N] [--duration T] [--warmup T]\n"
+            "  dbgauge tpcc run   [--target URL]... [--vus N | --vus-per-target N] [--duration T] [--warmup T]\n"
             "                     [--txns-per-vu N] [--seed S] [--label TEXT] [--results PATH]\n"
             "                     [--mode sql|procedures] [--isolation LEVEL] [--json]\n"
             "                     [--no-monitor] [--monitor-device DEV]\n"
@@ -33,6 +33,9 @@ static void tpcc_usage(FILE *out)
             "  --jobs J            parallel loading connections (default 2; SQLite loads with one)\n"
             "  --drop              drop existing TPC-C tables first\n"
             "  --vus N             virtual users: one connection and one terminal each (default 1)\n"
+            "  --target URL ...    (run) repeat for several databases driven at once, in one measured\n"
+            "                      window: --vus is split over them (remainder to the first ones)\n"
+            "  --vus-per-target N  (run) with several targets: N virtual users on each\n"
             "  --duration T        measured window: 45s, 2m, 1h30m (default 1m)\n"
             "  --warmup T          warm-up before the window, not measured (default 0)\n"
             "  --txns-per-vu N     instead of a duration: each virtual user runs exactly N transactions\n"
@@ -60,7 +63,7 @@ static void tpcc_usage(FILE *out)
 enum {
     O_TARGET = 1000, O_WAREHOUSES, O_JOBS, O_DROP, O_SEED, O_JSON, O_VUS, O_DURATION, O_WARMUP,
     O_TXNS, O_LABEL, O_RESULTS, O_ISOLATION, O_MODE, O_RATE, O_ARRIVALS, O_THINK,
-    O_TPW, O_THINK_SCALE, O_NO_MONITOR, O_MONITOR_DEVICE, O_HELP
+    O_TPW, O_THINK_SCALE, O_NO_MONITOR, O_MONITOR_DEVICE, O_VUS_PER_TARGET, O_HELP
 };
 
 static const struct option long_opts[] = {
@@ -85,6 +88,7 @@ static const struct option long_opts[] = {
     {"think-time-scale", required_argument, NULL, O_THINK_SCALE},
     {"no-monitor", no_argument, NULL, O_NO_MONITOR},
     {"monitor-device", required_argument, NULL, O_MONITOR_DEVICE},
+    {"vus-per-target", required_argument, NULL, O_VUS_PER_TARGET},
     {"help", no_argument, NULL, O_HELP},
     {NULL, 0, NULL, 0},
 };
@@ -105,6 +109,8 @@ struct tpcc_opts {
     int terminals_per_w, tpw_set, warehouses_set;
     int no_monitor;
     const char *monitor_device;
+    const char *targets[DG_MAX_TARGETS]; /* every --target, in order (target is the first) */
+    int ntargets, vus_per_target, vus_set;
 };
 
 /* Which options each subcommand takes. */
@@ -118,7 +124,8 @@ static int allowed(const char *sub, int opt)
         return opt == O_VUS || opt == O_DURATION || opt == O_WARMUP || opt == O_TXNS ||
                opt == O_SEED || opt == O_LABEL || opt == O_RESULTS || opt == O_ISOLATION || opt == O_MODE || opt == O_RATE ||
                opt == O_ARRIVALS || opt == O_THINK || opt == O_TPW || opt == O_THINK_SCALE ||
-               opt == O_WAREHOUSES || opt == O_NO_MONITOR || opt == O_MONITOR_DEVICE;
+               opt == O_WAREHOUSES || opt == O_NO_MONITOR || opt == O_MONITOR_DEVICE ||
+               opt == O_VUS_PER_TARGET;
     return 0;
 }
 
@@ -138,7 +145,15 @@ static int parse(int argc, char **argv, struct tpcc_opts *o)
     while ((got = dg_getopt(cmd, argc, argv, long_opts, O_HELP, allowed, o->sub, &c)) == 1) {
         int bad = 0;
         switch (c) {
-        case O_TARGET: o->target = optarg; break;
+        case O_TARGET:
+            if (o->ntargets && strcmp(o->sub, "run"))
+                return dg_usage_error(cmd, "--target given twice: 'tpcc %s' works on one target", o->sub);
+            if (o->ntargets == DG_MAX_TARGETS)
+                return dg_usage_error(cmd, "--target: at most %d targets", DG_MAX_TARGETS);
+            o->targets[o->ntargets++] = optarg;
+            o->target = o->targets[0];
+            break;
+        case O_VUS_PER_TARGET: bad = dg_parse_int("--vus-per-target", optarg, 1, 4096, &o->vus_per_target, &err); break;
         case O_RESULTS: o->results = optarg; break;
         case O_LABEL: o->label = optarg; break;
         case O_DROP: o->drop = 1; break;
@@ -161,7 +176,7 @@ static int parse(int argc, char **argv, struct tpcc_opts *o)
             else return dg_usage_error(cmd, "--arrivals: '%s' is not poisson or uniform", optarg);
             break;
         case O_JOBS: bad = dg_parse_int("--jobs", optarg, 1, 64, &o->jobs, &err); break;
-        case O_VUS: bad = dg_parse_int("--vus", optarg, 1, 4096, &o->vus, &err); break;
+        case O_VUS: bad = dg_parse_int("--vus", optarg, 1, 4096, &o->vus, &err); o->vus_set = 1; break;
         case O_SEED: bad = dg_parse_u64("--seed", optarg, 0, UINT64_MAX, &o->seed, &err); o->seed_set = 1; break;
         case O_DURATION: bad = dg_parse_duration("--duration", optarg, &o->duration_ns, &err); o->duration_set = 1; break;
         case O_WARMUP: bad = dg_parse_duration("--warmup", optarg, &o->warmup_ns, &err); break;
@@ -199,6 +214,16 @@ static int parse(int argc, char **argv, struct tpcc_opts *o)
                               o->tpw_set ? "terminals-per-warehouse" : "think-time-scale");
     if (!o->txns_per_vu && o->duration_ns == 0)
         return dg_usage_error(cmd, "--duration must be longer than 0");
+    if (o->ntargets == 0)
+        o->targets[o->ntargets++] = o->target;
+    if (o->vus_per_target && o->vus_set)
+        return dg_usage_error(cmd, "--vus and --vus-per-target: give one of them");
+    if (o->vus_per_target && o->ntargets < 2)
+        return dg_usage_error(cmd, "--vus-per-target goes with several --target options");
+    if (o->ntargets > 1 && has_think)
+        return dg_usage_error(cmd, "--think-time takes one --target (its terminals share one timer heap)");
+    if (o->vus_per_target)
+        o->vus = o->vus_per_target * o->ntargets;
     if (!o->seed_set)
         o->seed = dg_mix64(dg_now_ns() ^ ((uint64_t)getpid() << 32));
     return 0;
@@ -356,10 +381,17 @@ static void run_tick(void *ctx, const struct dg_tick *t)
             (unsigned long long)errors);
 }
 
-static char *options_json(const struct tpcc_opts *o, const struct dg_target *t)
+static char *options_json(const struct tpcc_opts *o, const struct dg_target *const *ts, int n)
 {
     cJSON *j = cJSON_CreateObject();
-    cJSON_AddStringToObject(j, "target", t->redacted);
+    cJSON_AddStringToObject(j, "target", ts[0]->redacted);
+    if (n > 1) {
+        cJSON *arr = cJSON_AddArrayToObject(j, "targets");
+        for (int k = 0; k < n; k++)
+            cJSON_AddItemToArray(arr, cJSON_CreateString(ts[k]->redacted));
+        if (o->vus_per_target)
+            cJSON_AddNumberToObject(j, "vus_per_target", o->vus_per_target);
+    }
     cJSON_AddNumberToObject(j, "vus", o->vus);
     if (o->txns_per_vu)
         cJSON_AddNumberToObject(j, "txns_per_vu", (double)o->txns_per_vu);
@@ -392,57 +424,105 @@ static char *options_json(const struct tpcc_opts *o, const struct dg_target *t)
     return s;
 }
 
+/* One target of a run, made ready before measuring. */
+struct run_target {
+    struct dg_target t;
+    struct dg_server_info si;
+    struct tpcc_shared sh;
+};
+
+/* Reports a failure to get target k of n ready, naming it when there are several. */
+static int target_err(const char *cmd, int k, int n, const struct run_target *rt, const struct dg_err *err)
+{
+    if (n == 1)
+        return dg_report_err(cmd, err);
+    fprintf(stderr, "dbgauge %s: target %d (%s) is not ready: %s\n", cmd, k + 1, rt->t.redacted, err->msg);
+    return err->cls == DG_ERR_USER ? DG_EXIT_USAGE : DG_EXIT_FAILED;
+}
+
+/* Before measuring: the target answers, the tables are there, the constants are known. */
+static int prepare_target(const struct tpcc_opts *o, const char *cmd, int k, struct run_target *rt,
+                          struct dg_rng *rng)
+{
+    struct dg_err err;
+    struct dg_conn_h h = {0};
+    struct tpcc_nurand c_load;
+    if (open_target(cmd, o->targets[k], &rt->t))
+        return DG_EXIT_USAGE;
+    rt->sh = (struct tpcc_shared){.dialect = rt->t.drv->dialect, .isolation = o->isolation, .mode = o->mode};
+    if (dg_connect(&rt->t, NULL, &h, &err) || tpcc_schema_probe(&h, &rt->sh.warehouses, &err) ||
+        rt->t.drv->server_info(h.c, &rt->si, &err) ||
+        (o->mode == TPCC_MODE_PROCEDURES && tpcc_procedures_ensure(&h, &err))) {
+        dg_disconnect(&h);
+        return target_err(cmd, k, o->ntargets, rt, &err);
+    }
+    if (!tpcc_meta_read(&h, &c_load, &err)) { /* loaded by another kit: any valid constants */
+        c_load.c_last = (int)dg_rng_range(rng, 0, 255);
+        c_load.c_id = (int)dg_rng_range(rng, 0, 1023);
+        c_load.ol_i_id = (int)dg_rng_range(rng, 0, 8191);
+    }
+    rt->sh.c_run = c_load;
+    rt->sh.c_run.c_last = tpcc_c_last_run(rng, c_load.c_last);
+    dg_disconnect(&h);
+    if (o->warehouses_set) {
+        if (rt->t.drv->dialect != DG_DIALECT_NONE)
+            return dg_usage_error(cmd, "--warehouses on 'tpcc run' is for the null: target only; "
+                                       "a database's scale is read from it (%d in %s)",
+                                  rt->sh.warehouses, rt->t.redacted);
+        rt->sh.warehouses = o->warehouses;
+    }
+    return 0;
+}
+
 static int cmd_run(struct tpcc_opts *o, int argc, char **argv)
 {
     const char *cmd = "tpcc run";
-    struct dg_target t;
     struct dg_err err;
-    struct dg_conn_h h = {0};
     struct dg_store *store = NULL;
     struct dg_run_result res = {0};
     struct dg_run_record rec;
     memset(&rec, 0, sizeof rec);
     struct dg_cmd_monitor mon = {.enabled = !o->no_monitor, .device_opt = o->monitor_device};
-    int rc = DG_EXIT_FAILED;
-    if (open_target(cmd, o->target, &t))
+    int rc = DG_EXIT_FAILED, n = o->ntargets;
+    int split[DG_MAX_TARGETS];
+    const struct dg_target *tptr[DG_MAX_TARGETS];
+    void *shptr[DG_MAX_TARGETS];
+    struct dg_target_src tsrc[DG_MAX_TARGETS];
+    if (dg_targets_split(cmd, n, o->vus, o->vus_per_target, split))
         return DG_EXIT_USAGE;
-    if (dg_store_open(o->results, &store, &err))
-        return dg_report_err(cmd, &err);
-
-    /* Before measuring: the target answers, the tables are there, the constants are known. */
-    struct dg_server_info si;
-    struct tpcc_shared sh = {.dialect = t.drv->dialect, .isolation = o->isolation, .mode = o->mode};
-    struct tpcc_nurand c_load;
+    struct run_target *rts = calloc((size_t)n, sizeof *rts);
+    if (!rts)
+        return DG_EXIT_FAILED;
     struct dg_rng rng;
     dg_rng_seed(&rng, o->seed);
-    if (dg_connect(&t, NULL, &h, &err) || tpcc_schema_probe(&h, &sh.warehouses, &err) ||
-        t.drv->server_info(h.c, &si, &err) ||
-        (o->mode == TPCC_MODE_PROCEDURES && tpcc_procedures_ensure(&h, &err))) {
+    for (int k = 0; k < n; k++) /* every target must be ready before anything is measured */
+        if ((rc = prepare_target(o, cmd, k, &rts[k], &rng)))
+            goto out;
+    rc = DG_EXIT_FAILED;
+    if (dg_store_open(o->results, &store, &err)) {
         rc = dg_report_err(cmd, &err);
         goto out;
     }
-    if (!tpcc_meta_read(&h, &c_load, &err)) { /* loaded by another kit: any valid constants */
-        c_load.c_last = (int)dg_rng_range(&rng, 0, 255);
-        c_load.c_id = (int)dg_rng_range(&rng, 0, 1023);
-        c_load.ol_i_id = (int)dg_rng_range(&rng, 0, 8191);
+    const struct dg_target *t = &rts[0].t;
+    const struct dg_server_info *si = &rts[0].si;
+    int warehouses = 0;
+    for (int k = 0; k < n; k++) {
+        tptr[k] = &rts[k].t;
+        shptr[k] = &rts[k].sh;
+        tsrc[k] = (struct dg_target_src){.target = &rts[k].t, .server = &rts[k].si,
+                                         .warehouses = rts[k].sh.warehouses};
+        warehouses += rts[k].sh.warehouses;
     }
-    sh.c_run = c_load;
-    sh.c_run.c_last = tpcc_c_last_run(&rng, c_load.c_last);
-    dg_disconnect(&h);
-    if (o->warehouses_set) {
-        if (t.drv->dialect != DG_DIALECT_NONE) {
-            rc = dg_usage_error(cmd, "--warehouses on 'tpcc run' is for the null: target only; "
-                                     "a database's scale is read from it (%d here)", sh.warehouses);
-            goto out;
-        }
-        sh.warehouses = o->warehouses;
-    }
-    int terminals = o->model == DG_LOAD_THINK ? sh.warehouses * o->terminals_per_w : o->vus;
+    int terminals = o->model == DG_LOAD_THINK ? warehouses * o->terminals_per_w : o->vus;
 
     FILE *text = o->json ? stderr : stdout;
-    fprintf(stderr, "TPC-C on %s (%s %s): %d warehouse%s, %d virtual user%s, ", t.redacted,
-            si.engine, si.version, sh.warehouses, sh.warehouses == 1 ? "" : "s", o->vus,
-            o->vus == 1 ? "" : "s");
+    for (int k = 0; k < n; k++)
+        fprintf(stderr, "TPC-C on %s (%s %s): %d warehouse%s, %d virtual user%s%s", rts[k].t.redacted,
+                rts[k].si.engine, rts[k].si.version, rts[k].sh.warehouses,
+                rts[k].sh.warehouses == 1 ? "" : "s", split[k], split[k] == 1 ? "" : "s",
+                n > 1 ? "\n" : ", ");
+    if (n > 1)
+        fprintf(stderr, "%d targets at once, %d virtual users in all, ", n, o->vus);
     if (o->model == DG_LOAD_RATE)
         fprintf(stderr, "open loop at %g/s (%s arrivals), ", o->rate,
                 o->arrivals == DG_ARRIVALS_UNIFORM ? "uniform" : "poisson");
@@ -461,13 +541,21 @@ static int cmd_run(struct tpcc_opts *o, int argc, char **argv)
     struct run_view view = {o->json};
     struct dg_runner_cfg cfg = {.model = o->model, .rate_per_s = o->rate, .arrivals = o->arrivals,
                                 .terminals = terminals, .think_scale = o->think_scale,
-                                .wl = &tpcc_workload, .shared = &sh, .target = &t,
+                                .wl = &tpcc_workload, .shared = &rts[0].sh, .target = t,
                                 .workers = o->vus, .warmup_ns = o->warmup_ns,
                                 .duration_ns = o->txns_per_vu ? 0 : o->duration_ns,
                                 .txns_per_worker = o->txns_per_vu, .seed = o->seed,
                                 .max_retries = 100, .tick_ns = 10 * DG_NS_PER_S, .tick = run_tick,
                                 .tick_ctx = &view};
-    if (dg_cmd_monitor_begin(&mon, &t, o->vus, &cfg, &err)) {
+    if (n > 1) {
+        cfg.ntargets = n;
+        cfg.targets = tptr;
+        cfg.shareds = shptr;
+        cfg.target_workers = split;
+    }
+    /* The monitor watches the first target's host and device; its cache counters add up
+     * every worker's connection. */
+    if (dg_cmd_monitor_begin(&mon, t, o->vus, &cfg, &err)) {
         rc = dg_report_err(cmd, &err);
         goto out;
     }
@@ -477,12 +565,16 @@ static int cmd_run(struct tpcc_opts *o, int argc, char **argv)
     }
 
     /* The record, as it will be stored. */
-    struct dg_record_src src = {.workload = "tpcc", .label = o->label, .target = &t, .server = &si,
-                                .options_json = options_json(o, &t), .argc = argc, .argv = argv,
+    struct dg_record_src src = {.workload = "tpcc", .label = o->label, .target = t, .server = si,
+                                .options_json = options_json(o, tptr, n), .argc = argc, .argv = argv,
                                 .vus = o->vus, .model = o->model};
     dg_record_fill(&rec, &src, &res, tpcc_workload.type_names);
     dg_cmd_monitor_end(&mon, &rec);
-    rec.warehouses = sh.warehouses;
+    rec.warehouses = warehouses;
+    if (n > 1 && dg_record_fill_targets(&rec, tsrc, n, &res, tpcc_workload.type_names, TPCC_NEW_ORDER)) {
+        fprintf(stderr, "dbgauge %s: out of memory\n", cmd);
+        goto out;
+    }
     rec.rate_asked = o->model == DG_LOAD_RATE ? o->rate : 0;
     rec.think_scale = o->model == DG_LOAD_THINK ? o->think_scale : 0;
     rec.terminals = terminals;
@@ -526,7 +618,7 @@ static int cmd_run(struct tpcc_opts *o, int argc, char **argv)
     rc = res.interrupted || res.workers_failed || committed == 0 ? DG_EXIT_FAILED : DG_EXIT_OK;
 out:
     dg_cmd_monitor_end(&mon, NULL);
-    dg_disconnect(&h);
+    free(rts);
     dg_run_record_free(&rec);
     dg_run_result_free(&res);
     dg_store_close(store);

@@ -21,6 +21,8 @@ enum { PH_WARM = 0, PH_MEASURE = 1 };
 struct worker {
     struct runner *r;
     int index;
+    int target;               /* which target it connects to (0 with one target) */
+    int term_index, nterms;   /* its terminal's number within that target, of how many */
     pthread_t th;
     struct dg_conn_h conn;
     void *wctx;
@@ -90,15 +92,27 @@ static void note_error(struct worker *w, int type, const struct dg_err *e)
              e->sqlstate, e->msg);
 }
 
+static const struct dg_target *target_of(const struct worker *w)
+{
+    const struct dg_runner_cfg *cfg = w->r->cfg;
+    return cfg->ntargets > 0 ? cfg->targets[w->target] : cfg->target;
+}
+
+static void *shared_of(const struct worker *w)
+{
+    const struct dg_runner_cfg *cfg = w->r->cfg;
+    return cfg->ntargets > 0 ? cfg->shareds[w->target] : cfg->shared;
+}
+
 static int open_worker(struct worker *w, struct dg_err *err)
 {
     const struct dg_runner_cfg *cfg = w->r->cfg;
     char app[32];
     snprintf(app, sizeof app, "dbgauge-w%d", w->index + 1);
     struct dg_connect_opts co = {.application = app};
-    if (dg_connect(cfg->target, &co, &w->conn, err))
+    if (dg_connect(target_of(w), &co, &w->conn, err))
         return -1;
-    if (cfg->wl->worker_open(cfg->shared, &w->conn, &w->wctx, err)) {
+    if (cfg->wl->worker_open(shared_of(w), &w->conn, &w->wctx, err)) {
         dg_disconnect(&w->conn);
         return -1;
     }
@@ -258,7 +272,7 @@ static void *worker_main(void *arg)
 
     if (open_worker(w, &w->start_err))
         w->start_failed = 1;
-    wl->terminal_init(cfg->shared, w->index, cfg->workers, w->term,
+    wl->terminal_init(shared_of(w), w->term_index, w->nterms, w->term,
                       dg_mix64(cfg->seed + 0x100000001b3ull * (uint64_t)(w->index + 1)));
     pthread_mutex_lock(&r->mu);
     r->ready++;
@@ -368,12 +382,16 @@ out:
     return NULL;
 }
 
-static void sum_counts(struct runner *r, int phase_mask, struct dg_type_counts *out)
+/* Adds up the workers' counters of the phases in phase_mask: of one target, or of all when
+ * target < 0. */
+static void sum_counts(struct runner *r, int phase_mask, int target, struct dg_type_counts *out)
 {
     const struct dg_runner_cfg *cfg = r->cfg;
     memset(out, 0, sizeof(struct dg_type_counts) * DG_MAX_TYPES);
     for (int i = 0; i < cfg->workers; i++)
         for (int ph = 0; ph < 2; ph++) {
+            if (target >= 0 && r->w[i].target != target)
+                continue;
             if (!(phase_mask & (1 << ph)))
                 continue;
             for (int t = 0; t < cfg->wl->ntypes; t++) {
@@ -386,6 +404,45 @@ static void sum_counts(struct runner *r, int phase_mask, struct dg_type_counts *
                 out[t].bytes += atomic_load_explicit(&c->bytes, memory_order_relaxed);
             }
         }
+}
+
+enum hist_kind { H_LATENCY, H_SERVICE, H_LAG };
+
+/* A new histogram (the caller's) merging one kind of the workers' histograms of type t: of one
+ * target, or of all when target < 0. NULL when out of memory. */
+static struct dg_hist *merged(const struct runner *r, enum hist_kind kind, int t, int target)
+{
+    struct dg_hist *h = dg_hist_new();
+    for (int i = 0; h && i < r->cfg->workers; i++) {
+        const struct worker *w = &r->w[i];
+        if (target < 0 || w->target == target)
+            dg_hist_merge(h, kind == H_LATENCY ? w->hist[t] : kind == H_SERVICE ? w->service[t] : w->lag);
+    }
+    return h;
+}
+
+/* The per-target figures of a run with several targets. Returns 0, or -1 out of memory. */
+static int fill_targets(struct runner *r, struct dg_run_result *res)
+{
+    const struct dg_runner_cfg *cfg = r->cfg;
+    res->targets = calloc((size_t)cfg->ntargets, sizeof *res->targets);
+    if (!res->targets)
+        return -1;
+    res->ntargets = cfg->ntargets;
+    for (int k = 0; k < cfg->ntargets; k++) {
+        struct dg_target_result *tr = &res->targets[k];
+        sum_counts(r, 2, k, tr->counts);
+        tr->workers = cfg->target_workers[k];
+        for (int i = 0; i < cfg->workers; i++)
+            tr->workers_failed += r->w[i].target == k && r->w[i].gave_up;
+        for (int t = 0; t < cfg->wl->ntypes; t++) {
+            if (!(tr->hist[t] = merged(r, H_LATENCY, t, k)))
+                return -1;
+            if (cfg->model != DG_LOAD_CLOSED && !(tr->service[t] = merged(r, H_SERVICE, t, k)))
+                return -1;
+        }
+    }
+    return 0;
 }
 
 static int all_done(struct runner *r, int created)
@@ -425,11 +482,35 @@ int dg_runner_run(const struct dg_runner_cfg *cfg, struct dg_run_result *res, st
     if (!r.w)
         return dg_err_set(err, DG_ERR_FATAL, 0, "out of memory");
     memset(r.w, 0, sizeof(struct worker) * (size_t)nw);
+    int split_ok = cfg->ntargets == 0, first = 0;
+    for (int k = 0; k < cfg->ntargets; k++) { /* workers [first, first + n) serve target k */
+        int n = cfg->target_workers[k];
+        split_ok = n > 0 && first + n <= nw;
+        for (int i = first; split_ok && i < first + n; i++) {
+            r.w[i].target = k;
+            r.w[i].term_index = i - first;
+            r.w[i].nterms = n;
+        }
+        if (!split_ok)
+            break;
+        first += n;
+    }
+    if (!split_ok || (cfg->ntargets > 0 && first != nw) ||
+        (cfg->ntargets > 1 && cfg->model == DG_LOAD_THINK)) {
+        free(r.w);
+        return dg_err_set(err, DG_ERR_USER, 0, cfg->model == DG_LOAD_THINK
+                          ? "keying and think times take one target"
+                          : "every target needs at least one worker, and they must add up to the workers");
+    }
     for (int i = 0; i < nw; i++) {
         struct worker *w = &r.w[i];
         w->r = &r;
         w->index = i;
         w->cache_second = INT64_MIN;
+        if (cfg->ntargets == 0) {
+            w->term_index = i;
+            w->nterms = nw;
+        }
         w->term = calloc(1, cfg->wl->terminal_size);
         w->saved = calloc(1, cfg->wl->terminal_size);
         int scheduled = cfg->model != DG_LOAD_CLOSED, missing = 0;
@@ -464,7 +545,7 @@ int dg_runner_run(const struct dg_runner_cfg *cfg, struct dg_run_result *res, st
         }
         for (size_t i = 0; i < nt; i++) {
             unsigned char *t = term_at(&r, (uint32_t)i);
-            cfg->wl->terminal_init(cfg->shared, (int)i, (int)nt, t,
+            cfg->wl->terminal_init(cfg->ntargets > 0 ? cfg->shareds[0] : cfg->shared, (int)i, (int)nt, t,
                                    dg_mix64(cfg->seed + 0x100000001b3ull * (uint64_t)(i + 1)));
             r.next_type[i] = (uint8_t)cfg->wl->next_type(t);
         }
@@ -628,31 +709,18 @@ int dg_runner_run(const struct dg_runner_cfg *cfg, struct dg_run_result *res, st
             goto out;
         }
     }
-    sum_counts(&r, 2, res->counts);
+    sum_counts(&r, 2, -1, res->counts);
+    int oom = 0;
     for (int t = 0; t < cfg->wl->ntypes; t++) {
-        res->hist[t] = dg_hist_new();
-        if (!res->hist[t]) {
-            dg_err_set(err, DG_ERR_FATAL, 0, "out of memory");
-            goto out;
-        }
-        for (int i = 0; i < nw; i++)
-            dg_hist_merge(res->hist[t], r.w[i].hist[t]);
-        if (cfg->model != DG_LOAD_CLOSED) {
-            if (!(res->service[t] = dg_hist_new())) {
-                dg_err_set(err, DG_ERR_FATAL, 0, "out of memory");
-                goto out;
-            }
-            for (int i = 0; i < nw; i++)
-                dg_hist_merge(res->service[t], r.w[i].service[t]);
-        }
+        oom |= !(res->hist[t] = merged(&r, H_LATENCY, t, -1));
+        if (cfg->model != DG_LOAD_CLOSED)
+            oom |= !(res->service[t] = merged(&r, H_SERVICE, t, -1));
     }
-    if (cfg->model != DG_LOAD_CLOSED) {
-        if (!(res->lag = dg_hist_new())) {
-            dg_err_set(err, DG_ERR_FATAL, 0, "out of memory");
-            goto out;
-        }
-        for (int i = 0; i < nw; i++)
-            dg_hist_merge(res->lag, r.w[i].lag);
+    if (cfg->model != DG_LOAD_CLOSED)
+        oom |= !(res->lag = merged(&r, H_LAG, 0, -1));
+    if (oom || (cfg->ntargets > 0 && fill_targets(&r, res))) {
+        dg_err_set(err, DG_ERR_FATAL, 0, "out of memory");
+        goto out;
     }
     for (int i = 0; i < nw; i++) {
         res->workers_failed += r.w[i].gave_up;
@@ -682,4 +750,12 @@ void dg_run_result_free(struct dg_run_result *res)
     }
     dg_hist_free(res->lag);
     res->lag = NULL;
+    for (int k = 0; k < res->ntargets; k++)
+        for (int t = 0; t < DG_MAX_TYPES; t++) {
+            dg_hist_free(res->targets[k].hist[t]);
+            dg_hist_free(res->targets[k].service[t]);
+        }
+    free(res->targets);
+    res->targets = NULL;
+    res->ntargets = 0;
 }

@@ -58,6 +58,14 @@ struct dg_runner_cfg {
     void *shared;                  /* the workload's shared state */
     const struct dg_target *target;
     int workers;
+    /* Several targets at once when ntargets > 0 (then target and shared are not read):
+     * target_workers[i] of the workers, in order, connect to targets[i] with the workload's
+     * shared state shareds[i]; they sum to workers. Terminals are numbered per target.
+     * DG_LOAD_THINK takes one target. The result then holds per-target figures. */
+    int ntargets;
+    const struct dg_target *const *targets;
+    void *const *shareds;
+    const int *target_workers;
     dg_ns warmup_ns;
     dg_ns duration_ns;             /* timed run when > 0 */
     uint64_t txns_per_worker;      /* counted run when > 0 (whole run measured) */
@@ -77,6 +85,14 @@ struct dg_runner_cfg {
     _Atomic uint64_t *conn_cache;
 };
 
+/* One target's share of a run with several targets: the merge of its workers' figures. */
+struct dg_target_result {
+    int workers, workers_failed;
+    struct dg_type_counts counts[DG_MAX_TYPES];   /* measured window only */
+    struct dg_hist *hist[DG_MAX_TYPES];           /* owned, like dg_run_result's */
+    struct dg_hist *service[DG_MAX_TYPES];        /* scheduled models only; owned */
+};
+
 struct dg_run_result {
     int ntypes;
     struct dg_type_counts counts[DG_MAX_TYPES];   /* measured window only */
@@ -93,6 +109,8 @@ struct dg_run_result {
     double client_cpu_s;                          /* dbgauge's own CPU during the measured window */
     double started_wall, ended_wall;
     struct dg_series series;                      /* one point per second, warm-up first; owned */
+    int ntargets;                                 /* cfg->ntargets */
+    struct dg_target_result *targets;             /* ntargets of them, owned; NULL for one target */
 };
 
 /* Runs the workload. Blocks SIGINT and SIGTERM for its threads and waits for them itself.

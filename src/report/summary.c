@@ -7,7 +7,7 @@
 uint64_t dg_txn_count(const struct dg_txn_summary *t) { return t->committed + t->rollbacks; }
 
 /* 1234567.8 -> "1,234,568" */
-static const char *thousands(double v, char *buf, size_t n)
+const char *dg_report_thousands(double v, char *buf, size_t n)
 {
     char raw[32];
     snprintf(raw, sizeof raw, "%.0f", v);
@@ -60,15 +60,15 @@ void dg_report_run_text(FILE *out, const struct dg_run_record *r)
         fprintf(out, "  terminals %d with keying and think times%s; schedule lag p50 %.3f ms, p99 %.3f ms\n",
                 r->terminals, r->think_scale != 1.0 ? " (time-scaled: no tpmC)" : "", r->lag_p50_ms,
                 r->lag_p99_ms);
-    fprintf(out, "  result   NOPM %s   TPM %s", thousands(r->nopm, a, sizeof a),
-            thousands(r->tpm, b, sizeof b));
+    fprintf(out, "  result   NOPM %s   TPM %s", dg_report_thousands(r->nopm, a, sizeof a),
+            dg_report_thousands(r->tpm, b, sizeof b));
     if (all && r->client_cpu_s > 0)
         fprintf(out, "   dbgauge CPU %.3f ms/txn", r->client_cpu_s * 1e3 / (double)all);
     fprintf(out, "\n");
     dg_report_monitor_line(out, "  ", r);
     if (r->tpmc > 0 || !strcmp(r->load_model, "think"))
-        fprintf(out, "  tpmC     %s of a %s ceiling (%.1f%%)%s\n", thousands(r->tpmc, a, sizeof a),
-                thousands(r->tpmc_ceiling, b, sizeof b),
+        fprintf(out, "  tpmC     %s of a %s ceiling (%.1f%%)%s\n", dg_report_thousands(r->tpmc, a, sizeof a),
+                dg_report_thousands(r->tpmc_ceiling, b, sizeof b),
                 r->tpmc_ceiling > 0 ? 100.0 * r->tpmc / r->tpmc_ceiling : 0.0,
                 r->tpmc > 0 ? "" : " (not reported: scaled times)");
     fprintf(out, "\n");
@@ -93,6 +93,8 @@ void dg_report_run_text(FILE *out, const struct dg_run_record *r)
             fprintf(out, "  %-13s p50 %8.2f   p95 %8.2f   p99 %8.2f ms\n", r->txn[t].name,
                     r->txn[t].service_p50_ms, r->txn[t].service_p95_ms, r->txn[t].service_p99_ms);
     }
+    if (r->ntargets)
+        dg_report_targets_text(out, r);
     if (r->error[0])
         fprintf(out, "\n  first error: %s\n", r->error);
     if (scheduled(r))
@@ -101,6 +103,36 @@ void dg_report_run_text(FILE *out, const struct dg_run_record *r)
     else
         fprintf(out, "\n  Latency runs from the start of a transaction to its commit, retries included "
                      "(closed loop: service time).\n");
+}
+
+cJSON *dg_report_txns_json(const struct dg_txn_summary *txn, int ntypes)
+{
+    cJSON *txns = cJSON_CreateObject();
+    for (int t = 0; t < ntypes; t++) {
+        const struct dg_txn_summary *x = &txn[t];
+        cJSON *j = cJSON_AddObjectToObject(txns, x->name);
+        cJSON_AddNumberToObject(j, "count", (double)dg_txn_count(x));
+        cJSON_AddNumberToObject(j, "committed", (double)x->committed);
+        cJSON_AddNumberToObject(j, "rollbacks", (double)x->rollbacks);
+        cJSON_AddNumberToObject(j, "retries", (double)x->retries);
+        cJSON_AddNumberToObject(j, "errors", (double)x->errors);
+        cJSON_AddNumberToObject(j, "avg_ms", x->avg_ms);
+        cJSON_AddNumberToObject(j, "p50_ms", x->p50_ms);
+        cJSON_AddNumberToObject(j, "p90_ms", x->p90_ms);
+        cJSON_AddNumberToObject(j, "p95_ms", x->p95_ms);
+        cJSON_AddNumberToObject(j, "p99_ms", x->p99_ms);
+        cJSON_AddNumberToObject(j, "max_ms", x->max_ms);
+        if (x->service_hist) {
+            cJSON_AddNumberToObject(j, "service_p50_ms", x->service_p50_ms);
+            cJSON_AddNumberToObject(j, "service_p95_ms", x->service_p95_ms);
+            cJSON_AddNumberToObject(j, "service_p99_ms", x->service_p99_ms);
+        }
+        if (x->p90_limit_ms > 0) {
+            cJSON_AddNumberToObject(j, "p90_limit_ms", x->p90_limit_ms);
+            cJSON_AddBoolToObject(j, "p90_pass", x->p90_ms <= x->p90_limit_ms);
+        }
+    }
+    return txns;
 }
 
 cJSON *dg_report_run_json(const struct dg_run_record *r)
@@ -153,31 +185,9 @@ cJSON *dg_report_run_json(const struct dg_run_record *r)
             cJSON_AddNumberToObject(o, "tpmc", r->tpmc);
         cJSON_AddNumberToObject(o, "tpmc_ceiling", r->tpmc_ceiling);
     }
-    cJSON *txns = cJSON_AddObjectToObject(o, "transactions");
-    for (int t = 0; t < r->ntypes; t++) {
-        const struct dg_txn_summary *x = &r->txn[t];
-        cJSON *j = cJSON_AddObjectToObject(txns, x->name);
-        cJSON_AddNumberToObject(j, "count", (double)dg_txn_count(x));
-        cJSON_AddNumberToObject(j, "committed", (double)x->committed);
-        cJSON_AddNumberToObject(j, "rollbacks", (double)x->rollbacks);
-        cJSON_AddNumberToObject(j, "retries", (double)x->retries);
-        cJSON_AddNumberToObject(j, "errors", (double)x->errors);
-        cJSON_AddNumberToObject(j, "avg_ms", x->avg_ms);
-        cJSON_AddNumberToObject(j, "p50_ms", x->p50_ms);
-        cJSON_AddNumberToObject(j, "p90_ms", x->p90_ms);
-        cJSON_AddNumberToObject(j, "p95_ms", x->p95_ms);
-        cJSON_AddNumberToObject(j, "p99_ms", x->p99_ms);
-        cJSON_AddNumberToObject(j, "max_ms", x->max_ms);
-        if (x->service_hist) {
-            cJSON_AddNumberToObject(j, "service_p50_ms", x->service_p50_ms);
-            cJSON_AddNumberToObject(j, "service_p95_ms", x->service_p95_ms);
-            cJSON_AddNumberToObject(j, "service_p99_ms", x->service_p99_ms);
-        }
-        if (x->p90_limit_ms > 0) {
-            cJSON_AddNumberToObject(j, "p90_limit_ms", x->p90_limit_ms);
-            cJSON_AddBoolToObject(j, "p90_pass", x->p90_ms <= x->p90_limit_ms);
-        }
-    }
+    cJSON_AddItemToObject(o, "transactions", dg_report_txns_json(r->txn, r->ntypes));
+    if (r->ntargets)
+        dg_report_targets_json(o, r);
     cJSON *host = cJSON_AddObjectToObject(o, "host");
     cJSON_AddStringToObject(host, "name", r->host.hostname);
     cJSON_AddStringToObject(host, "cpu", r->host.cpu_model);

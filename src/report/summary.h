@@ -26,6 +26,14 @@ cJSON *dg_report_monitor_series_json(const struct dg_run_record *r);
 /* One line per run for `dbgauge runs`. */
 void dg_report_run_line(FILE *out, const struct dg_run_record *r);
 void dg_report_run_line_header(FILE *out);
+/* The per-type object of a run's JSON ({"new_order": {...}, ...}), a new cJSON the caller owns. */
+cJSON *dg_report_txns_json(const struct dg_txn_summary *txn, int ntypes);
+/* targets.c: a run with several targets: the per-target table and the spread (text), or
+ * "targets" and "spread" added to the run's JSON object o. */
+void dg_report_targets_text(FILE *out, const struct dg_run_record *r);
+void dg_report_targets_json(cJSON *o, const struct dg_run_record *r);
+/* "1,234,568" for 1234567.8, into buf (n bytes); returns buf. */
+const char *dg_report_thousands(double v, char *buf, size_t n);
 /* Completed transactions of one type: committed plus rolled back on purpose. */
 uint64_t dg_txn_count(const struct dg_txn_summary *t);
 

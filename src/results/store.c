@@ -2,15 +2,11 @@
  * put/get/list of runs with their per-type summaries and encoded histograms.
  * Knows nothing of how a run was measured. */
 #include "results/store.h"
+#include "results/store_internal.h"
 
-#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-struct dg_store {
-    sqlite3 *db;
-};
 
 /* Migration k takes the schema from version k to k + 1. Append only. */
 static const char *const migrations[] = {
@@ -70,10 +66,25 @@ static const char *const migrations[] = {
     " cache_hits_per_s REAL, cache_misses_per_s REAL,"
     " PRIMARY KEY (run_id, second)) WITHOUT ROWID;"
     "ALTER TABLE run ADD COLUMN monitor_device TEXT;",
+    /* 6: several targets at once */
+    "CREATE TABLE run_target ("
+    " run_id INTEGER NOT NULL REFERENCES run(id) ON DELETE CASCADE,"
+    " idx INTEGER NOT NULL, target_redacted TEXT, engine TEXT, engine_version TEXT, settings TEXT,"
+    " warehouses INTEGER, vus INTEGER, workers_failed INTEGER, nopm REAL, tpm REAL,"
+    " avg_ms REAL, p50_ms REAL, p95_ms REAL, p99_ms REAL, max_ms REAL,"
+    " PRIMARY KEY (run_id, idx));"
+    "CREATE TABLE run_target_txn ("
+    " run_id INTEGER NOT NULL, idx INTEGER NOT NULL, seq INTEGER NOT NULL, type TEXT NOT NULL,"
+    " committed INTEGER, rollbacks INTEGER, retries INTEGER, errors INTEGER,"
+    " avg_ms REAL, p50_ms REAL, p90_ms REAL, p95_ms REAL, p99_ms REAL, max_ms REAL,"
+    " histogram BLOB, service_p50_ms REAL, service_p95_ms REAL, service_p99_ms REAL,"
+    " service_histogram BLOB, p90_limit_ms REAL,"
+    " PRIMARY KEY (run_id, idx, seq),"
+    " FOREIGN KEY (run_id, idx) REFERENCES run_target(run_id, idx) ON DELETE CASCADE);",
 };
 #define NMIGRATIONS ((int)(sizeof migrations / sizeof *migrations))
 
-static int db_fail(struct dg_err *err, sqlite3 *db, const char *what)
+int dg_store_fail(struct dg_err *err, sqlite3 *db, const char *what)
 {
     return dg_err_set(err, DG_ERR_FATAL, sqlite3_errcode(db), "results database: %s: %s", what,
                       sqlite3_errmsg(db));
@@ -81,7 +92,7 @@ static int db_fail(struct dg_err *err, sqlite3 *db, const char *what)
 
 static int exec(sqlite3 *db, const char *sql, struct dg_err *err)
 {
-    return sqlite3_exec(db, sql, NULL, NULL, NULL) == SQLITE_OK ? 0 : db_fail(err, db, sql);
+    return sqlite3_exec(db, sql, NULL, NULL, NULL) == SQLITE_OK ? 0 : dg_store_fail(err, db, sql);
 }
 
 int dg_store_open(const char *path, struct dg_store **out, struct dg_err *err)
@@ -150,7 +161,7 @@ void dg_store_close(struct dg_store *s)
     free(s);
 }
 
-static void bind_text(sqlite3_stmt *st, int i, const char *v)
+void dg_store_bind_text(sqlite3_stmt *st, int i, const char *v)
 {
     if (v && *v)
         sqlite3_bind_text(st, i, v, -1, SQLITE_TRANSIENT);
@@ -158,7 +169,6 @@ static void bind_text(sqlite3_stmt *st, int i, const char *v)
         sqlite3_bind_null(st, i);
 }
 
-static void copy_col(sqlite3_stmt *st, int i, char *out, size_t n);
 
 /* The monitor's figures, in column order; -1 (not available) is stored as NULL. */
 #define MON_FIELDS(X)                                                                              \
@@ -174,13 +184,13 @@ static int put_monitor(struct dg_store *s, const struct dg_run_record *r, struct
     if (r->monitor_device[0]) {
         if (sqlite3_prepare_v2(s->db, "UPDATE run SET monitor_device = ? WHERE id = ?", -1, &st,
                                NULL) != SQLITE_OK)
-            return db_fail(err, s->db, "prepare");
+            return dg_store_fail(err, s->db, "prepare");
         sqlite3_bind_text(st, 1, r->monitor_device, -1, SQLITE_TRANSIENT);
         sqlite3_bind_int64(st, 2, r->id);
         int rc = sqlite3_step(st);
         sqlite3_finalize(st);
         if (rc != SQLITE_DONE)
-            return db_fail(err, s->db, "set monitor_device");
+            return dg_store_fail(err, s->db, "set monitor_device");
     }
     if (!r->nmonitor)
         return 0;
@@ -191,7 +201,7 @@ static int put_monitor(struct dg_store *s, const struct dg_run_record *r, struct
         o += snprintf(sql + o, sizeof sql - (size_t)o, ",?");
     snprintf(sql + o, sizeof sql - (size_t)o, ")");
     if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
-        return db_fail(err, s->db, "prepare");
+        return dg_store_fail(err, s->db, "prepare");
     for (size_t k = 0; k < r->nmonitor; k++) {
         const struct dg_monitor_point *p = &r->monitor[k];
         int i = 1;
@@ -206,7 +216,7 @@ static int put_monitor(struct dg_store *s, const struct dg_run_record *r, struct
         MON_FIELDS(MON_BIND)
         if (sqlite3_step(st) != SQLITE_DONE) {
             sqlite3_finalize(st);
-            return db_fail(err, s->db, "insert run_monitor");
+            return dg_store_fail(err, s->db, "insert run_monitor");
         }
     }
     sqlite3_finalize(st);
@@ -217,15 +227,15 @@ static int read_monitor(struct dg_store *s, struct dg_run_record *r, struct dg_e
 {
     sqlite3_stmt *st;
     if (sqlite3_prepare_v2(s->db, "SELECT monitor_device FROM run WHERE id = ?", -1, &st, NULL) != SQLITE_OK)
-        return db_fail(err, s->db, "prepare");
+        return dg_store_fail(err, s->db, "prepare");
     sqlite3_bind_int64(st, 1, r->id);
     if (sqlite3_step(st) == SQLITE_ROW)
-        copy_col(st, 0, r->monitor_device, sizeof r->monitor_device);
+        dg_store_copy_col(st, 0, r->monitor_device, sizeof r->monitor_device);
     sqlite3_finalize(st);
     if (sqlite3_prepare_v2(s->db,
                            "SELECT second" MON_FIELDS(MON_NAME) " FROM run_monitor WHERE run_id = ? "
                            "ORDER BY second", -1, &st, NULL) != SQLITE_OK)
-        return db_fail(err, s->db, "prepare");
+        return dg_store_fail(err, s->db, "prepare");
     sqlite3_bind_int64(st, 1, r->id);
     size_t cap = 0;
     while (sqlite3_step(st) == SQLITE_ROW) {
@@ -261,35 +271,34 @@ int dg_store_put(struct dg_store *s, struct dg_run_record *r, struct dg_err *err
         "server_blocks_hit, server_blocks_read) "
         "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
     static const char txn_sql[] =
-        "INSERT INTO run_txn (run_id, seq, type, committed, rollbacks, retries, errors, avg_ms, "
-        "p50_ms, p90_ms, p95_ms, p99_ms, max_ms, histogram, service_p50_ms, service_p95_ms, "
-        "service_p99_ms, service_histogram, p90_limit_ms) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
+        "INSERT INTO run_txn (run_id, seq, " DG_STORE_TXN_COLS ") "
+        "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
     sqlite3_stmt *st = NULL;
     int rc = -1;
     if (exec(s->db, "BEGIN IMMEDIATE", err))
         return -1;
     if (sqlite3_prepare_v2(s->db, run_sql, -1, &st, NULL) != SQLITE_OK) {
-        db_fail(err, s->db, "prepare");
+        dg_store_fail(err, s->db, "prepare");
         goto out;
     }
     int i = 1;
-    bind_text(st, i++, r->workload);
-    bind_text(st, i++, r->status);
-    bind_text(st, i++, r->label);
-    bind_text(st, i++, r->started_at);
-    bind_text(st, i++, r->ended_at);
-    bind_text(st, i++, r->target);
-    bind_text(st, i++, r->engine);
-    bind_text(st, i++, r->engine_version);
-    bind_text(st, i++, r->settings_json);
-    bind_text(st, i++, r->options_json);
-    bind_text(st, i++, r->command_line);
-    bind_text(st, i++, r->host.hostname);
-    bind_text(st, i++, r->host.cpu_model);
+    dg_store_bind_text(st, i++, r->workload);
+    dg_store_bind_text(st, i++, r->status);
+    dg_store_bind_text(st, i++, r->label);
+    dg_store_bind_text(st, i++, r->started_at);
+    dg_store_bind_text(st, i++, r->ended_at);
+    dg_store_bind_text(st, i++, r->target);
+    dg_store_bind_text(st, i++, r->engine);
+    dg_store_bind_text(st, i++, r->engine_version);
+    dg_store_bind_text(st, i++, r->settings_json);
+    dg_store_bind_text(st, i++, r->options_json);
+    dg_store_bind_text(st, i++, r->command_line);
+    dg_store_bind_text(st, i++, r->host.hostname);
+    dg_store_bind_text(st, i++, r->host.cpu_model);
     sqlite3_bind_int(st, i++, r->host.cores);
     sqlite3_bind_int64(st, i++, (sqlite3_int64)r->host.mem_bytes);
-    bind_text(st, i++, r->host.kernel);
-    bind_text(st, i++, r->dbgauge_version);
+    dg_store_bind_text(st, i++, r->host.kernel);
+    dg_store_bind_text(st, i++, r->dbgauge_version);
     sqlite3_bind_int(st, i++, r->warehouses);
     sqlite3_bind_int(st, i++, r->vus);
     sqlite3_bind_double(st, i++, r->warmup_s);
@@ -297,8 +306,8 @@ int dg_store_put(struct dg_store *s, struct dg_run_record *r, struct dg_err *err
     sqlite3_bind_double(st, i++, r->nopm);
     sqlite3_bind_double(st, i++, r->tpm);
     sqlite3_bind_double(st, i++, r->client_cpu_s);
-    bind_text(st, i++, r->error);
-    bind_text(st, i++, r->load_model[0] ? r->load_model : "closed");
+    dg_store_bind_text(st, i++, r->error);
+    dg_store_bind_text(st, i++, r->load_model[0] ? r->load_model : "closed");
     sqlite3_bind_double(st, i++, r->rate_asked);
     sqlite3_bind_double(st, i++, r->think_scale);
     sqlite3_bind_int(st, i++, r->terminals);
@@ -311,56 +320,31 @@ int dg_store_put(struct dg_store *s, struct dg_run_record *r, struct dg_err *err
         sqlite3_bind_int64(st, i++, r->group_id);
     else
         sqlite3_bind_null(st, i++);
-    bind_text(st, i++, r->query);
+    dg_store_bind_text(st, i++, r->query);
     sqlite3_bind_int64(st, i++, (sqlite3_int64)r->rows);
     sqlite3_bind_int64(st, i++, (sqlite3_int64)r->bytes);
     sqlite3_bind_double(st, i++, r->server_blocks_hit);
     sqlite3_bind_double(st, i++, r->server_blocks_read);
     if (sqlite3_step(st) != SQLITE_DONE) {
-        db_fail(err, s->db, "insert run");
+        dg_store_fail(err, s->db, "insert run");
         goto out;
     }
     sqlite3_finalize(st);
     st = NULL;
     r->id = sqlite3_last_insert_rowid(s->db);
     if (sqlite3_prepare_v2(s->db, txn_sql, -1, &st, NULL) != SQLITE_OK) {
-        db_fail(err, s->db, "prepare");
+        dg_store_fail(err, s->db, "prepare");
         goto out;
     }
     for (int t = 0; t < r->ntypes; t++) {
         const struct dg_txn_summary *x = &r->txn[t];
-        size_t len = 0;
-        unsigned char *blob = x->hist ? dg_hist_encode(x->hist, &len) : NULL;
         sqlite3_reset(st);
         i = 1;
         sqlite3_bind_int64(st, i++, r->id);
         sqlite3_bind_int(st, i++, t);
-        bind_text(st, i++, x->name);
-        sqlite3_bind_int64(st, i++, (sqlite3_int64)x->committed);
-        sqlite3_bind_int64(st, i++, (sqlite3_int64)x->rollbacks);
-        sqlite3_bind_int64(st, i++, (sqlite3_int64)x->retries);
-        sqlite3_bind_int64(st, i++, (sqlite3_int64)x->errors);
-        sqlite3_bind_double(st, i++, x->avg_ms);
-        sqlite3_bind_double(st, i++, x->p50_ms);
-        sqlite3_bind_double(st, i++, x->p90_ms);
-        sqlite3_bind_double(st, i++, x->p95_ms);
-        sqlite3_bind_double(st, i++, x->p99_ms);
-        sqlite3_bind_double(st, i++, x->max_ms);
-        if (blob)
-            sqlite3_bind_blob(st, i++, blob, (int)len, free);
-        else
-            sqlite3_bind_null(st, i++);
-        sqlite3_bind_double(st, i++, x->service_p50_ms);
-        sqlite3_bind_double(st, i++, x->service_p95_ms);
-        sqlite3_bind_double(st, i++, x->service_p99_ms);
-        blob = x->service_hist ? dg_hist_encode(x->service_hist, &len) : NULL;
-        if (blob)
-            sqlite3_bind_blob(st, i++, blob, (int)len, free);
-        else
-            sqlite3_bind_null(st, i++);
-        sqlite3_bind_double(st, i++, x->p90_limit_ms);
+        dg_store_bind_txn(st, i, x);
         if (sqlite3_step(st) != SQLITE_DONE) {
-            db_fail(err, s->db, "insert run_txn");
+            dg_store_fail(err, s->db, "insert run_txn");
             goto out;
         }
     }
@@ -368,7 +352,7 @@ int dg_store_put(struct dg_store *s, struct dg_run_record *r, struct dg_err *err
     st = NULL;
     if (sqlite3_prepare_v2(s->db, "INSERT INTO run_series VALUES (?,?,?,?,?,?,?,?,?,?)", -1, &st,
                            NULL) != SQLITE_OK) {
-        db_fail(err, s->db, "prepare");
+        dg_store_fail(err, s->db, "prepare");
         goto out;
     }
     for (size_t k = 0; k < r->nseries; k++)
@@ -386,13 +370,13 @@ int dg_store_put(struct dg_store *s, struct dg_run_record *r, struct dg_err *err
             sqlite3_bind_double(st, 9, x->p95_ms);
             sqlite3_bind_double(st, 10, x->p99_ms);
             if (sqlite3_step(st) != SQLITE_DONE) {
-                db_fail(err, s->db, "insert run_series");
+                dg_store_fail(err, s->db, "insert run_series");
                 goto out;
             }
         }
     sqlite3_finalize(st);
     st = NULL;
-    if (put_monitor(s, r, err))
+    if (put_monitor(s, r, err) || (r->ntargets && dg_store_put_targets(s, r, err)))
         goto out;
     rc = exec(s->db, "COMMIT", err);
 out:
@@ -408,7 +392,7 @@ static char *dup_col(sqlite3_stmt *st, int i)
     return t ? strdup(t) : NULL;
 }
 
-static void copy_col(sqlite3_stmt *st, int i, char *out, size_t n)
+void dg_store_copy_col(sqlite3_stmt *st, int i, char *out, size_t n)
 {
     const char *t = (const char *)sqlite3_column_text(st, i);
     snprintf(out, n, "%s", t ? t : "");
@@ -425,23 +409,23 @@ static void read_run(sqlite3_stmt *st, struct dg_run_record *r)
 {
     int i = 0;
     r->id = sqlite3_column_int64(st, i++);
-    copy_col(st, i++, r->workload, sizeof r->workload);
-    copy_col(st, i++, r->status, sizeof r->status);
-    copy_col(st, i++, r->label, sizeof r->label);
-    copy_col(st, i++, r->started_at, sizeof r->started_at);
-    copy_col(st, i++, r->ended_at, sizeof r->ended_at);
-    copy_col(st, i++, r->target, sizeof r->target);
-    copy_col(st, i++, r->engine, sizeof r->engine);
-    copy_col(st, i++, r->engine_version, sizeof r->engine_version);
+    dg_store_copy_col(st, i++, r->workload, sizeof r->workload);
+    dg_store_copy_col(st, i++, r->status, sizeof r->status);
+    dg_store_copy_col(st, i++, r->label, sizeof r->label);
+    dg_store_copy_col(st, i++, r->started_at, sizeof r->started_at);
+    dg_store_copy_col(st, i++, r->ended_at, sizeof r->ended_at);
+    dg_store_copy_col(st, i++, r->target, sizeof r->target);
+    dg_store_copy_col(st, i++, r->engine, sizeof r->engine);
+    dg_store_copy_col(st, i++, r->engine_version, sizeof r->engine_version);
     r->settings_json = dup_col(st, i++);
     r->options_json = dup_col(st, i++);
     r->command_line = dup_col(st, i++);
-    copy_col(st, i++, r->host.hostname, sizeof r->host.hostname);
-    copy_col(st, i++, r->host.cpu_model, sizeof r->host.cpu_model);
+    dg_store_copy_col(st, i++, r->host.hostname, sizeof r->host.hostname);
+    dg_store_copy_col(st, i++, r->host.cpu_model, sizeof r->host.cpu_model);
     r->host.cores = sqlite3_column_int(st, i++);
     r->host.mem_bytes = (uint64_t)sqlite3_column_int64(st, i++);
-    copy_col(st, i++, r->host.kernel, sizeof r->host.kernel);
-    copy_col(st, i++, r->dbgauge_version, sizeof r->dbgauge_version);
+    dg_store_copy_col(st, i++, r->host.kernel, sizeof r->host.kernel);
+    dg_store_copy_col(st, i++, r->dbgauge_version, sizeof r->dbgauge_version);
     r->warehouses = sqlite3_column_int(st, i++);
     r->vus = sqlite3_column_int(st, i++);
     r->warmup_s = sqlite3_column_double(st, i++);
@@ -449,8 +433,8 @@ static void read_run(sqlite3_stmt *st, struct dg_run_record *r)
     r->nopm = sqlite3_column_double(st, i++);
     r->tpm = sqlite3_column_double(st, i++);
     r->client_cpu_s = sqlite3_column_double(st, i++);
-    copy_col(st, i++, r->error, sizeof r->error);
-    copy_col(st, i++, r->load_model, sizeof r->load_model);
+    dg_store_copy_col(st, i++, r->error, sizeof r->error);
+    dg_store_copy_col(st, i++, r->load_model, sizeof r->load_model);
     r->rate_asked = sqlite3_column_double(st, i++);
     r->think_scale = sqlite3_column_double(st, i++);
     r->terminals = sqlite3_column_int(st, i++);
@@ -479,13 +463,65 @@ static int decode_col(sqlite3_stmt *st, int col, struct dg_hist **out)
     return !*out || dg_hist_decode(*out, blob, (size_t)sqlite3_column_bytes(st, col));
 }
 
+static void bind_hist(sqlite3_stmt *st, int i, const struct dg_hist *h)
+{
+    size_t len = 0;
+    unsigned char *blob = h ? dg_hist_encode(h, &len) : NULL;
+    if (blob)
+        sqlite3_bind_blob(st, i, blob, (int)len, free);
+    else
+        sqlite3_bind_null(st, i);
+}
+
+int dg_store_bind_txn(sqlite3_stmt *st, int i, const struct dg_txn_summary *x)
+{
+    dg_store_bind_text(st, i++, x->name);
+    sqlite3_bind_int64(st, i++, (sqlite3_int64)x->committed);
+    sqlite3_bind_int64(st, i++, (sqlite3_int64)x->rollbacks);
+    sqlite3_bind_int64(st, i++, (sqlite3_int64)x->retries);
+    sqlite3_bind_int64(st, i++, (sqlite3_int64)x->errors);
+    sqlite3_bind_double(st, i++, x->avg_ms);
+    sqlite3_bind_double(st, i++, x->p50_ms);
+    sqlite3_bind_double(st, i++, x->p90_ms);
+    sqlite3_bind_double(st, i++, x->p95_ms);
+    sqlite3_bind_double(st, i++, x->p99_ms);
+    sqlite3_bind_double(st, i++, x->max_ms);
+    bind_hist(st, i++, x->hist);
+    sqlite3_bind_double(st, i++, x->service_p50_ms);
+    sqlite3_bind_double(st, i++, x->service_p95_ms);
+    sqlite3_bind_double(st, i++, x->service_p99_ms);
+    bind_hist(st, i++, x->service_hist);
+    sqlite3_bind_double(st, i++, x->p90_limit_ms);
+    return i;
+}
+
+int dg_store_read_txn(sqlite3_stmt *st, int col, struct dg_txn_summary *x)
+{
+    dg_store_copy_col(st, col, x->name, sizeof x->name);
+    x->committed = (uint64_t)sqlite3_column_int64(st, col + 1);
+    x->rollbacks = (uint64_t)sqlite3_column_int64(st, col + 2);
+    x->retries = (uint64_t)sqlite3_column_int64(st, col + 3);
+    x->errors = (uint64_t)sqlite3_column_int64(st, col + 4);
+    x->avg_ms = sqlite3_column_double(st, col + 5);
+    x->p50_ms = sqlite3_column_double(st, col + 6);
+    x->p90_ms = sqlite3_column_double(st, col + 7);
+    x->p95_ms = sqlite3_column_double(st, col + 8);
+    x->p99_ms = sqlite3_column_double(st, col + 9);
+    x->max_ms = sqlite3_column_double(st, col + 10);
+    x->service_p50_ms = sqlite3_column_double(st, col + 12);
+    x->service_p95_ms = sqlite3_column_double(st, col + 13);
+    x->service_p99_ms = sqlite3_column_double(st, col + 14);
+    x->p90_limit_ms = sqlite3_column_double(st, col + 16);
+    return decode_col(st, col + 11, &x->hist) || decode_col(st, col + 15, &x->service_hist) ? -1 : 0;
+}
+
 static int read_series(struct dg_store *s, struct dg_run_record *r, struct dg_err *err)
 {
     sqlite3_stmt *st;
     int64_t lo = 0, hi = -1;
     if (sqlite3_prepare_v2(s->db, "SELECT MIN(second), MAX(second) FROM run_series WHERE run_id = ?",
                            -1, &st, NULL) != SQLITE_OK)
-        return db_fail(err, s->db, "prepare");
+        return dg_store_fail(err, s->db, "prepare");
     sqlite3_bind_int64(st, 1, r->id);
     if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL) {
         lo = sqlite3_column_int64(st, 0);
@@ -504,7 +540,7 @@ static int read_series(struct dg_store *s, struct dg_run_record *r, struct dg_er
                            "SELECT second, seq, committed, rollbacks, retries, errors, p50_ms, "
                            "p95_ms, p99_ms FROM run_series WHERE run_id = ?",
                            -1, &st, NULL) != SQLITE_OK)
-        return db_fail(err, s->db, "prepare");
+        return dg_store_fail(err, s->db, "prepare");
     sqlite3_bind_int64(st, 1, r->id);
     while (sqlite3_step(st) == SQLITE_ROW) {
         int64_t k = sqlite3_column_int64(st, 0) - lo;
@@ -532,42 +568,23 @@ int dg_store_get(struct dg_store *s, int64_t id, int with_series, struct dg_run_
     memset(r, 0, sizeof *r);
     snprintf(sql, sizeof sql, "SELECT %s FROM run WHERE id = ?", run_cols);
     if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
-        return db_fail(err, s->db, "prepare");
+        return dg_store_fail(err, s->db, "prepare");
     sqlite3_bind_int64(st, 1, id);
     int rc = sqlite3_step(st);
     if (rc != SQLITE_ROW) {
         sqlite3_finalize(st);
-        return rc == SQLITE_DONE ? 1 : db_fail(err, s->db, "read run");
+        return rc == SQLITE_DONE ? 1 : dg_store_fail(err, s->db, "read run");
     }
     read_run(st, r);
     sqlite3_finalize(st);
     if (sqlite3_prepare_v2(s->db,
-                           "SELECT type, committed, rollbacks, retries, errors, avg_ms, p50_ms, "
-                           "p90_ms, p95_ms, p99_ms, max_ms, histogram, service_p50_ms, "
-                           "service_p95_ms, service_p99_ms, service_histogram, p90_limit_ms "
-                           "FROM run_txn WHERE run_id = ? "
-                           "ORDER BY seq",
+                           "SELECT " DG_STORE_TXN_COLS " FROM run_txn WHERE run_id = ? ORDER BY seq",
                            -1, &st, NULL) != SQLITE_OK)
-        return db_fail(err, s->db, "prepare");
+        return dg_store_fail(err, s->db, "prepare");
     sqlite3_bind_int64(st, 1, id);
     while ((rc = sqlite3_step(st)) == SQLITE_ROW && r->ntypes < DG_MAX_TYPES) {
         struct dg_txn_summary *x = &r->txn[r->ntypes++];
-        copy_col(st, 0, x->name, sizeof x->name);
-        x->committed = (uint64_t)sqlite3_column_int64(st, 1);
-        x->rollbacks = (uint64_t)sqlite3_column_int64(st, 2);
-        x->retries = (uint64_t)sqlite3_column_int64(st, 3);
-        x->errors = (uint64_t)sqlite3_column_int64(st, 4);
-        x->avg_ms = sqlite3_column_double(st, 5);
-        x->p50_ms = sqlite3_column_double(st, 6);
-        x->p90_ms = sqlite3_column_double(st, 7);
-        x->p95_ms = sqlite3_column_double(st, 8);
-        x->p99_ms = sqlite3_column_double(st, 9);
-        x->max_ms = sqlite3_column_double(st, 10);
-        x->service_p50_ms = sqlite3_column_double(st, 12);
-        x->service_p95_ms = sqlite3_column_double(st, 13);
-        x->service_p99_ms = sqlite3_column_double(st, 14);
-        x->p90_limit_ms = sqlite3_column_double(st, 16);
-        if (decode_col(st, 11, &x->hist) || decode_col(st, 15, &x->service_hist)) {
+        if (dg_store_read_txn(st, 0, x)) {
             sqlite3_finalize(st);
             dg_run_record_free(r);
             return dg_err_set(err, DG_ERR_FATAL, 0,
@@ -577,7 +594,8 @@ int dg_store_get(struct dg_store *s, int64_t id, int with_series, struct dg_run_
     }
     sqlite3_finalize(st);
     /* The monitor's points always: the run's summary shows their means. */
-    if (read_monitor(s, r, err) || (with_series && read_series(s, r, err))) {
+    if (read_monitor(s, r, err) || dg_store_get_targets(s, r, err) ||
+        (with_series && read_series(s, r, err))) {
         dg_run_record_free(r);
         return -1;
     }
@@ -588,12 +606,12 @@ int dg_store_set_group(struct dg_store *s, int64_t id, int64_t group_id, struct 
 {
     sqlite3_stmt *st;
     if (sqlite3_prepare_v2(s->db, "UPDATE run SET group_id = ? WHERE id = ?", -1, &st, NULL) != SQLITE_OK)
-        return db_fail(err, s->db, "prepare");
+        return dg_store_fail(err, s->db, "prepare");
     sqlite3_bind_int64(st, 1, group_id);
     sqlite3_bind_int64(st, 2, id);
     int rc = sqlite3_step(st);
     sqlite3_finalize(st);
-    return rc == SQLITE_DONE ? 0 : db_fail(err, s->db, "set group");
+    return rc == SQLITE_DONE ? 0 : dg_store_fail(err, s->db, "set group");
 }
 
 int dg_store_list(struct dg_store *s, dg_store_run_fn fn, void *ctx, struct dg_err *err)
@@ -602,7 +620,7 @@ int dg_store_list(struct dg_store *s, dg_store_run_fn fn, void *ctx, struct dg_e
     sqlite3_stmt *st;
     snprintf(sql, sizeof sql, "SELECT %s FROM run ORDER BY id DESC", run_cols);
     if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
-        return db_fail(err, s->db, "prepare");
+        return dg_store_fail(err, s->db, "prepare");
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         struct dg_run_record r;
@@ -614,7 +632,7 @@ int dg_store_list(struct dg_store *s, dg_store_run_fn fn, void *ctx, struct dg_e
             break;
     }
     sqlite3_finalize(st);
-    return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : db_fail(err, s->db, "list runs");
+    return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : dg_store_fail(err, s->db, "list runs");
 }
 
 void dg_run_record_free(struct dg_run_record *r)
@@ -635,6 +653,7 @@ void dg_run_record_free(struct dg_run_record *r)
         dg_hist_free(r->txn[t].service_hist);
         r->txn[t].hist = r->txn[t].service_hist = NULL;
     }
+    dg_store_free_targets(r);
 }
 
 void dg_txn_summary_from_hist(struct dg_txn_summary *t)

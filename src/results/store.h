@@ -13,7 +13,7 @@
 #include "core/series.h"
 #include "core/workload.h"
 
-#define DG_STORE_SCHEMA_VERSION 5
+#define DG_STORE_SCHEMA_VERSION 6
 
 struct dg_txn_summary {
     char name[32];
@@ -24,6 +24,21 @@ struct dg_txn_summary {
     double service_p50_ms, service_p95_ms, service_p99_ms;
     struct dg_hist *service_hist; /* owned */
     double p90_limit_ms; /* the workload's limit, 0 if none (only checked in the think model) */
+};
+
+/* One target of a run with several targets at once (table run_target, its types in
+ * run_target_txn). Latency over all its types together comes from the merge of its types'
+ * histograms. */
+struct dg_target_summary {
+    int idx;               /* 0-based, in command-line order */
+    char target[1024];     /* redacted */
+    char engine[32], engine_version[64];
+    char *settings_json;   /* owned */
+    int warehouses, vus, workers_failed;
+    double nopm, tpm;
+    double avg_ms, p50_ms, p95_ms, p99_ms, max_ms; /* all types together */
+    int ntypes;
+    struct dg_txn_summary txn[DG_MAX_TYPES];      /* histograms owned */
 };
 
 /* One run as stored. Filled by the command that ran it, or read back by dg_store_get. */
@@ -65,6 +80,9 @@ struct dg_run_record {
     struct dg_monitor_point *monitor; /* owned */
     size_t nmonitor;
     char monitor_device[32];
+    /* Several targets at once: one summary each, owned (NULL and 0 for a one-target run). */
+    struct dg_target_summary *targets;
+    int ntargets;
 };
 
 struct dg_store;
@@ -87,5 +105,8 @@ int dg_store_list(struct dg_store *s, dg_store_run_fn fn, void *ctx, struct dg_e
 void dg_run_record_free(struct dg_run_record *rec);
 /* Fills the latency columns of t from its histograms. */
 void dg_txn_summary_from_hist(struct dg_txn_summary *t);
+/* Fills t's all-types latency columns from the merge of its types' histograms (and each
+ * type's own columns). Returns 0, or -1 out of memory. */
+int dg_target_summary_from_hists(struct dg_target_summary *t);
 
 #endif

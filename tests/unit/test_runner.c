@@ -448,6 +448,61 @@ static void check_bad_target(struct dg_test *t)
     shared_free(&sh);
 }
 
+/* Two targets at once: workers split 2 + 1, each target's workers open with that target's
+ * shared state and number their terminals from 0; per-target figures add up to the run's. */
+static void check_targets(struct dg_test *t, const struct dg_target *tg)
+{
+    struct fake_shared sh[2];
+    shared_init(&sh[0], 1, 0, 2);
+    shared_init(&sh[1], 1, 0, 2);
+    const struct dg_target *tgs[2] = {tg, tg};
+    void *shs[2] = {&sh[0], &sh[1]};
+    int split[2] = {2, 1};
+    struct dg_runner_cfg cfg = {.wl = &fake_workload, .workers = 3, .txns_per_worker = 100,
+                                .seed = 7, .max_retries = 2, .ntargets = 2, .targets = tgs,
+                                .shareds = shs, .target_workers = split};
+    struct dg_run_result res;
+    struct dg_err err = {0};
+    int rc = dg_runner_run(&cfg, &res, &err);
+    CHECK(t, rc == 0 && res.ntargets == 2 && res.targets, "two targets: the run happens with per-target results",
+          "rc %d ntargets %d: %s", rc, rc ? 0 : res.ntargets, err.msg);
+    if (rc == 0) {
+        CHECK(t, sh[0].txns == 200 && sh[1].txns == 100 && sh[0].inits == 2 && sh[1].inits == 1,
+              "two targets: each target's workers use its own shared state",
+              "txns %llu/%llu inits %llu/%llu", (unsigned long long)sh[0].txns,
+              (unsigned long long)sh[1].txns, (unsigned long long)sh[0].inits, (unsigned long long)sh[1].inits);
+        CHECK(t, sh[1].terminal_seed[0] != 0 && sh[1].terminal_seed[1] == 0 && sh[0].terminal_seed[1] != 0,
+              "two targets: terminals numbered within their target", "seeds %llu %llu",
+              (unsigned long long)sh[1].terminal_seed[0], (unsigned long long)sh[1].terminal_seed[1]);
+        int sums = 1;
+        uint64_t done[2] = {0, 0};
+        for (int k = 0; k < res.ntypes; k++) {
+            const struct dg_type_counts *a = &res.targets[0].counts[k], *b = &res.targets[1].counts[k];
+            sums &= a->committed + b->committed == res.counts[k].committed &&
+                    a->rollbacks + b->rollbacks == res.counts[k].rollbacks &&
+                    a->retries + b->retries == res.counts[k].retries &&
+                    a->errors + b->errors == res.counts[k].errors &&
+                    res.targets[0].hist[k]->total + res.targets[1].hist[k]->total == res.hist[k]->total;
+            for (int j = 0; j < 2; j++)
+                done[j] += res.targets[j].counts[k].committed + res.targets[j].counts[k].rollbacks +
+                           res.targets[j].counts[k].errors;
+        }
+        CHECK(t, sums, "two targets: per-target counts and histograms add up to the run's", "they do not");
+        CHECK(t, done[0] == 200 && done[1] == 100 && res.targets[0].workers == 2 && res.targets[1].workers == 1,
+              "two targets: 2 x 100 and 1 x 100 transactions", "%llu and %llu",
+              (unsigned long long)done[0], (unsigned long long)done[1]);
+        dg_run_result_free(&res);
+    }
+    split[1] = 2; /* 2 + 2 is not 3 workers */
+    rc = dg_runner_run(&cfg, &res, &err);
+    CHECK(t, rc != 0 && err.cls == DG_ERR_USER, "two targets: a split that does not add up is refused",
+          "rc %d", rc);
+    if (rc == 0)
+        dg_run_result_free(&res);
+    shared_free(&sh[0]);
+    shared_free(&sh[1]);
+}
+
 int main(void)
 {
     struct dg_test t = {0};
@@ -460,5 +515,6 @@ int main(void)
     check_counted(&t, &tg);
     check_timed(&t, &tg);
     check_bad_target(&t);
+    check_targets(&t, &tg);
     return dg_test_done(&t);
 }

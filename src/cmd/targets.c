@@ -1,0 +1,103 @@
+/* targets.c — several targets at once for a run command: the split of virtual users over the
+ * targets, and a run record's joined target, engine and per-target summaries. Measures
+ * nothing (the runner splits the workers) and renders nothing (report/ does). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd/cmd.h"
+
+int dg_targets_split(const char *cmd, int n, int vus, int per_target, int *out)
+{
+    if (per_target > 0) {
+        for (int k = 0; k < n; k++)
+            out[k] = per_target;
+        return 0;
+    }
+    if (vus < n)
+        return dg_usage_error(cmd, "--vus %d is fewer than the %d targets: each needs one "
+                                   "(or give --vus-per-target N)", vus, n);
+    for (int k = 0; k < n; k++)
+        out[k] = vus / n + (k < vus % n);
+    return 0;
+}
+
+/* Appends piece to out (n bytes) after sep unless the same text is already one of the
+ * sep-separated items. */
+static void add_distinct(char *out, size_t n, const char *sep, const char *piece)
+{
+    size_t len = strlen(piece);
+    for (const char *p = out; *p;) {
+        const char *end = strstr(p, sep);
+        size_t item = end ? (size_t)(end - p) : strlen(p);
+        if (item == len && !strncmp(p, piece, len))
+            return;
+        if (!end)
+            break;
+        p = end + strlen(sep);
+    }
+    size_t used = strlen(out);
+    snprintf(out + used, n - used, "%s%s", used ? sep : "", piece);
+}
+
+static void join_targets(char *out, size_t n, const struct dg_target_src *src, int count)
+{
+    out[0] = '\0';
+    for (int k = 0; k < count; k++) {
+        size_t used = strlen(out), need = strlen(src[k].target->redacted) + 2;
+        if (used + need + 24 >= n) { /* keep room for the tail */
+            snprintf(out + used, n - used, " and %d more", count - k);
+            return;
+        }
+        snprintf(out + used, n - used, "%s%s", k ? ", " : "", src[k].target->redacted);
+    }
+}
+
+int dg_record_fill_targets(struct dg_run_record *rec, const struct dg_target_src *src, int n,
+                           struct dg_run_result *res, const char *const *type_names, int nopm_type)
+{
+    join_targets(rec->target, sizeof rec->target, src, n);
+    rec->engine[0] = rec->engine_version[0] = '\0';
+    rec->warehouses = 0;
+    for (int k = 0; k < n; k++) {
+        add_distinct(rec->engine, sizeof rec->engine, "+", src[k].server->engine);
+        add_distinct(rec->engine_version, sizeof rec->engine_version, "+", src[k].server->version);
+        rec->warehouses += src[k].warehouses;
+    }
+    if (n < 1 || !(rec->targets = calloc((size_t)n, sizeof *rec->targets)))
+        return -1;
+    rec->ntargets = n;
+    for (int k = 0; k < n && k < res->ntargets; k++) {
+        struct dg_target_summary *t = &rec->targets[k];
+        struct dg_target_result *tr = &res->targets[k];
+        t->idx = k;
+        snprintf(t->target, sizeof t->target, "%s", src[k].target->redacted);
+        snprintf(t->engine, sizeof t->engine, "%s", src[k].server->engine);
+        snprintf(t->engine_version, sizeof t->engine_version, "%s", src[k].server->version);
+        t->settings_json = dg_settings_json(src[k].server);
+        t->warehouses = src[k].warehouses;
+        t->vus = tr->workers;
+        t->workers_failed = tr->workers_failed;
+        t->ntypes = res->ntypes;
+        uint64_t committed = 0;
+        for (int ty = 0; ty < res->ntypes; ty++) {
+            struct dg_txn_summary *x = &t->txn[ty];
+            snprintf(x->name, sizeof x->name, "%s", type_names[ty]);
+            x->committed = tr->counts[ty].committed;
+            x->rollbacks = tr->counts[ty].rollbacks;
+            x->retries = tr->counts[ty].retries;
+            x->errors = tr->counts[ty].errors;
+            x->hist = tr->hist[ty];
+            x->service_hist = tr->service[ty];
+            tr->hist[ty] = tr->service[ty] = NULL; /* the record owns them now */
+            committed += x->committed;
+        }
+        if (res->measured_s > 0) {
+            t->tpm = (double)committed * 60.0 / res->measured_s;
+            if (nopm_type >= 0)
+                t->nopm = (double)t->txn[nopm_type].committed * 60.0 / res->measured_s;
+        }
+        if (dg_target_summary_from_hists(t))
+            return -1;
+    }
+    return 0;
+}

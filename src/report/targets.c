@@ -1,0 +1,124 @@
+/* targets.c — renders a stored run with several targets at once: each target's figures, and
+ * the spread around the plain mean of the targets (core/spread). Formatting of a record read
+ * from the results database only; computes nothing the record does not hold but the spread. */
+#include <stdlib.h>
+
+#include "core/spread.h"
+#include "report/summary.h"
+
+/* The spread of NOPM and of the all-types average latency over r's targets; pct arrays hold
+ * r->ntargets values each (the caller's). */
+struct spreads {
+    struct dg_spread nopm, avg_ms;
+};
+
+static int compute(const struct dg_run_record *r, struct spreads *s, double *nopm_pct, double *avg_pct)
+{
+    double *v = malloc(sizeof *v * (size_t)r->ntargets);
+    if (!v)
+        return -1;
+    for (int k = 0; k < r->ntargets; k++)
+        v[k] = r->targets[k].nopm;
+    dg_spread_compute(v, r->ntargets, &s->nopm, nopm_pct);
+    for (int k = 0; k < r->ntargets; k++)
+        v[k] = r->targets[k].avg_ms;
+    dg_spread_compute(v, r->ntargets, &s->avg_ms, avg_pct);
+    free(v);
+    return 0;
+}
+
+static uint64_t committed(const struct dg_target_summary *t)
+{
+    uint64_t n = 0;
+    for (int ty = 0; ty < t->ntypes; ty++)
+        n += t->txn[ty].committed;
+    return n;
+}
+
+void dg_report_targets_text(FILE *out, const struct dg_run_record *r)
+{
+    double *pct = calloc((size_t)r->ntargets * 2, sizeof *pct);
+    struct spreads s;
+    if (!pct || compute(r, &s, pct, pct + r->ntargets)) {
+        free(pct);
+        fprintf(out, "\n  (per-target table: out of memory)\n");
+        return;
+    }
+    char a[32], b[32], c[32];
+    fprintf(out, "\n  per target (percent from the plain mean of the %d targets)\n", r->ntargets);
+    fprintf(out, "  %2s  %-34s %-18s %4s %4s %10s %10s %8s %8s %8s %8s %8s %8s\n", "#", "target",
+            "engine", "W", "VUs", "NOPM", "TPM", "NOPM+-%", "avg ms", "p50", "p95", "p99", "avg+-%");
+    for (int k = 0; k < r->ntargets; k++) {
+        const struct dg_target_summary *t = &r->targets[k];
+        char eng[64];
+        snprintf(eng, sizeof eng, "%s %s", t->engine, t->engine_version);
+        fprintf(out, "  %2d  %-34s %-18.18s %4d %4d %10s %10s %+7.1f%% %8.2f %8.2f %8.2f %8.2f %+7.1f%%%s\n",
+                k + 1, t->target, eng, t->warehouses, t->vus, dg_report_thousands(t->nopm, a, sizeof a),
+                dg_report_thousands(t->tpm, b, sizeof b), pct[k], t->avg_ms, t->p50_ms, t->p95_ms,
+                t->p99_ms, pct[r->ntargets + k], t->workers_failed ? "  (VUs stopped on errors)" : "");
+    }
+    fprintf(out, "  spread   NOPM mean %s, min %s (#%d, %+.1f%%), max %s (#%d, %+.1f%%): fastest #%d, slowest #%d\n",
+            dg_report_thousands(s.nopm.mean, a, sizeof a), dg_report_thousands(s.nopm.min, b, sizeof b),
+            s.nopm.min_idx + 1, s.nopm.min_pct, dg_report_thousands(s.nopm.max, c, sizeof c),
+            s.nopm.max_idx + 1, s.nopm.max_pct, s.nopm.max_idx + 1, s.nopm.min_idx + 1);
+    fprintf(out, "           avg latency mean %.2f ms, min %.2f ms (#%d, %+.1f%%), max %.2f ms (#%d, %+.1f%%)\n",
+            s.avg_ms.mean, s.avg_ms.min, s.avg_ms.min_idx + 1, s.avg_ms.min_pct, s.avg_ms.max,
+            s.avg_ms.max_idx + 1, s.avg_ms.max_pct);
+    free(pct);
+}
+
+static cJSON *spread_json(const struct dg_spread *s)
+{
+    cJSON *j = cJSON_CreateObject();
+    cJSON_AddNumberToObject(j, "mean", s->mean);
+    cJSON_AddNumberToObject(j, "min", s->min);
+    cJSON_AddNumberToObject(j, "max", s->max);
+    cJSON_AddNumberToObject(j, "min_target", s->min_idx + 1);
+    cJSON_AddNumberToObject(j, "max_target", s->max_idx + 1);
+    cJSON_AddNumberToObject(j, "min_pct_from_mean", s->min_pct);
+    cJSON_AddNumberToObject(j, "max_pct_from_mean", s->max_pct);
+    return j;
+}
+
+void dg_report_targets_json(cJSON *o, const struct dg_run_record *r)
+{
+    double *pct = calloc((size_t)r->ntargets * 2, sizeof *pct);
+    struct spreads s;
+    if (!pct || compute(r, &s, pct, pct + r->ntargets)) {
+        free(pct);
+        return;
+    }
+    cJSON *arr = cJSON_AddArrayToObject(o, "targets");
+    for (int k = 0; k < r->ntargets; k++) {
+        const struct dg_target_summary *t = &r->targets[k];
+        cJSON *j = cJSON_CreateObject();
+        cJSON_AddNumberToObject(j, "index", k + 1);
+        cJSON_AddStringToObject(j, "target", t->target);
+        cJSON_AddStringToObject(j, "engine", t->engine);
+        cJSON_AddStringToObject(j, "engine_version", t->engine_version);
+        cJSON_AddNumberToObject(j, "warehouses", t->warehouses);
+        cJSON_AddNumberToObject(j, "vus", t->vus);
+        cJSON_AddNumberToObject(j, "workers_failed", t->workers_failed);
+        cJSON_AddNumberToObject(j, "committed", (double)committed(t));
+        cJSON_AddNumberToObject(j, "nopm", t->nopm);
+        cJSON_AddNumberToObject(j, "tpm", t->tpm);
+        cJSON_AddNumberToObject(j, "avg_ms", t->avg_ms);
+        cJSON_AddNumberToObject(j, "p50_ms", t->p50_ms);
+        cJSON_AddNumberToObject(j, "p95_ms", t->p95_ms);
+        cJSON_AddNumberToObject(j, "p99_ms", t->p99_ms);
+        cJSON_AddNumberToObject(j, "max_ms", t->max_ms);
+        cJSON_AddNumberToObject(j, "pct_from_mean", pct[k]);
+        cJSON_AddNumberToObject(j, "avg_ms_pct_from_mean", pct[r->ntargets + k]);
+        cJSON_AddItemToObject(j, "transactions", dg_report_txns_json(t->txn, t->ntypes));
+        cJSON *settings = t->settings_json ? cJSON_Parse(t->settings_json) : NULL;
+        cJSON_AddItemToObject(j, "settings", settings ? settings : cJSON_CreateObject());
+        cJSON_AddItemToArray(arr, j);
+    }
+    cJSON *sp = cJSON_AddObjectToObject(o, "spread");
+    cJSON_AddStringToObject(sp, "mean_of", "targets");
+    cJSON_AddItemToObject(sp, "nopm", spread_json(&s.nopm));
+    cJSON_AddItemToObject(sp, "avg_ms", spread_json(&s.avg_ms));
+    cJSON_AddNumberToObject(sp, "fastest", s.nopm.max_idx + 1);
+    cJSON_AddNumberToObject(sp, "slowest", s.nopm.min_idx + 1);
+    free(pct);
+}

@@ -1,0 +1,34 @@
+/* store_internal.h — what the results database's files share inside results/: the open
+ * handle and the binding and reading of one transaction type's row (run_txn, run_target_txn).
+ * Not for use outside src/results/. */
+#ifndef DG_STORE_INTERNAL_H
+#define DG_STORE_INTERNAL_H
+
+#include <sqlite3.h>
+
+#include "results/store.h"
+
+struct dg_store {
+    sqlite3 *db;
+};
+
+int dg_store_fail(struct dg_err *err, sqlite3 *db, const char *what);
+void dg_store_bind_text(sqlite3_stmt *st, int i, const char *v);
+void dg_store_copy_col(sqlite3_stmt *st, int i, char *out, size_t n);
+/* Binds x's 17 columns (type ... p90_limit_ms, the order of run_txn after run_id, seq) from
+ * parameter i on; returns the next parameter's index. */
+int dg_store_bind_txn(sqlite3_stmt *st, int i, const struct dg_txn_summary *x);
+/* Reads the same 17 columns from column col on into x (which then owns its histograms).
+ * Returns 0, or -1 when a histogram is damaged or memory ran out. */
+int dg_store_read_txn(sqlite3_stmt *st, int col, struct dg_txn_summary *x);
+#define DG_STORE_TXN_COLS                                                                          \
+    "type, committed, rollbacks, retries, errors, avg_ms, p50_ms, p90_ms, p95_ms, p99_ms, max_ms, " \
+    "histogram, service_p50_ms, service_p95_ms, service_p99_ms, service_histogram, p90_limit_ms"
+
+/* store_targets.c: the per-target rows of r (run r->id), inside the caller's transaction. */
+int dg_store_put_targets(struct dg_store *s, const struct dg_run_record *r, struct dg_err *err);
+/* Reads run r->id's per-target rows into r->targets (none: left NULL). */
+int dg_store_get_targets(struct dg_store *s, struct dg_run_record *r, struct dg_err *err);
+void dg_store_free_targets(struct dg_run_record *r);
+
+#endif
