@@ -21,8 +21,15 @@ void dg_html_begin(FILE *out, const char *title, const char *subtitle)
     fputs(dg_asset_uplot_css, out);
     fputs("</style>\n<style>", out);
     fputs(dg_asset_report_css, out);
-    fputs("</style>\n<script>window.alert = function () { document.documentElement.setAttribute("
-          "\"data-alerted\", \"1\"); };</script>\n</head><body>\n<header><h1>", out);
+    /* First of all scripts: record errors, blocked loads and alert() calls on <html> (tests read them). */
+    fputs("</style>\n<script>(function () { var r = document.documentElement, e = [];\n"
+          "window.dgFail = function (m) { e.push(String(m)); r.setAttribute(\"data-errors\", e.join(\" | \")); };\n"
+          "r.setAttribute(\"data-errors\", \"\");\n"
+          "window.addEventListener(\"error\", function (x) { dgFail(x.message || \"error\"); });\n"
+          "document.addEventListener(\"securitypolicyviolation\", function (x) { dgFail(\"blocked \" + x.blockedURI); });\n"
+          "var c = console.error; console.error = function () { dgFail([].join.call(arguments, \" \")); c.apply(console, arguments); };\n"
+          "window.alert = function () { r.setAttribute(\"data-alerted\", \"1\"); };\n"
+          "})();</script>\n</head><body>\n<header><h1>", out);
     dg_html_text(out, title);
     fputs("</h1><p>", out);
     dg_html_text(out, subtitle);
