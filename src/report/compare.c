@@ -201,7 +201,7 @@ static void html_table(FILE *out, const struct dg_compare *c)
                 continue;
             double p = dg_compare_pct(r, i);
             if (isfinite(p))
-                fprintf(out, "<td class=\"n %s\" data-v=\"%.17g\">%+.1f%%</td>", p >= 0 ? "up" : "down", p, p);
+                fprintf(out, "<td class=\"n\" data-v=\"%.17g\">%+.1f%%</td>", p, p);
             else
                 fprintf(out, "<td class=\"n\">n/a</td>");
         }

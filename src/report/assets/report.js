@@ -45,7 +45,13 @@
       data.push(s.values);
       var o = { label: s.name + (s.unit ? " (" + s.unit + ")" : ""), stroke: col, width: 2, show: !s.hidden, spanGaps: false,
                 value: function (u, v) { return fmt(v); } };
-      if (d.bars) { o.fill = col + "bb"; o.paths = uPlot.paths.bars({ size: [0.6 / Math.max(1, d.series.length), 80], align: 0 }); o.points = { show: false }; }
+      if (d.bars) { /* grouped: series k of n takes the k-th slice of a 0.7-wide group around x */
+        var n = d.series.length, w = 0.7 / n;
+        o.fill = col + "bb"; o.points = { show: false };
+        o.paths = uPlot.paths.bars({ size: [1, 120], disp: {
+          x0: { unit: 1, values: function (u) { return u.data[0].map(function (x) { return x - 0.35 + k * w; }); } },
+          size: { unit: 1, values: function (u) { return u.data[0].map(function () { return w; }); } } } });
+      }
       series.push(o);
     });
     var hooks = {
@@ -64,7 +70,8 @@
           d.labels.forEach(function (t, i) {
             var y = d.series[d.label_series || 0].values[i];
             if (t == null || y == null) return;
-            c.fillText(t, u.valToPos(d.x[i], "x", true), u.valToPos(y, "y", true) - 8 * devicePixelRatio);
+            var ls = d.label_series || 0, dx = d.bars ? -0.35 + (ls + 0.5) * 0.7 / d.series.length : 0;
+            c.fillText(t, u.valToPos(d.x[i] + dx, "x", true), u.valToPos(y, "y", true) - 8 * devicePixelRatio);
           });
           c.restore();
         }
