@@ -17,7 +17,7 @@ build_pkgs="gcc libc6-dev meson ninja-build pkg-config libsqlite3-dev libpq-dev 
 # (NodeSource) counts: ask for the Debian packages only when the commands are missing.
 command -v node >/dev/null 2>&1 || build_pkgs="$build_pkgs nodejs"
 command -v npm >/dev/null 2>&1 || build_pkgs="$build_pkgs npm"
-test_pkgs="$build_pkgs python3 postgresql-15 postgresql-client-15 sqlite3 iproute2 time chromium"
+test_pkgs="$build_pkgs postgresql-15 postgresql-client-15 sqlite3 iproute2 time chromium"
 bench_pkgs="$test_pkgs valgrind postgresql-contrib bc time"
 
 case ${1:-build} in
