@@ -203,7 +203,7 @@ def compare_groups_check(path, dbp, ga, gb):
 def browser(path, shot, label=None):
     base = ["/usr/bin/chromium", "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
             "--disable-component-update", "--disable-sync", "--no-first-run", "--proxy-server=127.0.0.1:9",
-            "--user-data-dir=" + tempfile.mkdtemp(prefix="dg-chromium."), "--virtual-time-budget=8000", "--window-size=1280,2400"]
+            "--user-data-dir=" + tempfile.mkdtemp(prefix="dg-chromium."), "--virtual-time-budget=8000", "--window-size=1280,5600"]
     url = "file://" + os.path.abspath(path)
     try:
         dom = subprocess.run(base + ["--dump-dom", url], capture_output=True, text=True, timeout=120).stdout

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cmd/cmd.h"
 #include "report/compare.h"
@@ -43,6 +44,15 @@ static int parse(const char *cmd, int argc, char **argv, struct report_opts *o)
         }
     }
     return 0;
+}
+
+/* Opens an existing results database (a report never creates one). */
+static int open_store(const char *cmd, const char *path, struct dg_store **store)
+{
+    struct dg_err err;
+    if (access(path, R_OK) != 0)
+        return dg_usage_error(cmd, "--results: no results database '%s' (%s)", path, strerror(errno));
+    return dg_store_open(path, store, &err) ? dg_report_err(cmd, &err) : 0;
 }
 
 /* Loads every item named on the command line into items (the caller frees them). */
@@ -117,9 +127,8 @@ int dg_cmd_report(int argc, char **argv)
     if (optind >= argc)
         return dg_usage_error(cmd, "name at least one run or group (see dbgauge runs)");
     struct dg_store *store;
-    struct dg_err err;
-    if (dg_store_open(o.results, &store, &err))
-        return dg_report_err(cmd, &err);
+    if ((rc = open_store(cmd, o.results, &store)))
+        return rc;
     struct dg_report_item *items = calloc(MAX_ITEMS, sizeof *items);
     int n = 0;
     if (!items) {
@@ -174,8 +183,8 @@ int dg_cmd_compare(int argc, char **argv)
         return dg_usage_error(cmd, "name at least two runs or groups to compare");
     struct dg_store *store;
     struct dg_err err;
-    if (dg_store_open(o.results, &store, &err))
-        return dg_report_err(cmd, &err);
+    if ((rc = open_store(cmd, o.results, &store)))
+        return rc;
     struct dg_report_item *items = calloc(MAX_ITEMS, sizeof *items);
     int n = 0;
     struct dg_compare c = {0};

@@ -289,6 +289,7 @@ static int group_section(FILE *out, const struct dg_report_item *g)
     rc |= dg_html_emit(out, &c, dg_chart_group_steps(&c, prefix, g, DG_STEP_MB_PER_S));
     rc |= dg_html_emit(out, &c, dg_chart_group_steps(&c, prefix, g, DG_STEP_RUN_TIME));
     rc |= dg_html_emit(out, &c, dg_chart_group_latency(&c, prefix, g));
+    fprintf(out, "<p class=\"note\">The configuration below is the first step's; the steps differ in threads.</p>\n");
     run_config(out, f);
     fprintf(out, "</section>\n");
     return rc;

@@ -90,7 +90,7 @@
       scales: { x: xs, y: d.log_y ? { distr: 3 } : { range: yr } },
       series: series, hooks: hooks,
       axes: [{ label: d.x_label, values: d.x_kind === "nines" || d.x_text ? function (u, v) { return v.map(xtext); } : undefined,
-               splits: d.bars ? function () { return d.x; } : undefined,
+               splits: d.bars || (d.x_text && d.x_kind !== "nines") ? function () { return d.x; } : undefined,
                incrs: d.x_kind === "linear" && !d.x_text && d.x.every(Number.isInteger) ? [1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200] : undefined },
              { label: d.y_label, size: 70, values: function (u, v) { return v.map(fmt); } }],
       legend: { live: true }, cursor: { drag: { x: true, y: false } }
