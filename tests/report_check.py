@@ -8,6 +8,7 @@
 #   report_check.py compare OUT.txt RESULTS.db A B          (runs)
 #   report_check.py compare-groups OUT.txt RESULTS.db GA GB
 #   report_check.py browser REPORT.html SCREENSHOT.png [LABEL]
+#   report_check.py card REPORT.html RESULTS.db RUN_ID KEY SQL-EXPRESSION-ON-run
 import csv, html.parser, json, math, os, re, sqlite3, subprocess, sys, tempfile
 
 def check(cond, name, detail=""):
@@ -224,6 +225,12 @@ def browser(path, shot, label=None):
     subprocess.run(base + ["--screenshot=" + os.path.abspath(shot), url], capture_output=True, timeout=120)
     check(os.path.exists(shot) and os.path.getsize(shot) > 20000, f"browser: screenshot saved as {shot}")
 
+def card_check(path, dbp, run_id, key, expr):
+    p = parse(path)
+    want = db(dbp).execute("SELECT %s FROM run WHERE id = ?" % expr, (run_id,)).fetchone()[0]
+    got = p.cards.get((str(run_id), key))
+    check(close(got, want), f"html: run {run_id} card {key} = {expr} as stored ({want})", got)
+
 if __name__ == "__main__":
     mode, args = sys.argv[1], sys.argv[2:]
     if mode == "html": html_check(args[0], args[1], int(args[2]), int(args[3]), args[4])
@@ -232,4 +239,5 @@ if __name__ == "__main__":
     elif mode == "compare": compare_check(args[0], args[1], int(args[2]), int(args[3]))
     elif mode == "compare-groups": compare_groups_check(args[0], args[1], int(args[2]), int(args[3]))
     elif mode == "browser": browser(*args)
+    elif mode == "card": card_check(args[0], args[1], int(args[2]), args[3], args[4])
     else: sys.exit("unknown mode " + mode)

@@ -142,6 +142,11 @@ static void run_config(FILE *out, const struct dg_run_record *r)
     fprintf(out, "</div></div></details>\n");
 }
 
+static int scheduled(const struct dg_run_record *r)
+{
+    return !strcmp(r->load_model, "rate") || !strcmp(r->load_model, "think");
+}
+
 static void latency_table(FILE *out, const struct dg_run_record *r)
 {
     uint64_t all = dg_run_completed(r);
@@ -168,6 +173,20 @@ static void latency_table(FILE *out, const struct dg_run_record *r)
         fprintf(out, "</tr>\n");
     }
     fprintf(out, "</tbody></table>\n");
+    if (!scheduled(r))
+        return;
+    fprintf(out, "<h3>service time (from the actual start)</h3><table class=\"data service\"><thead><tr>"
+                 "<th>type</th><th>p50 ms</th><th>p95 ms</th><th>p99 ms</th></tr></thead><tbody>\n");
+    for (int t = 0; t < r->ntypes; t++) {
+        fprintf(out, "<tr><td>");
+        dg_html_text(out, r->txn[t].name);
+        fprintf(out, "</td>");
+        dg_html_num_td(out, r->txn[t].service_p50_ms, 3);
+        dg_html_num_td(out, r->txn[t].service_p95_ms, 3);
+        dg_html_num_td(out, r->txn[t].service_p99_ms, 3);
+        fprintf(out, "</tr>\n");
+    }
+    fprintf(out, "</tbody></table>\n");
 }
 
 static void cards(FILE *out, const struct dg_run_record *r)
@@ -186,6 +205,12 @@ static void cards(FILE *out, const struct dg_run_record *r)
             dg_html_card(out, "tpmc", "tpmC", r->tpmc, 0);
         dg_html_card(out, "measured_s", "measured s", r->measured_s, 1);
     }
+    if (!strcmp(r->load_model, "rate")) {
+        dg_html_card(out, "rate_asked", "asked /s", r->rate_asked, 1);
+        dg_html_card(out, "rate_achieved", "achieved /s", dg_run_per_s(r, (double)dg_run_completed(r)), 1);
+    }
+    if (scheduled(r))
+        dg_html_card(out, "lag_p99_ms", "start lag p99 ms", r->lag_p99_ms, 3);
     if (r->ntypes) {
         dg_html_card(out, "p95_ms", r->ntypes > 1 ? "p95 ms (first type)" : "p95 ms", r->txn[0].p95_ms, 2);
         dg_html_card(out, "p99_ms", r->ntypes > 1 ? "p99 ms (first type)" : "p99 ms", r->txn[0].p99_ms, 2);
@@ -215,8 +240,7 @@ static int run_section(FILE *out, const struct dg_run_record *r)
     fprintf(out, ", started ");
     dg_html_text(out, r->started_at);
     fprintf(out, " UTC. Latency: %s.</p>\n",
-            !strcmp(r->load_model, "rate") || !strcmp(r->load_model, "think")
-                ? "response time, from each transaction's intended start"
+            scheduled(r) ? "response time, from each transaction's intended start"
                 : "service time, from the start of each transaction to its commit");
     cards(out, r);
     latency_table(out, r);

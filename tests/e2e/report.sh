@@ -22,6 +22,8 @@ expect_exit "fixture: tpcc run A with a <script> label" 0 tpcc run --target "$TP
 A=$(last_id)
 expect_exit "fixture: tpcc run B" 0 tpcc run --target "$TPCC" --vus 1 --warmup 1s --duration 3s --results "$RES" --label "run B"
 B=$(last_id)
+expect_exit "fixture: tpcc run C, open loop --rate" 0 tpcc run --target "$TPCC" --vus 2 --rate 100 --duration 2s --results "$RES"
+C=$(last_id)
 expect_exit "fixture: stress prepare" 0 stress prepare --target "$STRESS" --rows 20000
 expect_exit "fixture: stress sweep 1,2,3 with a query holding '<'" 0 stress --target "$STRESS" --threads 1,2,3 --iterations 3 \
     --query "SELECT * FROM dbgauge_stress WHERE id < 15000" --results "$RES" --label "$LABEL"
@@ -35,6 +37,32 @@ expect_exit "report RUN group:ID writes HTML" 0 report "$A" "group:$G1" --result
 py html "$OUT/report-run-group.html" "$RES" "$A" "$G1" "$LABEL"
 check "html: the query's '<' is escaped" grep -q 'WHERE id &lt; 15000' "$OUT/report-run-group.html"
 py browser "$OUT/report-run-group.html" "$OUT/report-run-group.png" "$LABEL"
+
+# An open-loop run: asked and achieved rates, start lag, service time beside response time.
+expect_exit "report of a --rate run" 0 report "$C" --results "$RES" -o "$OUT/report-rate.html"
+py card "$OUT/report-rate.html" "$RES" "$C" rate_asked rate_asked
+py card "$OUT/report-rate.html" "$RES" "$C" lag_p99_ms lag_p99_ms
+py card "$OUT/report-rate.html" "$RES" "$C" rate_achieved "(SELECT SUM(committed + rollbacks) FROM run_txn WHERE run_id = run.id) / measured_s"
+check "html: a --rate run shows service time apart" grep -q 'class="data service"' "$OUT/report-rate.html"
+check "html: a --rate run says latency is response time" grep -q 'response time, from each transaction' "$OUT/report-rate.html"
+
+# A password in the target never reaches a report (PostgreSQL, when the harness started one).
+if [[ -n ${DG_PG_URL:-} && -n ${DG_PG_PASSWORD:-} ]]; then
+    PGURL="postgres://dbgauge:$DG_PG_PASSWORD@127.0.0.1:$DG_PG_PORT/dbgauge"
+    "$DG" stress prepare --target "$PGURL" --rows 2000 --drop >/dev/null 2>&1
+    expect_exit "fixture: stress on PostgreSQL with the password in the URL" 0 stress --target "$PGURL" --threads 1,2 --results "$RES"
+    PG=$(sqlite3 "$RES" "SELECT group_id FROM run WHERE id = $(last_id)")
+    "$DG" stress drop --target "$PGURL" >/dev/null 2>&1
+    "$DG" report "group:$PG" --results "$RES" -o "$T_TMP/pg.html" 2>/dev/null
+    "$DG" report "group:$PG" --results "$RES" --format csv >"$T_TMP/pg.csv" 2>/dev/null
+    "$DG" report "group:$PG" --results "$RES" --format json >"$T_TMP/pg.json" 2>/dev/null
+    "$DG" compare "group:$PG" "group:$PG" --results "$RES" -o "$T_TMP/pgc.html" >"$T_TMP/pgc.txt" 2>/dev/null
+    check "PostgreSQL report shows the redacted target" grep -q 'dbgauge:\*\*\*@127.0.0.1' "$T_TMP/pg.html"
+    check "no report, export or comparison holds the password" bash -c '! grep -lF -- "$0" "$@"' "$DG_PG_PASSWORD" \
+        "$T_TMP/pg.html" "$T_TMP/pg.csv" "$T_TMP/pg.json" "$T_TMP/pgc.html" "$T_TMP/pgc.txt"
+else
+    not_ok "reports of a PostgreSQL run keep its password out" "no PostgreSQL server (DG_PG_URL unset)"
+fi
 
 # Exports.
 run_dg "$T_TMP/r.csv" "$T_TMP/r.err" report "$A" "$B" "g$G1" --results "$RES" --format csv
