@@ -249,13 +249,8 @@ static int groups_chart(struct dg_chart *ch, const struct dg_report_item *items,
 static int runs_curve(struct dg_chart *ch, const struct dg_report_item *items, int n)
 {
     char name[96];
-    if (dg_chart_init(ch, "cmp-pct", "latency by percentile, first type (log scale)", "percentile", "ms",
-                      DG_CURVE_POINTS))
+    if (dg_chart_curve_init(ch, "cmp-pct", "latency by percentile, first type (log scale)"))
         return -1;
-    ch->x_kind = DG_X_NINES;
-    ch->log_y = 1;
-    for (int i = 0; i < DG_CURVE_POINTS; i++)
-        ch->x[i] = dg_curve_x(dg_curve_percentiles[i]);
     for (int s = 0; s < n; s++) {
         const struct dg_run_record *r = &items[s].runs[0];
         snprintf(name, sizeof name, "run %lld %s", (long long)r->id, r->ntypes ? r->txn[0].name : "");

@@ -76,12 +76,9 @@ int dg_chart_run_latency(struct dg_chart *c, const char *id_prefix, const struct
     return 0;
 }
 
-int dg_chart_run_percentiles(struct dg_chart *c, const char *id_prefix, const struct dg_run_record *r)
+int dg_chart_curve_init(struct dg_chart *c, const char *id, const char *title)
 {
-    char id[40], title[200], text[32];
-    make_id(id, sizeof id, id_prefix, "pct");
-    snprintf(title, sizeof title, "Run %lld: latency by percentile (full histograms, log scale)",
-             (long long)r->id);
+    char text[32];
     if (dg_chart_init(c, id, title, "percentile", "ms", DG_CURVE_POINTS))
         return -1;
     c->x_kind = DG_X_NINES;
@@ -96,6 +93,17 @@ int dg_chart_run_percentiles(struct dg_chart *c, const char *id_prefix, const st
         if (dg_chart_x_text(c, (size_t)i, text))
             return -1;
     }
+    return 0;
+}
+
+int dg_chart_run_percentiles(struct dg_chart *c, const char *id_prefix, const struct dg_run_record *r)
+{
+    char id[40], title[200];
+    make_id(id, sizeof id, id_prefix, "pct");
+    snprintf(title, sizeof title, "Run %lld: latency by percentile (full histograms, log scale)",
+             (long long)r->id);
+    if (dg_chart_curve_init(c, id, title))
+        return -1;
     for (int t = 0; t < r->ntypes && t < DG_CHART_MAX_SERIES; t++) {
         double *v = dg_chart_add(c, r->txn[t].name, "ms", 0);
         if (!v)

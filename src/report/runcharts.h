@@ -13,6 +13,8 @@
 int dg_chart_run_throughput(struct dg_chart *c, const char *id_prefix, const struct dg_run_record *r);
 /* p95 and p99 per second of each type (the first type shown, the others in the legend). */
 int dg_chart_run_latency(struct dg_chart *c, const char *id_prefix, const struct dg_run_record *r);
+/* An empty latency-by-percentile chart: x at the curve's percentiles (in nines), log y. */
+int dg_chart_curve_init(struct dg_chart *c, const char *id, const char *title);
 /* Latency percentile curve per type from the full histograms, log scale. */
 int dg_chart_run_percentiles(struct dg_chart *c, const char *id_prefix, const struct dg_run_record *r);
 
