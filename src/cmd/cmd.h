@@ -21,6 +21,8 @@ enum { DG_EXIT_OK = 0, DG_EXIT_FAILED = 1, DG_EXIT_USAGE = 2 };
 int dg_cmd_tpcc(int argc, char **argv);
 int dg_cmd_runs(int argc, char **argv);
 int dg_cmd_stress(int argc, char **argv);
+int dg_cmd_report(int argc, char **argv);
+int dg_cmd_compare(int argc, char **argv);
 
 /* What a command knows about a run beyond the runner's result. */
 struct dg_record_src {

@@ -1,0 +1,110 @@
+/* report.js — dbgauge's glue for its HTML reports: draws each <figure class="chart"> from its
+ * inline JSON with uPlot (warm-up shading, labels on points, hover legend) and records, on
+ * <html>, script errors (data-errors) and per-chart drawn pixels (data-pixels) for the tests.
+ * It loads nothing from the network and never evaluates text from the data. */
+(function () {
+  "use strict";
+  var root = document.documentElement;
+  /* The page's first script defines dgFail (errors, blocked loads); alone, keep them here. */
+  var fail = window.dgFail || function (msg) { root.setAttribute("data-errors", (root.getAttribute("data-errors") || "") + " | " + msg); };
+  var palette = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2",
+                 "#17becf", "#7f7f7f", "#bcbd22"];
+  function rgb(hex) { return [1, 3, 5].map(function (i) { return parseInt(hex.substr(i, 2), 16); }); }
+  function fmt(v) {
+    if (v == null || !isFinite(v)) return "-";
+    var a = Math.abs(v), d = a >= 1000 || a === 0 ? 0 : a >= 100 ? 1 : a >= 10 ? 2 : a >= 1 ? 3 : 4;
+    return v.toLocaleString("en-US", { minimumFractionDigits: d, maximumFractionDigits: d });
+  }
+  function nines(x) { if (x >= 6) return "max"; var p = 100 * (1 - Math.pow(10, -x)); return +p.toPrecision(6) + "%"; }
+  /* Counts pixels of the plot area that carry a series colour: proof the data was drawn. */
+  function seriesPixels(u, cols) {
+    var b = u.bbox, img = u.ctx.getImageData(b.left, b.top, Math.max(1, b.width), Math.max(1, b.height)).data, n = 0;
+    for (var i = 0; i < img.length; i += 4) {
+      if (img[i + 3] < 90) continue;
+      for (var k = 0; k < cols.length; k++) {
+        var c = cols[k];
+        if (Math.abs(img[i] - c[0]) + Math.abs(img[i + 1] - c[1]) + Math.abs(img[i + 2] - c[2]) < 60) { n++; break; }
+      }
+    }
+    return n;
+  }
+  var counts = {};
+  function draw(fig) {
+    var d = JSON.parse(fig.querySelector("script.chart-data").textContent);
+    var el = fig.querySelector(".plot");
+    var data = [d.x], cols = [];
+    function xtext(v) {
+      if (v == null) return "-";
+      if (d.x_text) { var i = d.x.indexOf(v); if (i >= 0) return d.x_text[i]; }
+      return d.x_kind === "nines" ? nines(v) : fmt(v);
+    }
+    var series = [{ label: d.x_label, value: function (u, v) { return xtext(v); } }];
+    d.series.forEach(function (s, k) {
+      var col = palette[k % palette.length];
+      if (!s.hidden) cols.push(rgb(col));
+      data.push(s.values);
+      var o = { label: s.name + (s.unit ? " (" + s.unit + ")" : ""), stroke: col, width: 2, show: !s.hidden, spanGaps: false,
+                value: function (u, v) { return fmt(v); } };
+      if (d.bars) { /* grouped: series k of n takes the k-th slice of a 0.7-wide group around x */
+        var n = d.series.length, w = 0.7 / n;
+        o.fill = col + "bb"; o.points = { show: false };
+        o.paths = uPlot.paths.bars({ size: [1, 120], disp: {
+          x0: { unit: 1, values: function (u) { return u.data[0].map(function (x) { return x - 0.35 + k * w; }); } },
+          size: { unit: 1, values: function (u) { return u.data[0].map(function () { return w; }); } } } });
+      }
+      series.push(o);
+    });
+    var hooks = {
+      drawClear: [function (u) {
+        if (!d.shade) return;
+        var c = u.ctx, x0 = u.valToPos(d.shade.from, "x", true), x1 = u.valToPos(d.shade.to, "x", true);
+        c.save(); c.fillStyle = "rgba(120,120,120,0.14)";
+        c.fillRect(x0, u.bbox.top, x1 - x0, u.bbox.height);
+        c.fillStyle = "#666"; c.font = Math.round(11 * devicePixelRatio) + "px sans-serif";
+        c.fillText(d.shade.label, x0 + 4, u.bbox.top + 14 * devicePixelRatio); c.restore();
+      }],
+      draw: [function (u) {
+        if (d.labels) {
+          var c = u.ctx; c.save(); c.fillStyle = "#222"; c.textAlign = "center";
+          c.font = "bold " + Math.round(12 * devicePixelRatio) + "px sans-serif";
+          d.labels.forEach(function (t, i) {
+            var y = d.series[d.label_series || 0].values[i];
+            if (t == null || y == null) return;
+            var ls = d.label_series || 0, dx = d.bars ? -0.35 + (ls + 0.5) * 0.7 / d.series.length : 0;
+            c.fillText(t, u.valToPos(d.x[i] + dx, "x", true), u.valToPos(y, "y", true) - 8 * devicePixelRatio);
+          });
+          c.restore();
+        }
+        counts[d.id] = seriesPixels(u, cols);
+        root.setAttribute("data-pixels", JSON.stringify(counts));
+      }]
+    };
+    var xs = d.x_kind === "nines" ? { time: false } : { time: false };
+    if (d.bars && d.x.length) {
+      var lo = Math.min.apply(null, d.x), hi = Math.max.apply(null, d.x), pad = d.x.length > 1 ? (hi - lo) / (d.x.length - 1) / 2 : 1;
+      xs.range = [lo - pad, hi + pad];
+    }
+    var yr = d.log_y ? undefined : function (u, min, max) { return [Math.min(0, min), max > 0 ? max * 1.15 : 1]; };
+    var opts = {
+      width: Math.max(320, el.clientWidth || 900), height: 300,
+      scales: { x: xs, y: d.log_y ? { distr: 3 } : { range: yr } },
+      series: series, hooks: hooks,
+      axes: [{ label: d.x_label, values: d.x_kind === "nines" || d.x_text ? function (u, v) { return v.map(xtext); } : undefined,
+               splits: d.bars || (d.x_text && d.x_kind !== "nines") ? function () { return d.x; } : undefined,
+               incrs: d.x_kind === "linear" && !d.x_text && d.x.every(Number.isInteger) ? [1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200] : undefined },
+             { label: d.y_label, size: 70, values: function (u, v) { return v.map(fmt); } }],
+      legend: { live: true }, cursor: { drag: { x: true, y: false } }
+    };
+    if (d.x_kind === "nines") opts.axes[0].splits = function () { return d.x.filter(function (x) { return Math.abs(x - Math.round(x)) < 1e-9; }); };
+    new uPlot(opts, data, el);
+  }
+  function all() {
+    var figs = document.querySelectorAll("figure.chart"), drawn = 0;
+    for (var i = 0; i < figs.length; i++) {
+      try { draw(figs[i]); drawn++; } catch (e) { fail("chart " + figs[i].id + ": " + e.message); }
+    }
+    root.setAttribute("data-charts", figs.length + "/" + drawn);
+    setTimeout(function () { root.setAttribute("data-ready", "1"); }, 50);
+  }
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", all); else all();
+})();

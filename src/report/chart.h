@@ -1,0 +1,71 @@
+/* chart.h — a generic chart: a title, an x axis, named series of numbers, an optional shaded
+ * x range and optional labels on points; rendered as inline JSON the report's glue script
+ * draws with uPlot, plus a table with the same numbers. Also the HTML/JSON escaping every
+ * renderer uses. Knows nothing of runs or of the results database. */
+#ifndef DG_REPORT_CHART_H
+#define DG_REPORT_CHART_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include <cjson/cJSON.h>
+
+#define DG_CHART_MAX_SERIES 24
+
+enum dg_chart_x { DG_X_LINEAR = 0, DG_X_NINES }; /* nines: x = -log10(1 - p/100), shown as p% */
+
+struct dg_chart_series {
+    char name[96];
+    char unit[16];
+    double *v; /* nx values, NAN for none; owned by the chart */
+    int hidden; /* drawn only when the reader turns it on in the legend */
+};
+
+struct dg_chart {
+    char id[40];
+    char title[200];
+    char x_label[64], y_label[64];
+    enum dg_chart_x x_kind;
+    int log_y, bars;
+    size_t nx;
+    double *x;             /* owned */
+    char **x_text;         /* optional, owned: how the table and the x axis show each x */
+    char **point_labels;   /* optional, owned: text drawn above series label_series at each x */
+    int label_series;
+    int nseries;
+    struct dg_chart_series s[DG_CHART_MAX_SERIES];
+    int has_shade;
+    double shade_lo, shade_hi;
+    char shade_label[48];
+};
+
+/* Makes an empty chart of nx points (x zeroed). Returns 0 or -1 (out of memory). The chart
+ * owns everything it points to until dg_chart_free. */
+int dg_chart_init(struct dg_chart *c, const char *id, const char *title, const char *x_label,
+                  const char *y_label, size_t nx);
+/* Adds a series (values NAN until set); returns its values or NULL (full, or out of memory). */
+double *dg_chart_add(struct dg_chart *c, const char *name, const char *unit, int hidden);
+/* Sets the table text of point i (x_text) or its label on the chart. 0 or -1. */
+int dg_chart_x_text(struct dg_chart *c, size_t i, const char *text);
+int dg_chart_label(struct dg_chart *c, size_t i, const char *text);
+void dg_chart_free(struct dg_chart *c);
+
+/* Writes the chart: a <figure> with its data (escaped JSON in a script block) and a table. */
+void dg_chart_html(FILE *out, const struct dg_chart *c);
+/* The chart as a cJSON object (caller owns), the document the glue script reads. */
+cJSON *dg_chart_json(const struct dg_chart *c);
+
+/* Writes s escaped for HTML text and attribute values (& < > " '). NULL writes nothing. */
+void dg_html_text(FILE *out, const char *s);
+/* Writes a JSON document safe inside <script>: <, >, &, U+2028, U+2029 as \u escapes.
+ * Frees doc. */
+void dg_html_json(FILE *out, cJSON *doc);
+/* A table cell holding a number: data-v carries the exact value, the text `decimals` places
+ * (with thousands separators when decimals is 0). NAN writes an empty cell. */
+void dg_html_num_td(FILE *out, double v, int decimals);
+/* v as the shortest text that reads back as exactly v ("%.15g" when it round-trips, else "%.17g"). */
+const char *dg_fmt_exact(char *buf, size_t n, double v);
+/* v with `decimals` places and thousands separators (1234567.8, 1 -> "1,234,567.8"). */
+const char *dg_fmt_num(char *buf, size_t n, double v, int decimals);
+
+#endif

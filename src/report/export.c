@@ -1,0 +1,241 @@
+/* export.c — CSV, JSON and Markdown of runs and groups, every number as stored (doubles at full
+ * precision) or computed from a stored histogram. Formatting only; reads records only. */
+#include "report/export.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "report/chart.h"
+#include "report/summary.h"
+
+static const char csv_header[] =
+    "schema_version,kind,run_id,group_id,workload,label,engine,type,second,percentile,threads,"
+    "measured_s,committed,rollbacks,retries,errors,count,avg_ms,p50_ms,p90_ms,p95_ms,p99_ms,max_ms,"
+    "latency_ms,nopm,tpm,rows,bytes,mb_per_s\n";
+enum { C_TYPE = 7, C_SECOND, C_PCT, C_THREADS, C_MEASURED, C_COMMITTED, C_ROLLBACKS, C_RETRIES,
+       C_ERRORS, C_COUNT, C_AVG, C_P50, C_P90, C_P95, C_P99, C_MAX, C_LAT, C_NOPM, C_TPM, C_ROWS,
+       C_BYTES, C_MBPS, C_END };
+
+/* One CSV row under construction: numeric cells as text, empty when unset. */
+struct row {
+    char cell[C_END][40];
+};
+
+static void csv_text(FILE *out, const char *s)
+{
+    fputc('"', out);
+    for (; s && *s; s++) {
+        if (*s == '"')
+            fputc('"', out);
+        fputc(*s, out);
+    }
+    fputc('"', out);
+}
+
+static void setn(struct row *w, int col, double v) { dg_fmt_exact(w->cell[col], sizeof w->cell[col], v); }
+static void setu(struct row *w, int col, uint64_t v) { snprintf(w->cell[col], sizeof w->cell[col], "%llu", (unsigned long long)v); }
+
+static void emit(FILE *out, const char *kind, const struct dg_run_record *r, const char *type,
+                 const struct row *w)
+{
+    fprintf(out, "%d,%s,%lld,", DG_REPORT_SCHEMA_VERSION, kind, (long long)r->id);
+    if (r->group_id)
+        fprintf(out, "%lld", (long long)r->group_id);
+    fputc(',', out);
+    csv_text(out, r->workload);
+    fputc(',', out);
+    csv_text(out, r->label);
+    fputc(',', out);
+    csv_text(out, r->engine);
+    fputc(',', out);
+    if (type)
+        csv_text(out, type);
+    for (int c = C_SECOND; c < C_END; c++)
+        fprintf(out, ",%s", w->cell[c]);
+    fputc('\n', out);
+}
+
+static void csv_run(FILE *out, const struct dg_run_record *r)
+{
+    struct row w;
+    memset(&w, 0, sizeof w);
+    setn(&w, C_THREADS, r->vus);
+    setn(&w, C_MEASURED, r->measured_s);
+    setu(&w, C_COUNT, dg_run_completed(r));
+    setn(&w, C_NOPM, r->nopm);
+    setn(&w, C_TPM, r->tpm);
+    setu(&w, C_ROWS, r->rows);
+    setu(&w, C_BYTES, r->bytes);
+    setn(&w, C_MBPS, dg_run_mb_per_s(r));
+    emit(out, "run", r, NULL, &w);
+    for (int t = 0; t < r->ntypes; t++) {
+        const struct dg_txn_summary *x = &r->txn[t];
+        memset(&w, 0, sizeof w);
+        setu(&w, C_COMMITTED, x->committed);
+        setu(&w, C_ROLLBACKS, x->rollbacks);
+        setu(&w, C_RETRIES, x->retries);
+        setu(&w, C_ERRORS, x->errors);
+        setu(&w, C_COUNT, dg_txn_count(x));
+        setn(&w, C_AVG, x->avg_ms);
+        setn(&w, C_P50, x->p50_ms);
+        setn(&w, C_P90, x->p90_ms);
+        setn(&w, C_P95, x->p95_ms);
+        setn(&w, C_P99, x->p99_ms);
+        setn(&w, C_MAX, x->max_ms);
+        emit(out, "txn", r, x->name, &w);
+    }
+    for (int t = 0; t < r->ntypes; t++)
+        for (int i = 0; i < DG_CURVE_POINTS && r->txn[t].hist && r->txn[t].hist->total; i++) {
+            memset(&w, 0, sizeof w);
+            setn(&w, C_PCT, dg_curve_percentiles[i]);
+            setn(&w, C_LAT, dg_curve_ms(r->txn[t].hist, dg_curve_percentiles[i]));
+            emit(out, "percentile", r, r->txn[t].name, &w);
+        }
+    for (size_t k = 0; k < r->nseries; k++)
+        for (int t = 0; t < r->ntypes; t++) {
+            const struct dg_series_type *x = &r->series[k].t[t];
+            memset(&w, 0, sizeof w);
+            setn(&w, C_SECOND, (double)r->series[k].second);
+            setu(&w, C_COMMITTED, x->c.committed);
+            setu(&w, C_ROLLBACKS, x->c.rollbacks);
+            setu(&w, C_RETRIES, x->c.retries);
+            setu(&w, C_ERRORS, x->c.errors);
+            setn(&w, C_P50, x->p50_ms);
+            setn(&w, C_P95, x->p95_ms);
+            setn(&w, C_P99, x->p99_ms);
+            emit(out, "series", r, r->txn[t].name, &w);
+        }
+}
+
+void dg_report_csv(FILE *out, const struct dg_report_item *items, int n)
+{
+    fputs(csv_header, out);
+    for (int i = 0; i < n; i++)
+        for (int k = 0; k < items[i].nruns; k++)
+            csv_run(out, &items[i].runs[k]);
+}
+
+static cJSON *run_json(const struct dg_run_record *r)
+{
+    cJSON *o = dg_report_run_json(r);
+    cJSON_DeleteItemFromObject(o, "schema_version"); /* the document's own applies */
+    if (dg_run_is_stress(r)) {
+        cJSON_AddNumberToObject(o, "threads", r->vus);
+        cJSON_AddNumberToObject(o, "mb_per_s", dg_run_mb_per_s(r));
+        cJSON_AddNumberToObject(o, "rows_per_s", dg_run_per_s(r, (double)r->rows));
+        cJSON_AddNumberToObject(o, "iterations_per_s", dg_run_per_s(r, (double)dg_run_completed(r)));
+    }
+    cJSON *pct = cJSON_AddObjectToObject(o, "percentiles");
+    for (int t = 0; t < r->ntypes; t++) {
+        cJSON *arr = cJSON_AddArrayToObject(pct, r->txn[t].name);
+        for (int i = 0; i < DG_CURVE_POINTS && r->txn[t].hist && r->txn[t].hist->total; i++) {
+            cJSON *p = cJSON_CreateObject();
+            cJSON_AddNumberToObject(p, "percentile", dg_curve_percentiles[i]);
+            cJSON_AddNumberToObject(p, "ms", dg_curve_ms(r->txn[t].hist, dg_curve_percentiles[i]));
+            cJSON_AddItemToArray(arr, p);
+        }
+    }
+    return o;
+}
+
+cJSON *dg_report_json(const struct dg_report_item *items, int n)
+{
+    cJSON *doc = cJSON_CreateObject();
+    cJSON_AddNumberToObject(doc, "schema_version", DG_REPORT_SCHEMA_VERSION);
+    cJSON_AddStringToObject(doc, "generator", "dbgauge " DG_VERSION);
+    cJSON *arr = cJSON_AddArrayToObject(doc, "items");
+    for (int i = 0; i < n; i++) {
+        const struct dg_report_item *it = &items[i];
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "kind", it->kind == DG_ITEM_GROUP ? "group" : "run");
+        cJSON_AddNumberToObject(o, "id", (double)it->id);
+        if (it->kind == DG_ITEM_GROUP) {
+            cJSON *steps = cJSON_AddArrayToObject(o, "steps");
+            for (int k = 0; k < it->nruns; k++) {
+                const struct dg_run_record *r = &it->runs[k];
+                cJSON *s = cJSON_CreateObject();
+                char pct[32];
+                cJSON_AddNumberToObject(s, "run_id", (double)r->id);
+                cJSON_AddNumberToObject(s, "threads", r->vus);
+                cJSON_AddNumberToObject(s, "measured_seconds", r->measured_s);
+                cJSON_AddNumberToObject(s, "mb_per_s", dg_run_mb_per_s(r));
+                if (k > 0)
+                    cJSON_AddStringToObject(s, "mb_per_s_change",
+                                            dg_pct_change(pct, sizeof pct, dg_run_mb_per_s(&it->runs[k - 1]),
+                                                          dg_run_mb_per_s(r)));
+                cJSON_AddItemToArray(steps, s);
+            }
+        }
+        cJSON *runs = cJSON_AddArrayToObject(o, "runs");
+        for (int k = 0; k < it->nruns; k++)
+            cJSON_AddItemToArray(runs, run_json(&it->runs[k]));
+        cJSON_AddItemToArray(arr, o);
+    }
+    return doc;
+}
+
+static void md_text(FILE *out, const char *s)
+{
+    for (; s && *s; s++) {
+        if (strchr("|\\`*_<>[]", *s))
+            fputc('\\', out);
+        fputc(*s == '\n' ? ' ' : *s, out);
+    }
+}
+
+static void md_run(FILE *out, const struct dg_run_record *r)
+{
+    fprintf(out, "## Run %lld: %s", (long long)r->id, r->workload);
+    if (r->label[0]) {
+        fprintf(out, " (");
+        md_text(out, r->label);
+        fprintf(out, ")");
+    }
+    fprintf(out, "\n\n");
+    md_text(out, r->target);
+    fprintf(out, ", ");
+    md_text(out, r->engine);
+    fprintf(out, " ");
+    md_text(out, r->engine_version);
+    fprintf(out, ", %s, %.3f s measured.\n\n", r->status, r->measured_s);
+    if (dg_run_is_stress(r))
+        fprintf(out, "| MB/s | rows/s | threads |\n|---:|---:|---:|\n| %.2f | %.0f | %d |\n\n",
+                dg_run_mb_per_s(r), dg_run_per_s(r, (double)r->rows), r->vus);
+    else
+        fprintf(out, "| NOPM | TPM | VUs |\n|---:|---:|---:|\n| %.0f | %.0f | %d |\n\n", r->nopm, r->tpm, r->vus);
+    fprintf(out, "| type | count | errors | avg ms | p50 | p90 | p95 | p99 | max |\n"
+                 "|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+    for (int t = 0; t < r->ntypes; t++) {
+        const struct dg_txn_summary *x = &r->txn[t];
+        fprintf(out, "| ");
+        md_text(out, x->name);
+        fprintf(out, " | %llu | %llu | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f |\n",
+                (unsigned long long)dg_txn_count(x), (unsigned long long)x->errors, x->avg_ms,
+                x->p50_ms, x->p90_ms, x->p95_ms, x->p99_ms, x->max_ms);
+    }
+    fprintf(out, "\n");
+}
+
+void dg_report_md(FILE *out, const struct dg_report_item *items, int n)
+{
+    fprintf(out, "# dbgauge report\n\n");
+    for (int i = 0; i < n; i++) {
+        const struct dg_report_item *it = &items[i];
+        if (it->kind != DG_ITEM_GROUP) {
+            md_run(out, &it->runs[0]);
+            continue;
+        }
+        fprintf(out, "## Group %lld: %d steps\n\n| threads | run | run time s | MB/s | change | p95 ms |\n"
+                     "|---:|---:|---:|---:|---:|---:|\n",
+                (long long)it->id, it->nruns);
+        for (int k = 0; k < it->nruns; k++) {
+            const struct dg_run_record *r = &it->runs[k];
+            char pct[32] = "";
+            if (k > 0)
+                dg_pct_change(pct, sizeof pct, dg_run_mb_per_s(&it->runs[k - 1]), dg_run_mb_per_s(r));
+            fprintf(out, "| %d | %lld | %.3f | %.2f | %s | %.3f |\n", r->vus, (long long)r->id,
+                    r->measured_s, dg_run_mb_per_s(r), pct, r->ntypes ? r->txn[0].p95_ms : NAN);
+        }
+        fprintf(out, "\n");
+    }
+}

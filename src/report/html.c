@@ -1,0 +1,338 @@
+/* html.c — renders runs and groups as one self-contained HTML page: headline figures, the
+ * latency table, charts (with a table of the same numbers each) and the full configuration.
+ * Every text that came from a user goes through dg_html_text / dg_html_json. Reads records only. */
+#include "report/html.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "report/assets.h"
+#include "report/runcharts.h"
+#include "report/summary.h"
+
+void dg_html_begin(FILE *out, const char *title, const char *subtitle)
+{
+    fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
+          "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
+          "script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:\">\n"
+          "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>", out);
+    dg_html_text(out, title);
+    fputs("</title>\n<style>", out);
+    fputs(dg_asset_uplot_css, out);
+    fputs("</style>\n<style>", out);
+    fputs(dg_asset_report_css, out);
+    /* First of all scripts: record errors, blocked loads and alert() calls on <html> (tests read them). */
+    fputs("</style>\n<script>(function () { var r = document.documentElement, e = [];\n"
+          "window.dgFail = function (m) { e.push(String(m)); r.setAttribute(\"data-errors\", e.join(\" | \")); };\n"
+          "r.setAttribute(\"data-errors\", \"\");\n"
+          "window.addEventListener(\"error\", function (x) { dgFail(x.message || \"error\"); });\n"
+          "document.addEventListener(\"securitypolicyviolation\", function (x) { dgFail(\"blocked \" + x.blockedURI); });\n"
+          "var c = console.error; console.error = function () { dgFail([].join.call(arguments, \" \")); c.apply(console, arguments); };\n"
+          "window.alert = function () { r.setAttribute(\"data-alerted\", \"1\"); };\n"
+          "})();</script>\n</head><body>\n<header><h1>", out);
+    dg_html_text(out, title);
+    fputs("</h1><p>", out);
+    dg_html_text(out, subtitle);
+    fputs("</p></header>\n<main>\n", out);
+}
+
+void dg_html_end(FILE *out)
+{
+    fprintf(out, "<p class=\"note\">Made by dbgauge %s from its results database. Charts: uPlot "
+                 "(MIT licence, Leon Sorokin), embedded.</p>\n</main>\n<script>",
+            DG_VERSION);
+    fputs(dg_asset_uplot_js, out);
+    fputs("</script>\n<script>", out);
+    fputs(dg_asset_report_js, out);
+    fputs("</script>\n</body></html>\n", out);
+}
+
+int dg_html_emit(FILE *out, struct dg_chart *c, int ok)
+{
+    if (ok == 0)
+        dg_chart_html(out, c);
+    dg_chart_free(c);
+    return ok ? -1 : 0;
+}
+
+void dg_html_card(FILE *out, const char *key, const char *title, double v, int decimals)
+{
+    char b[64], e[40];
+    fprintf(out, "<div class=\"card\" data-key=\"%s\" data-v=\"%s\"><div class=\"k\">", key,
+            dg_fmt_exact(e, sizeof e, v));
+    dg_html_text(out, title);
+    fprintf(out, "</div><div class=\"v\">%s</div></div>\n", dg_fmt_num(b, sizeof b, v, decimals));
+}
+
+static void kv_text(FILE *out, const char *k, const char *v, int code)
+{
+    if (!v || !*v)
+        return;
+    fprintf(out, "<tr><td>");
+    dg_html_text(out, k);
+    fprintf(out, "</td><td%s>", code ? " class=\"code\"" : "");
+    dg_html_text(out, v);
+    fprintf(out, "</td></tr>\n");
+}
+
+static void kv_num(FILE *out, const char *k, double v, int decimals)
+{
+    fprintf(out, "<tr><td>");
+    dg_html_text(out, k);
+    fprintf(out, "</td>");
+    dg_html_num_td(out, v, decimals);
+    fprintf(out, "</tr>\n");
+}
+
+/* A stored JSON object (settings, options) as a two-column table. */
+static void kv_json(FILE *out, const char *title, const char *json, const char *cls)
+{
+    cJSON *o = json ? cJSON_Parse(json) : NULL;
+    fprintf(out, "<h3>");
+    dg_html_text(out, title);
+    fprintf(out, "</h3><table class=\"kv %s\">\n", cls);
+    cJSON *it;
+    cJSON_ArrayForEach(it, o)
+    {
+        char *printed = NULL;
+        const char *v = cJSON_IsString(it) ? it->valuestring : (printed = cJSON_PrintUnformatted(it));
+        kv_text(out, it->string, v ? v : "", 1);
+        cJSON_free(printed);
+    }
+    if (!o || !o->child)
+        fprintf(out, "<tr><td>(none recorded)</td></tr>\n");
+    fprintf(out, "</table>\n");
+    cJSON_Delete(o);
+}
+
+static void run_config(FILE *out, const struct dg_run_record *r)
+{
+    fprintf(out, "<details class=\"config\" open><summary>configuration</summary>\n<div class=\"side\"><div>"
+                 "<h3>run</h3><table class=\"kv run\">\n");
+    kv_text(out, "target (redacted)", r->target, 1);
+    kv_text(out, "engine", r->engine, 0);
+    kv_text(out, "engine version", r->engine_version, 0);
+    kv_text(out, "workload", r->workload, 0);
+    kv_text(out, "status", r->status, 0);
+    kv_text(out, "label", r->label, 0);
+    kv_text(out, "started (UTC)", r->started_at, 0);
+    kv_text(out, "ended (UTC)", r->ended_at, 0);
+    kv_text(out, "load model", r->load_model, 0);
+    if (!dg_run_is_stress(r))
+        kv_num(out, "warehouses", r->warehouses, 0);
+    kv_num(out, dg_run_is_stress(r) ? "threads" : "virtual users", r->vus, 0);
+    kv_num(out, "warm-up s", r->warmup_s, 1);
+    kv_num(out, "measured s", r->measured_s, 3);
+    kv_num(out, "dbgauge CPU s", r->client_cpu_s, 3);
+    if (r->group_id)
+        kv_num(out, "group", (double)r->group_id, 0);
+    kv_text(out, "query", r->query, 1);
+    kv_text(out, "command line (redacted)", r->command_line, 1);
+    kv_text(out, "first error", r->error, 1);
+    kv_text(out, "dbgauge version", r->dbgauge_version, 0);
+    fprintf(out, "</table>\n<h3>host</h3><table class=\"kv host\">\n");
+    kv_text(out, "name", r->host.hostname, 0);
+    kv_text(out, "CPU", r->host.cpu_model, 0);
+    kv_num(out, "cores", r->host.cores, 0);
+    kv_num(out, "memory GiB", (double)r->host.mem_bytes / 1073741824.0, 1);
+    kv_text(out, "kernel", r->host.kernel, 0);
+    fprintf(out, "</table></div><div>\n");
+    kv_json(out, "engine settings", r->settings_json, "settings");
+    kv_json(out, "options", r->options_json, "options");
+    fprintf(out, "</div></div></details>\n");
+}
+
+static int scheduled(const struct dg_run_record *r)
+{
+    return !strcmp(r->load_model, "rate") || !strcmp(r->load_model, "think");
+}
+
+static void latency_table(FILE *out, const struct dg_run_record *r)
+{
+    uint64_t all = dg_run_completed(r);
+    fprintf(out, "<h3>per type</h3><table class=\"data txn\"><thead><tr><th>type</th><th>count</th>"
+                 "<th>mix %%</th><th>committed</th><th>rollbacks</th><th>retries</th><th>errors</th>"
+                 "<th>avg ms</th><th>p50 ms</th><th>p90 ms</th><th>p95 ms</th><th>p99 ms</th>"
+                 "<th>max ms</th></tr></thead><tbody>\n");
+    for (int t = 0; t < r->ntypes; t++) {
+        const struct dg_txn_summary *x = &r->txn[t];
+        fprintf(out, "<tr data-type=\"");
+        dg_html_text(out, x->name);
+        fprintf(out, "\"><td>");
+        dg_html_text(out, x->name);
+        fprintf(out, "</td>");
+        dg_html_num_td(out, (double)dg_txn_count(x), 0);
+        dg_html_num_td(out, all ? 100.0 * (double)dg_txn_count(x) / (double)all : 0, 2);
+        dg_html_num_td(out, (double)x->committed, 0);
+        dg_html_num_td(out, (double)x->rollbacks, 0);
+        dg_html_num_td(out, (double)x->retries, 0);
+        dg_html_num_td(out, (double)x->errors, 0);
+        const double ms[] = {x->avg_ms, x->p50_ms, x->p90_ms, x->p95_ms, x->p99_ms, x->max_ms};
+        for (size_t i = 0; i < sizeof ms / sizeof *ms; i++)
+            dg_html_num_td(out, ms[i], 3);
+        fprintf(out, "</tr>\n");
+    }
+    fprintf(out, "</tbody></table>\n");
+    if (!scheduled(r))
+        return;
+    fprintf(out, "<h3>service time (from the actual start)</h3><table class=\"data service\"><thead><tr>"
+                 "<th>type</th><th>p50 ms</th><th>p95 ms</th><th>p99 ms</th></tr></thead><tbody>\n");
+    for (int t = 0; t < r->ntypes; t++) {
+        fprintf(out, "<tr><td>");
+        dg_html_text(out, r->txn[t].name);
+        fprintf(out, "</td>");
+        dg_html_num_td(out, r->txn[t].service_p50_ms, 3);
+        dg_html_num_td(out, r->txn[t].service_p95_ms, 3);
+        dg_html_num_td(out, r->txn[t].service_p99_ms, 3);
+        fprintf(out, "</tr>\n");
+    }
+    fprintf(out, "</tbody></table>\n");
+}
+
+static void cards(FILE *out, const struct dg_run_record *r)
+{
+    fprintf(out, "<div class=\"cards\">\n");
+    if (dg_run_is_stress(r)) {
+        uint64_t it = dg_run_completed(r);
+        dg_html_card(out, "mb_per_s", "MB/s", dg_run_mb_per_s(r), 1);
+        dg_html_card(out, "rows_per_s", "rows/s", dg_run_per_s(r, (double)r->rows), 0);
+        dg_html_card(out, "iterations_per_s", "iterations/s", dg_run_per_s(r, (double)it), 2);
+        dg_html_card(out, "measured_s", "run time s", r->measured_s, 3);
+    } else {
+        dg_html_card(out, "nopm", "NOPM", r->nopm, 0);
+        dg_html_card(out, "tpm", "TPM", r->tpm, 0);
+        if (r->tpmc > 0)
+            dg_html_card(out, "tpmc", "tpmC", r->tpmc, 0);
+        dg_html_card(out, "measured_s", "measured s", r->measured_s, 1);
+    }
+    if (!strcmp(r->load_model, "rate")) {
+        dg_html_card(out, "rate_asked", "asked /s", r->rate_asked, 1);
+        dg_html_card(out, "rate_achieved", "achieved /s", dg_run_per_s(r, (double)dg_run_completed(r)), 1);
+    }
+    if (scheduled(r))
+        dg_html_card(out, "lag_p99_ms", "start lag p99 ms", r->lag_p99_ms, 3);
+    if (r->ntypes) {
+        dg_html_card(out, "p95_ms", r->ntypes > 1 ? "p95 ms (first type)" : "p95 ms", r->txn[0].p95_ms, 2);
+        dg_html_card(out, "p99_ms", r->ntypes > 1 ? "p99 ms (first type)" : "p99 ms", r->txn[0].p99_ms, 2);
+    }
+    fprintf(out, "</div>\n");
+}
+
+static int run_section(FILE *out, const struct dg_run_record *r)
+{
+    char prefix[32];
+    struct dg_chart c;
+    snprintf(prefix, sizeof prefix, "run%lld", (long long)r->id);
+    fprintf(out, "<section class=\"item run\" id=\"%s\" data-run-id=\"%lld\">\n<h2>Run %lld: ",
+            prefix, (long long)r->id, (long long)r->id);
+    dg_html_text(out, r->workload);
+    if (r->label[0]) {
+        fprintf(out, " <span class=\"label\">");
+        dg_html_text(out, r->label);
+        fprintf(out, "</span>");
+    }
+    fprintf(out, "</h2>\n<p>");
+    dg_html_text(out, r->engine);
+    fprintf(out, " ");
+    dg_html_text(out, r->engine_version);
+    fprintf(out, ", ");
+    dg_html_text(out, r->status);
+    fprintf(out, ", started ");
+    dg_html_text(out, r->started_at);
+    fprintf(out, " UTC. Latency: %s.</p>\n",
+            scheduled(r) ? "response time, from each transaction's intended start"
+                : "service time, from the start of each transaction to its commit");
+    cards(out, r);
+    latency_table(out, r);
+    int rc = 0;
+    if (r->nseries) {
+        rc |= dg_html_emit(out, &c, dg_chart_run_throughput(&c, prefix, r));
+        rc |= dg_html_emit(out, &c, dg_chart_run_latency(&c, prefix, r));
+    }
+    rc |= dg_html_emit(out, &c, dg_chart_run_percentiles(&c, prefix, r));
+    run_config(out, r);
+    fprintf(out, "</section>\n");
+    return rc;
+}
+
+static int group_section(FILE *out, const struct dg_report_item *g)
+{
+    char prefix[32];
+    struct dg_chart c;
+    const struct dg_run_record *f = &g->runs[0];
+    snprintf(prefix, sizeof prefix, "group%lld", (long long)g->id);
+    fprintf(out, "<section class=\"item group\" id=\"%s\" data-group-id=\"%lld\">\n<h2>Group %lld: ",
+            prefix, (long long)g->id, (long long)g->id);
+    dg_html_text(out, f->workload);
+    fprintf(out, " sweep of %d steps", g->nruns);
+    if (f->label[0]) {
+        fprintf(out, " <span class=\"label\">");
+        dg_html_text(out, f->label);
+        fprintf(out, "</span>");
+    }
+    fprintf(out, "</h2>\n<p>");
+    dg_html_text(out, f->target);
+    fprintf(out, " (");
+    dg_html_text(out, f->engine);
+    fprintf(out, " ");
+    dg_html_text(out, f->engine_version);
+    fprintf(out, "), runs %lld..%lld.</p>\n", (long long)f->id, (long long)g->runs[g->nruns - 1].id);
+    if (f->query) {
+        fprintf(out, "<p>query: <code>");
+        dg_html_text(out, f->query);
+        fprintf(out, "</code></p>\n");
+    }
+    fprintf(out, "<h3>steps</h3><table class=\"data steps\"><thead><tr><th>threads</th><th>run</th>"
+                 "<th>run time s</th><th>iterations</th><th>iterations/s</th><th>rows/s</th>"
+                 "<th>MB/s</th><th>change</th><th>avg ms</th><th>p95 ms</th><th>p99 ms</th>"
+                 "<th>max ms</th><th>errors</th></tr></thead><tbody>\n");
+    for (int i = 0; i < g->nruns; i++) {
+        const struct dg_run_record *r = &g->runs[i];
+        const struct dg_txn_summary *x = &r->txn[0];
+        char pct[32] = "";
+        double it = (double)dg_run_completed(r);
+        fprintf(out, "<tr data-run-id=\"%lld\">", (long long)r->id);
+        dg_html_num_td(out, r->vus, 0);
+        dg_html_num_td(out, (double)r->id, 0);
+        dg_html_num_td(out, r->measured_s, 3);
+        dg_html_num_td(out, it, 0);
+        dg_html_num_td(out, dg_run_per_s(r, it), 2);
+        dg_html_num_td(out, dg_run_per_s(r, (double)r->rows), 0);
+        dg_html_num_td(out, dg_run_mb_per_s(r), 2);
+        if (i > 0)
+            dg_pct_change(pct, sizeof pct, dg_run_mb_per_s(&g->runs[i - 1]), dg_run_mb_per_s(r));
+        fprintf(out, "<td class=\"n\">%s</td>", pct);
+        const double ms[] = {x->avg_ms, x->p95_ms, x->p99_ms, x->max_ms};
+        for (size_t k = 0; k < sizeof ms / sizeof *ms; k++)
+            dg_html_num_td(out, r->ntypes ? ms[k] : NAN, 3);
+        dg_html_num_td(out, (double)x->errors, 0);
+        fprintf(out, "</tr>\n");
+    }
+    fprintf(out, "</tbody></table>\n");
+    int rc = 0;
+    rc |= dg_html_emit(out, &c, dg_chart_group_steps(&c, prefix, g, DG_STEP_MB_PER_S));
+    rc |= dg_html_emit(out, &c, dg_chart_group_steps(&c, prefix, g, DG_STEP_RUN_TIME));
+    rc |= dg_html_emit(out, &c, dg_chart_group_latency(&c, prefix, g));
+    fprintf(out, "<p class=\"note\">The configuration below is the first step's; the steps differ in threads.</p>\n");
+    run_config(out, f);
+    fprintf(out, "</section>\n");
+    return rc;
+}
+
+int dg_report_html(FILE *out, const struct dg_report_item *items, int n)
+{
+    char title[128], sub[256] = "";
+    size_t o = 0;
+    snprintf(title, sizeof title, "dbgauge report");
+    for (int i = 0; i < n && o + 40 < sizeof sub; i++)
+        o += (size_t)snprintf(sub + o, sizeof sub - o, "%s%s %lld", i ? ", " : "",
+                              items[i].kind == DG_ITEM_GROUP ? "group" : "run", (long long)items[i].id);
+    if (n == 0)
+        snprintf(sub, sizeof sub, "nothing selected");
+    dg_html_begin(out, title, sub);
+    int rc = 0;
+    for (int i = 0; i < n; i++)
+        rc |= items[i].kind == DG_ITEM_GROUP ? group_section(out, &items[i]) : run_section(out, &items[i].runs[0]);
+    dg_html_end(out);
+    return rc;
+}

@@ -1,0 +1,46 @@
+/* model.h — what a report is made of, read from the results database only: items (a run, or
+ * a group: the steps of one stress sweep), the figures derived from stored columns, and the
+ * percentile curve computed from a stored full histogram. No rendering here. */
+#ifndef DG_REPORT_MODEL_H
+#define DG_REPORT_MODEL_H
+
+#include <stdint.h>
+
+#include "core/err.h"
+#include "results/store.h"
+
+/* Experiments and multi-target runs join here at merge as further kinds. */
+enum dg_item_kind { DG_ITEM_RUN = 0, DG_ITEM_GROUP };
+
+struct dg_report_item {
+    enum dg_item_kind kind;
+    int64_t id;
+    struct dg_run_record *runs; /* owned; one for a run, the steps by id for a group */
+    int nruns;
+};
+
+/* "12" is run 12, "group:12" (or "g12") the group 12. DG_ERR_USER naming arg otherwise. */
+int dg_report_item_parse(const char *arg, enum dg_item_kind *kind, int64_t *id, struct dg_err *err);
+/* Loads the item with series and histograms. Returns 0, 1 when there is no such run or group
+ * (err says which), -1 on a database error. The caller frees it with dg_report_item_free. */
+int dg_report_item_load(struct dg_store *s, enum dg_item_kind kind, int64_t id,
+                        struct dg_report_item *out, struct dg_err *err);
+void dg_report_item_free(struct dg_report_item *it);
+
+/* Figures from stored columns. */
+uint64_t dg_run_completed(const struct dg_run_record *r); /* all types, committed + rollbacks */
+double dg_run_per_s(const struct dg_run_record *r, double v); /* v / measured seconds, 0 if none */
+double dg_run_mb_per_s(const struct dg_run_record *r);
+int dg_run_is_stress(const struct dg_run_record *r);
+
+/* The percentiles of a latency curve; the last (100) is the maximum. */
+#define DG_CURVE_POINTS 14
+extern const double dg_curve_percentiles[DG_CURVE_POINTS];
+/* Where percentile p sits on the curve's x axis: -log10(1 - p/100), 6 for the maximum. */
+double dg_curve_x(double p);
+/* Latency in ms at percentile p of a stored histogram (NAN when it is empty or absent). */
+double dg_curve_ms(const struct dg_hist *h, double p);
+/* "+12.3%" or "n/a" (a zero base) into buf. */
+const char *dg_pct_change(char *buf, size_t n, double from, double to);
+
+#endif

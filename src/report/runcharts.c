@@ -1,0 +1,187 @@
+/* runcharts.c — builds the charts of runs (per-second throughput and latency, percentile
+ * curves from the full histograms) and of groups (a figure per step, with percent changes).
+ * Reads records only; renders nothing. */
+#include "report/runcharts.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "report/summary.h"
+
+static void make_id(char *buf, size_t n, const char *prefix, const char *what)
+{
+    snprintf(buf, n, "%s-%s", prefix, what);
+}
+
+int dg_chart_run_throughput(struct dg_chart *c, const char *id_prefix, const struct dg_run_record *r)
+{
+    char id[40], title[200];
+    make_id(id, sizeof id, id_prefix, "tput");
+    int stress = dg_run_is_stress(r);
+    snprintf(title, sizeof title, "Run %lld: %s per second", (long long)r->id,
+             stress ? "iterations" : "transactions");
+    if (dg_chart_init(c, id, title, "second", stress ? "iterations/s" : "txn/s", r->nseries))
+        return -1;
+    double *all = dg_chart_add(c, stress ? "iterations" : "all types, completed", "/s", 0);
+    double *first = !stress && r->ntypes > 1 ? dg_chart_add(c, r->txn[0].name, "committed/s", 0) : NULL;
+    if (!all || (!stress && r->ntypes > 1 && !first))
+        return -1;
+    for (size_t k = 0; k < r->nseries; k++) {
+        const struct dg_series_point *p = &r->series[k];
+        c->x[k] = (double)p->second;
+        uint64_t n = 0;
+        for (int t = 0; t < r->ntypes; t++)
+            n += p->t[t].c.committed + p->t[t].c.rollbacks;
+        all[k] = (double)n;
+        if (first)
+            first[k] = (double)p->t[0].c.committed;
+    }
+    if (r->nseries && r->series[0].second < 0) {
+        c->has_shade = 1;
+        c->shade_lo = (double)r->series[0].second;
+        c->shade_hi = 0;
+        snprintf(c->shade_label, sizeof c->shade_label, "warm-up");
+    }
+    return 0;
+}
+
+int dg_chart_run_latency(struct dg_chart *c, const char *id_prefix, const struct dg_run_record *r)
+{
+    char id[40], title[200], name[96];
+    make_id(id, sizeof id, id_prefix, "lat");
+    snprintf(title, sizeof title, "Run %lld: p95 and p99 latency per second", (long long)r->id);
+    if (dg_chart_init(c, id, title, "second", "ms", r->nseries))
+        return -1;
+    for (int t = 0; t < r->ntypes && c->nseries + 2 <= DG_CHART_MAX_SERIES; t++) {
+        snprintf(name, sizeof name, "%s p95", r->txn[t].name);
+        double *p95 = dg_chart_add(c, name, "ms", t > 0);
+        snprintf(name, sizeof name, "%s p99", r->txn[t].name);
+        double *p99 = dg_chart_add(c, name, "ms", t > 0);
+        if (!p95 || !p99)
+            return -1;
+        for (size_t k = 0; k < r->nseries; k++) {
+            const struct dg_series_type *x = &r->series[k].t[t];
+            int any = x->c.committed + x->c.rollbacks > 0;
+            p95[k] = any ? x->p95_ms : NAN;
+            p99[k] = any ? x->p99_ms : NAN;
+        }
+    }
+    for (size_t k = 0; k < r->nseries; k++)
+        c->x[k] = (double)r->series[k].second;
+    if (r->nseries && r->series[0].second < 0) {
+        c->has_shade = 1;
+        c->shade_lo = (double)r->series[0].second;
+        snprintf(c->shade_label, sizeof c->shade_label, "warm-up");
+    }
+    return 0;
+}
+
+int dg_chart_curve_init(struct dg_chart *c, const char *id, const char *title)
+{
+    char text[32];
+    if (dg_chart_init(c, id, title, "percentile", "ms", DG_CURVE_POINTS))
+        return -1;
+    c->x_kind = DG_X_NINES;
+    c->log_y = 1;
+    for (int i = 0; i < DG_CURVE_POINTS; i++) {
+        double p = dg_curve_percentiles[i];
+        c->x[i] = dg_curve_x(p);
+        if (p >= 100)
+            snprintf(text, sizeof text, "max");
+        else
+            snprintf(text, sizeof text, "%g%%", p);
+        if (dg_chart_x_text(c, (size_t)i, text))
+            return -1;
+    }
+    return 0;
+}
+
+int dg_chart_run_percentiles(struct dg_chart *c, const char *id_prefix, const struct dg_run_record *r)
+{
+    char id[40], title[200];
+    make_id(id, sizeof id, id_prefix, "pct");
+    snprintf(title, sizeof title, "Run %lld: latency by percentile (full histograms, log scale)",
+             (long long)r->id);
+    if (dg_chart_curve_init(c, id, title))
+        return -1;
+    for (int t = 0; t < r->ntypes && t < DG_CHART_MAX_SERIES; t++) {
+        double *v = dg_chart_add(c, r->txn[t].name, "ms", 0);
+        if (!v)
+            return -1;
+        for (int i = 0; i < DG_CURVE_POINTS; i++)
+            v[i] = dg_curve_ms(r->txn[t].hist, dg_curve_percentiles[i]);
+    }
+    return 0;
+}
+
+double dg_step_value(const struct dg_run_record *r, enum dg_step_figure f)
+{
+    switch (f) {
+    case DG_STEP_MB_PER_S: return dg_run_mb_per_s(r);
+    case DG_STEP_RUN_TIME: return r->measured_s;
+    case DG_STEP_ROWS_PER_S: return dg_run_per_s(r, (double)r->rows);
+    case DG_STEP_P95: return r->ntypes ? r->txn[0].p95_ms : NAN;
+    }
+    return NAN;
+}
+
+const char *dg_step_name(enum dg_step_figure f, const char **unit)
+{
+    static const char *const names[] = {"MB/s", "run time", "rows/s", "p95 latency"};
+    static const char *const units[] = {"MB/s", "s", "rows/s", "ms"};
+    if (unit)
+        *unit = units[f];
+    return names[f];
+}
+
+int dg_chart_group_steps(struct dg_chart *c, const char *id_prefix, const struct dg_report_item *g,
+                         enum dg_step_figure f)
+{
+    static const char *const ids[] = {"mbps", "time", "rows", "p95"};
+    char id[40], title[200], text[32];
+    const char *unit;
+    const char *name = dg_step_name(f, &unit);
+    make_id(id, sizeof id, id_prefix, ids[f]);
+    snprintf(title, sizeof title, "Group %lld: %s per thread count (percent change from the step before)",
+             (long long)g->id, name);
+    if (dg_chart_init(c, id, title, "threads", unit, (size_t)g->nruns))
+        return -1;
+    c->bars = 1;
+    double *v = dg_chart_add(c, name, unit, 0);
+    if (!v)
+        return -1;
+    for (int i = 0; i < g->nruns; i++) {
+        c->x[i] = i + 1;
+        v[i] = dg_step_value(&g->runs[i], f);
+        snprintf(text, sizeof text, "%d", g->runs[i].vus);
+        if (dg_chart_x_text(c, (size_t)i, text))
+            return -1;
+        if (i > 0 && dg_chart_label(c, (size_t)i, dg_pct_change(text, sizeof text, v[i - 1], v[i])))
+            return -1;
+    }
+    return 0;
+}
+
+int dg_chart_group_latency(struct dg_chart *c, const char *id_prefix, const struct dg_report_item *g)
+{
+    char id[40], title[200], text[32];
+    make_id(id, sizeof id, id_prefix, "steplat");
+    snprintf(title, sizeof title, "Group %lld: latency per thread count", (long long)g->id);
+    if (dg_chart_init(c, id, title, "threads", "ms", (size_t)g->nruns))
+        return -1;
+    double *p50 = dg_chart_add(c, "p50", "ms", 0), *p95 = dg_chart_add(c, "p95", "ms", 0),
+           *p99 = dg_chart_add(c, "p99", "ms", 0);
+    if (!p50 || !p95 || !p99)
+        return -1;
+    for (int i = 0; i < g->nruns; i++) {
+        const struct dg_run_record *r = &g->runs[i];
+        c->x[i] = i + 1;
+        snprintf(text, sizeof text, "%d", r->vus);
+        if (dg_chart_x_text(c, (size_t)i, text))
+            return -1;
+        p50[i] = r->ntypes ? r->txn[0].p50_ms : NAN;
+        p95[i] = r->ntypes ? r->txn[0].p95_ms : NAN;
+        p99[i] = r->ntypes ? r->txn[0].p99_ms : NAN;
+    }
+    return 0;
+}

@@ -1,0 +1,32 @@
+/* runcharts.h — the charts of stored runs and groups, built as generic dg_charts from records
+ * read from the results database. Experiment-step, monitor and per-target charts join here
+ * (one builder each) at merge. No HTML here. */
+#ifndef DG_REPORT_RUNCHARTS_H
+#define DG_REPORT_RUNCHARTS_H
+
+#include "report/chart.h"
+#include "report/model.h"
+
+/* Each fills *c (the caller frees it with dg_chart_free) and returns 0, or -1 out of memory.
+ * id_prefix makes the chart ids unique within a page. */
+/* Throughput per second (all types completed; the first type apart), warm-up shaded. */
+int dg_chart_run_throughput(struct dg_chart *c, const char *id_prefix, const struct dg_run_record *r);
+/* p95 and p99 per second of each type (the first type shown, the others in the legend). */
+int dg_chart_run_latency(struct dg_chart *c, const char *id_prefix, const struct dg_run_record *r);
+/* An empty latency-by-percentile chart: x at the curve's percentiles (in nines), log y. */
+int dg_chart_curve_init(struct dg_chart *c, const char *id, const char *title);
+/* Latency percentile curve per type from the full histograms, log scale. */
+int dg_chart_run_percentiles(struct dg_chart *c, const char *id_prefix, const struct dg_run_record *r);
+
+/* What a step chart plots for one run. */
+enum dg_step_figure { DG_STEP_MB_PER_S = 0, DG_STEP_RUN_TIME, DG_STEP_ROWS_PER_S, DG_STEP_P95 };
+double dg_step_value(const struct dg_run_record *r, enum dg_step_figure f);
+const char *dg_step_name(enum dg_step_figure f, const char **unit);
+/* One figure per step of a group (bars by thread count, x in step order) with the percent
+ * change from the previous step written on the chart. */
+int dg_chart_group_steps(struct dg_chart *c, const char *id_prefix, const struct dg_report_item *g,
+                         enum dg_step_figure f);
+/* Latency p50/p95/p99 per step of a group. */
+int dg_chart_group_latency(struct dg_chart *c, const char *id_prefix, const struct dg_report_item *g);
+
+#endif

@@ -1,0 +1,105 @@
+#!/usr/bin/env bash
+# report.sh — reports from a results database made here by real short runs on SQLite (two
+# TPC-C runs, two stress sweeps, labels with <script> and quotes): HTML numbers equal the
+# stored ones, CSV/JSON round trips, compare's percentages, and headless Chromium drawing
+# every chart with no error (screenshots in tests/out/). The targets are deleted before
+# rendering: reports read the results database only.
+. "$(dirname "$0")/../lib.sh"
+
+RES=$T_TMP/results.db
+OUT=$DG_ROOT/tests/out
+mkdir -p "$OUT"
+CHECK=$DG_ROOT/tests/report_check.py
+LABEL='<script>alert(1)</script>"'"'"'&'
+relay() { while read -r l; do case $l in "ok - "*) ok "${l#ok - }" ;; "not ok - "*) not_ok "${l#not ok - }" "" ;; *) echo "$l" ;; esac; done; }
+py() { python3 "$CHECK" "$@" >"$T_TMP/py.out" 2>&1 || echo "not ok - report_check.py $1 crashed: $(tail -n 3 "$T_TMP/py.out" | tr '\n' ' ')" >>"$T_TMP/py.out"; relay <"$T_TMP/py.out"; }
+last_id() { sqlite3 "$RES" "SELECT MAX(id) FROM run"; }
+
+TPCC=sqlite:$T_TMP/tpcc.db
+STRESS=sqlite:$T_TMP/stress.db
+expect_exit "fixture: tpcc load 1 warehouse" 0 tpcc load --target "$TPCC" --warehouses 1
+expect_exit "fixture: tpcc run A with a <script> label" 0 tpcc run --target "$TPCC" --vus 2 --warmup 2s --duration 4s --results "$RES" --label "$LABEL"
+A=$(last_id)
+expect_exit "fixture: tpcc run B" 0 tpcc run --target "$TPCC" --vus 1 --warmup 1s --duration 3s --results "$RES" --label "run B"
+B=$(last_id)
+expect_exit "fixture: tpcc run C, open loop --rate" 0 tpcc run --target "$TPCC" --vus 2 --rate 100 --duration 2s --results "$RES"
+C=$(last_id)
+expect_exit "fixture: stress prepare" 0 stress prepare --target "$STRESS" --rows 20000
+expect_exit "fixture: stress sweep 1,2,3 with a query holding '<'" 0 stress --target "$STRESS" --threads 1,2,3 --iterations 3 \
+    --query "SELECT * FROM dbgauge_stress WHERE id < 15000" --results "$RES" --label "$LABEL"
+G1=$(sqlite3 "$RES" "SELECT group_id FROM run WHERE id = $(last_id)")
+expect_exit "fixture: stress sweep 2,1" 0 stress --target "$STRESS" --threads 2,1 --iterations 2 --results "$RES"
+G2=$(sqlite3 "$RES" "SELECT group_id FROM run WHERE id = $(last_id)")
+rm -f "$T_TMP"/tpcc.db* "$T_TMP"/stress.db*
+
+# HTML: numbers, escaping, and a real browser.
+expect_exit "report RUN group:ID writes HTML" 0 report "$A" "group:$G1" --results "$RES" -o "$OUT/report-run-group.html"
+py html "$OUT/report-run-group.html" "$RES" "$A" "$G1" "$LABEL"
+check "html: the query's '<' is escaped" grep -q 'WHERE id &lt; 15000' "$OUT/report-run-group.html"
+py browser "$OUT/report-run-group.html" "$OUT/report-run-group.png" "$LABEL"
+
+# An open-loop run: asked and achieved rates, start lag, service time beside response time.
+expect_exit "report of a --rate run" 0 report "$C" --results "$RES" -o "$OUT/report-rate.html"
+py card "$OUT/report-rate.html" "$RES" "$C" rate_asked rate_asked
+py card "$OUT/report-rate.html" "$RES" "$C" lag_p99_ms lag_p99_ms
+py card "$OUT/report-rate.html" "$RES" "$C" rate_achieved "(SELECT SUM(committed + rollbacks) FROM run_txn WHERE run_id = run.id) / measured_s"
+check "html: a --rate run shows service time apart" grep -q 'class="data service"' "$OUT/report-rate.html"
+check "html: a --rate run says latency is response time" grep -q 'response time, from each transaction' "$OUT/report-rate.html"
+
+# A password in the target never reaches a report (PostgreSQL, when the harness started one).
+if [[ -n ${DG_PG_URL:-} && -n ${DG_PG_PASSWORD:-} ]]; then
+    PGURL="postgres://dbgauge:$DG_PG_PASSWORD@127.0.0.1:$DG_PG_PORT/dbgauge"
+    "$DG" stress prepare --target "$PGURL" --rows 2000 --drop >/dev/null 2>&1
+    expect_exit "fixture: stress on PostgreSQL with the password in the URL" 0 stress --target "$PGURL" --threads 1,2 --results "$RES"
+    PG=$(sqlite3 "$RES" "SELECT group_id FROM run WHERE id = $(last_id)")
+    "$DG" stress drop --target "$PGURL" >/dev/null 2>&1
+    "$DG" report "group:$PG" --results "$RES" -o "$T_TMP/pg.html" 2>/dev/null
+    "$DG" report "group:$PG" --results "$RES" --format csv >"$T_TMP/pg.csv" 2>/dev/null
+    "$DG" report "group:$PG" --results "$RES" --format json >"$T_TMP/pg.json" 2>/dev/null
+    "$DG" compare "group:$PG" "group:$PG" --results "$RES" -o "$T_TMP/pgc.html" >"$T_TMP/pgc.txt" 2>/dev/null
+    check "PostgreSQL report shows the redacted target" grep -q 'dbgauge:\*\*\*@127.0.0.1' "$T_TMP/pg.html"
+    check "no report, export or comparison holds the password" bash -c '! grep -lF -- "$0" "$@"' "$DG_PG_PASSWORD" \
+        "$T_TMP/pg.html" "$T_TMP/pg.csv" "$T_TMP/pg.json" "$T_TMP/pgc.html" "$T_TMP/pgc.txt"
+else
+    not_ok "reports of a PostgreSQL run keep its password out" "no PostgreSQL server (DG_PG_URL unset)"
+fi
+
+# Exports.
+run_dg "$T_TMP/r.csv" "$T_TMP/r.err" report "$A" "$B" "g$G1" --results "$RES" --format csv
+check "report --format csv exits 0" test "$RC" = 0
+py csv "$T_TMP/r.csv" "$RES"
+run_dg "$T_TMP/r.json" "$T_TMP/r.err" report "$A" "group:$G2" --results "$RES" --format json
+check "report --format json exits 0" test "$RC" = 0
+py json "$T_TMP/r.json" "$RES"
+run_dg "$OUT/report.md" "$T_TMP/r.err" report "$A" "group:$G1" --results "$RES" --format md
+check "report --format md escapes the label" grep -qF '\<script\>alert(1)\</script\>' "$OUT/report.md"
+check "report --format md has the step table" grep -qE '^\| 3 \| [0-9]+ \|' "$OUT/report.md"
+
+# compare: runs, then groups paired by thread count.
+run_dg "$T_TMP/cmp.txt" "$T_TMP/cmp.err" compare "$A" "$B" --results "$RES" -o "$OUT/compare-runs.html"
+check "compare A B exits 0" test "$RC" = 0
+py compare "$T_TMP/cmp.txt" "$RES" "$A" "$B"
+py browser "$OUT/compare-runs.html" "$OUT/compare-runs.png"
+run_dg "$T_TMP/cmpg.txt" "$T_TMP/cmpg.err" compare "group:$G1" "group:$G2" --results "$RES" -o "$OUT/compare-groups.html"
+check "compare group:A group:B exits 0" test "$RC" = 0
+py compare-groups "$T_TMP/cmpg.txt" "$RES" "$G1" "$G2"
+py browser "$OUT/compare-groups.html" "$OUT/compare-groups.png"
+check "compare html escapes the label" grep -qF '&lt;script&gt;alert(1)' "$OUT/compare-groups.html"
+
+# Bad input: exit 2 and a message naming what was wrong.
+expect_exit "report with nothing named exits 2" 2 report --results "$RES"
+expect_exit "report of a missing run exits 2" 2 report 999 --results "$RES" -o "$T_TMP/x.html"
+expect_stderr "the missing run is named" "no run 999"
+expect_exit "report of a missing group exits 2" 2 report group:999 --results "$RES" -o "$T_TMP/x.html"
+expect_stderr "the missing group is named" "no group 999"
+expect_exit "report --format xml exits 2" 2 report "$A" --format xml --results "$RES"
+expect_stderr "the bad format is named" "--format: 'xml'"
+expect_exit "report of 'abc' exits 2" 2 report abc --results "$RES"
+expect_stderr "the bad item is named" "'abc'"
+expect_exit "report of a missing results file exits 2" 2 report 1 --results "$T_TMP/none.db"
+expect_stderr "the missing results file is named" "none.db"
+check "report never creates a results file" test ! -e "$T_TMP/none.db"
+expect_exit "compare of one run exits 2" 2 compare "$A" --results "$RES"
+expect_exit "compare of a tpcc run with a stress run exits 2" 2 compare "$A" "$G1" --results "$RES"
+expect_stderr "compare explains the mismatch" "cannot compare a tpcc run"
+finish

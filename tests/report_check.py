@@ -1,0 +1,243 @@
+#!/usr/bin/env python3
+# report_check.py — checks of dbgauge's reports against the results database they came from
+# (python3 stdlib only): HTML numbers, CSV and JSON round trips, compare's percentages, and a
+# headless Chromium run of each report. Prints `ok - ...` / `not ok - ...` lines; never skips.
+#   report_check.py html REPORT.html RESULTS.db RUN_ID GROUP_ID LABEL
+#   report_check.py csv FILE.csv RESULTS.db
+#   report_check.py json FILE.json RESULTS.db
+#   report_check.py compare OUT.txt RESULTS.db A B          (runs)
+#   report_check.py compare-groups OUT.txt RESULTS.db GA GB
+#   report_check.py browser REPORT.html SCREENSHOT.png [LABEL]
+#   report_check.py card REPORT.html RESULTS.db RUN_ID KEY SQL-EXPRESSION-ON-run
+import csv, html.parser, json, math, os, re, sqlite3, subprocess, sys, tempfile
+
+def check(cond, name, detail=""):
+    print(("ok - " if cond else "not ok - ") + name + ("" if cond or not detail else ": " + str(detail)))
+    return cond
+
+def close(a, b, rel=1e-9):
+    return a is not None and b is not None and abs(float(a) - float(b)) <= rel * max(1.0, abs(float(b)))
+
+def db(path):
+    c = sqlite3.connect(path)
+    c.row_factory = sqlite3.Row
+    return c
+
+def pct(a, b):
+    return "n/a" if a == 0 else "%+.1f%%" % (100.0 * (b / a - 1))
+
+class Page(html.parser.HTMLParser):
+    """Collects cards, table cells with data-v (by the nearest tr/section), chart data and label text."""
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.cards, self.rows, self.charts, self.labels = {}, [], [], []
+        self.section = None; self.tr = None; self.script = None; self.in_label = None; self.td = None
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if tag == "section":
+            self.section = a.get("data-run-id") or ("g" + a["data-group-id"] if "data-group-id" in a else "cmp")
+        if tag == "div" and a.get("class") == "card":
+            self.cards[(self.section, a["data-key"])] = float(a["data-v"])
+        if tag == "tr":
+            self.tr = {"attrs": a, "cells": [], "text": [], "section": self.section}
+            self.rows.append(self.tr)
+        if tag == "td" and self.tr is not None:
+            self.tr["cells"].append(float(a["data-v"]) if "data-v" in a else None)
+            self.td = ""
+        if tag == "script" and a.get("class") == "chart-data":
+            self.script = ""
+        if tag == "span" and a.get("class") == "label":
+            self.in_label = ""
+    def handle_endtag(self, tag):
+        if tag == "script" and self.script is not None:
+            self.charts.append((self.section, json.loads(self.script))); self.script = None
+        if tag == "span" and self.in_label is not None:
+            self.labels.append(self.in_label); self.in_label = None
+        if tag == "td" and self.td is not None and self.tr is not None:
+            self.tr["text"].append(self.td); self.td = None
+    def handle_data(self, d):
+        if self.script is not None: self.script += d
+        if self.in_label is not None: self.in_label += d
+        if self.td is not None: self.td += d
+
+def parse(path):
+    p = Page(); p.feed(open(path, encoding="utf-8").read()); return p
+
+def chart(p, section, suffix):
+    for s, c in p.charts:
+        if s == section and c["id"].endswith("-" + suffix): return c
+    return None
+
+def html_check(path, dbp, run_id, group_id, label):
+    d = db(dbp); p = parse(path); raw = open(path, encoding="utf-8").read()
+    run = d.execute("SELECT * FROM run WHERE id = ?", (run_id,)).fetchone()
+    txn = d.execute("SELECT * FROM run_txn WHERE run_id = ? ORDER BY seq", (run_id,)).fetchall()
+    s = str(run_id)
+    for key, col in (("nopm", "nopm"), ("tpm", "tpm"), ("measured_s", "measured_s")):
+        check(close(p.cards.get((s, key)), run[col]), f"html: run {run_id} headline {key} equals the stored {run[col]}", p.cards.get((s, key)))
+    check(close(p.cards.get((s, "p95_ms")), txn[0]["p95_ms"]) and close(p.cards.get((s, "p99_ms")), txn[0]["p99_ms"]),
+          "html: headline p95/p99 equal the stored ones")
+    rows = {r["attrs"]["data-type"]: r["cells"] for r in p.rows if "data-type" in r["attrs"] and r["section"] == s}
+    good = len(rows) == len(txn)
+    for t in txn:
+        c = (rows.get(t["type"]) or [None])[1:]
+        want = [t["committed"] + t["rollbacks"], None, t["committed"], t["rollbacks"], t["retries"], t["errors"],
+                t["avg_ms"], t["p50_ms"], t["p90_ms"], t["p95_ms"], t["p99_ms"], t["max_ms"]]
+        if not c or any(w is not None and not close(c[i], w) for i, w in enumerate(want)): good = False
+    check(good, f"html: per-type table of run {run_id} equals run_txn ({len(txn)} types)")
+    tp = chart(p, s, "tput")
+    ser = d.execute("SELECT second, SUM(committed + rollbacks) n FROM run_series WHERE run_id = ? GROUP BY second ORDER BY second", (run_id,)).fetchall()
+    check(tp is not None and tp["x"] == [r["second"] for r in ser] and tp["series"][0]["values"] == [r["n"] for r in ser],
+          f"html: throughput chart equals run_series per second ({len(ser)} seconds)")
+    check(tp is not None and tp.get("shade", {}).get("from") == ser[0]["second"] and ser[0]["second"] < 0, "html: warm-up shaded from its first second to 0")
+    lat = chart(p, s, "lat")
+    s99 = d.execute("SELECT p99_ms, committed + rollbacks n FROM run_series WHERE run_id = ? AND seq = 0 ORDER BY second", (run_id,)).fetchall()
+    check(lat is not None and all((v is None and r["n"] == 0) or close(v, r["p99_ms"]) for v, r in zip(lat["series"][1]["values"], s99)),
+          "html: p99 latency chart equals run_series")
+    pc = chart(p, s, "pct")
+    ok = pc is not None and pc["log_y"] and len(pc["series"]) == len(txn)
+    if ok:
+        xs = pc["x_text"]
+        for k, t in enumerate(txn):
+            for ptxt, col in (("50%", "p50_ms"), ("90%", "p90_ms"), ("95%", "p95_ms"), ("99%", "p99_ms")):
+                if not close(pc["series"][k]["values"][xs.index(ptxt)], t[col]): ok = False
+    check(ok, "html: percentile curve per type (log scale) from the histograms matches stored p50/p90/p95/p99")
+    # The group: one row per step, MB/s and run time as stored, percent change on the chart.
+    steps = d.execute("SELECT id, vus, measured_s, bytes, rows FROM run WHERE group_id = ? ORDER BY id", (group_id,)).fetchall()
+    g = "g" + str(group_id)
+    srows = [r for r in p.rows if r["section"] == g and "data-run-id" in r["attrs"]]
+    ok = len(srows) == len(steps) and len(steps) >= 2
+    for r, st in zip(srows, steps):
+        mb = st["bytes"] / 1e6 / st["measured_s"]
+        if not (r["cells"][0] == st["vus"] and r["cells"][1] == st["id"] and close(r["cells"][2], st["measured_s"]) and close(r["cells"][6], mb)):
+            ok = False
+    check(ok, f"html: group {group_id} steps table equals the stored steps ({len(steps)})")
+    mc = chart(p, g, "mbps")
+    mbs = [st["bytes"] / 1e6 / st["measured_s"] for st in steps]
+    want = [None] + [pct(mbs[i - 1], mbs[i]) for i in range(1, len(mbs))]
+    check(mc is not None and mc["labels"] == want and all(close(a, b) for a, b in zip(mc["series"][0]["values"], mbs)),
+          "html: MB/s per thread count with the percent change written on the chart", mc and mc.get("labels"))
+    tc = chart(p, g, "time")
+    check(tc is not None and all(close(a, st["measured_s"]) for a, st in zip(tc["series"][0]["values"], steps)) and len(tc["labels"]) == len(steps),
+          "html: run time per thread count with percent changes")
+    check(label in p.labels, "html: the label is in the page as text, unchanged", p.labels[:3])
+    check("<script>alert(1)" not in raw, "html: the label's <script> is not in the page raw")
+    n_scripts = len(re.findall(r"<script\b", raw))
+    check(n_scripts == 3 + len(p.charts), f"html: only our scripts ({n_scripts} = 3 + {len(p.charts)} data blocks)")
+    check(not re.search(r"(src|href)\s*=\s*[\"']?(https?:)?//", raw) and "<link" not in raw, "html: nothing loaded from the network (no src/href/link)")
+
+def csv_check(path, dbp):
+    d = db(dbp)
+    rows = list(csv.DictReader(open(path, newline="", encoding="utf-8")))
+    check(rows and all(r["schema_version"] == "1" for r in rows), "csv: every row carries schema_version 1")
+    num = lambda v: float(v) if v != "" else None
+    runs = [r for r in rows if r["kind"] == "run"]
+    ok = bool(runs)
+    for r in runs:
+        x = d.execute("SELECT * FROM run WHERE id = ?", (int(r["run_id"]),)).fetchone()
+        if not (x and r["label"] == (x["label"] or "") and close(num(r["nopm"]), x["nopm"]) and close(num(r["tpm"]), x["tpm"])
+                and num(r["measured_s"]) == x["measured_s"] and int(r["threads"]) == x["vus"] and int(r["bytes"]) == x["bytes"]):
+            ok = False
+    check(ok, f"csv: {len(runs)} run rows equal the run table (labels and figures)")
+    txns = [r for r in rows if r["kind"] == "txn"]
+    ok = bool(txns)
+    for r in txns:
+        x = d.execute("SELECT * FROM run_txn WHERE run_id = ? AND type = ?", (int(r["run_id"]), r["type"])).fetchone()
+        for c in ("committed", "rollbacks", "retries", "errors", "avg_ms", "p50_ms", "p90_ms", "p95_ms", "p99_ms", "max_ms"):
+            if num(r[c]) != x[c]: ok = False
+    check(ok, f"csv: {len(txns)} txn rows equal run_txn exactly")
+    ser = [r for r in rows if r["kind"] == "series"]
+    stored = d.execute("SELECT COUNT(*) FROM run_series WHERE run_id IN (%s)" % ",".join(r["run_id"] for r in runs)).fetchone()[0]
+    ok = len(ser) == stored and stored > 0
+    types = {}
+    for r in ser:
+        key = (int(r["run_id"]), r["type"])
+        if key not in types:
+            types[key] = d.execute("SELECT seq FROM run_txn WHERE run_id = ? AND type = ?", key).fetchone()[0]
+        x = d.execute("SELECT * FROM run_series WHERE run_id = ? AND second = ? AND seq = ?", (key[0], int(r["second"]), types[key])).fetchone()
+        if not x or any(num(r[c]) != x[c] for c in ("committed", "rollbacks", "retries", "errors", "p50_ms", "p95_ms", "p99_ms")):
+            ok = False
+    check(ok, f"csv: {len(ser)} series rows equal run_series ({stored} stored)")
+    pc = [r for r in rows if r["kind"] == "percentile"]
+    ok = bool(pc)
+    for r in pc:
+        if r["percentile"] in ("50", "95", "99"):
+            x = d.execute("SELECT * FROM run_txn WHERE run_id = ? AND type = ?", (int(r["run_id"]), r["type"])).fetchone()
+            if num(r["latency_ms"]) != x["p" + r["percentile"] + "_ms"]: ok = False
+    check(ok, f"csv: percentile rows (from the histograms) agree with the stored p50/p95/p99")
+
+def json_check(path, dbp):
+    d = db(dbp); doc = json.load(open(path))
+    check(doc.get("schema_version") == 1, "json: schema_version 1")
+    ok = True; n = 0
+    for it in doc["items"]:
+        for r in it["runs"]:
+            n += 1
+            x = d.execute("SELECT * FROM run WHERE id = ?", (r["run_id"],)).fetchone()
+            secs = d.execute("SELECT COUNT(DISTINCT second) FROM run_series WHERE run_id = ?", (r["run_id"],)).fetchone()[0]
+            if not (close(r["nopm"], x["nopm"]) and r["label"] == (x["label"] or "") and len(r["series"]) == secs and r["percentiles"]):
+                ok = False
+    check(ok and n > 0, f"json: {n} runs with their series and percentiles equal the database")
+
+def compare_check(path, dbp, a, b):
+    d = db(dbp); text = open(path).read()
+    ra = d.execute("SELECT * FROM run WHERE id = ?", (a,)).fetchone(); rb = d.execute("SELECT * FROM run WHERE id = ?", (b,)).fetchone()
+    ta = d.execute("SELECT p95_ms FROM run_txn WHERE run_id = ? AND seq = 0", (a,)).fetchone()[0]
+    tb = d.execute("SELECT p95_ms FROM run_txn WHERE run_id = ? AND seq = 0", (b,)).fetchone()[0]
+    for name, va, vb in (("NOPM", ra["nopm"], rb["nopm"]), ("TPM", ra["tpm"], rb["tpm"]), ("new_order p95 ms", ta, tb)):
+        line = next((l for l in text.splitlines() if l.startswith(name + " ")), "")
+        check(line.split()[-1] == pct(va, vb), f"compare: {name} change {pct(va, vb)} from the stored {va} and {vb}", line)
+
+def compare_groups_check(path, dbp, ga, gb):
+    d = db(dbp); text = open(path).read()
+    def mb(g, th):
+        r = d.execute("SELECT bytes, measured_s FROM run WHERE group_id = ? AND vus = ?", (g, th)).fetchone()
+        return r["bytes"] / 1e6 / r["measured_s"] if r else None
+    both = [r[0] for r in d.execute("SELECT vus FROM run WHERE group_id = ? INTERSECT SELECT vus FROM run WHERE group_id = ?", (ga, gb))]
+    ok = bool(both)
+    for th in both:
+        name = "MB/s, %d thread%s" % (th, "" if th == 1 else "s")
+        line = next((l for l in text.splitlines() if l.startswith(name + " ")), "")
+        if not line or line.split()[-1] != pct(mb(ga, th), mb(gb, th)): ok = False; print("#", name, line)
+    check(ok, f"compare groups: steps paired by thread count {both}, MB/s change from the stored figures")
+
+def browser(path, shot, label=None):
+    base = ["/usr/bin/chromium", "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+            "--disable-component-update", "--disable-sync", "--no-first-run", "--proxy-server=127.0.0.1:9",
+            "--user-data-dir=" + tempfile.mkdtemp(prefix="dg-chromium."), "--virtual-time-budget=8000", "--window-size=1280,5600"]
+    url = "file://" + os.path.abspath(path)
+    try:
+        dom = subprocess.run(base + ["--dump-dom", url], capture_output=True, text=True, timeout=120).stdout
+    except Exception as e:
+        return check(False, f"browser: chromium ran on {os.path.basename(path)}", e)
+    m = lambda a: (re.search(r'<html[^>]*\b%s="([^"]*)"' % a, dom) or [None, None])[1]
+    name = os.path.basename(path)
+    check(m("data-errors") == "", f"browser: {name} opens with no script error or blocked load", m("data-errors"))
+    figs = re.findall(r'<figure class="chart" id="([^"]+)"', open(path, encoding="utf-8").read())
+    check(m("data-charts") == "%d/%d" % (len(figs), len(figs)) and figs, f"browser: {name} draws all {len(figs)} charts", m("data-charts"))
+    px = json.loads(html.unescape(m("data-pixels") or "{}"))
+    blank = [f for f in figs if px.get(f, 0) < 50]
+    check(not blank, f"browser: every chart's canvas shows its series (pixels {sorted(px.values())[:1]}.. per chart)", blank)
+    check(m("data-alerted") is None, f"browser: no alert() ran in {name}")
+    if label is not None:
+        p = Page(); p.feed(dom)
+        check(label in p.labels, f"browser: the label is shown as text in {name}", p.labels[:2])
+    subprocess.run(base + ["--screenshot=" + os.path.abspath(shot), url], capture_output=True, timeout=120)
+    check(os.path.exists(shot) and os.path.getsize(shot) > 20000, f"browser: screenshot saved as {shot}")
+
+def card_check(path, dbp, run_id, key, expr):
+    p = parse(path)
+    want = db(dbp).execute("SELECT %s FROM run WHERE id = ?" % expr, (run_id,)).fetchone()[0]
+    got = p.cards.get((str(run_id), key))
+    check(close(got, want), f"html: run {run_id} card {key} = {expr} as stored ({want})", got)
+
+if __name__ == "__main__":
+    mode, args = sys.argv[1], sys.argv[2:]
+    if mode == "html": html_check(args[0], args[1], int(args[2]), int(args[3]), args[4])
+    elif mode == "csv": csv_check(*args)
+    elif mode == "json": json_check(*args)
+    elif mode == "compare": compare_check(args[0], args[1], int(args[2]), int(args[3]))
+    elif mode == "compare-groups": compare_groups_check(args[0], args[1], int(args[2]), int(args[3]))
+    elif mode == "browser": browser(*args)
+    elif mode == "card": card_check(args[0], args[1], int(args[2]), args[3], args[4])
+    else: sys.exit("unknown mode " + mode)

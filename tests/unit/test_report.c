@@ -1,0 +1,102 @@
+/* test_report.c — unit tests of the report's pure pieces (src/report/chart.h, model.h): HTML
+ * and in-script JSON escaping of hostile text, chart JSON, number formatting, percent changes,
+ * item parsing, the percentile curve from a histogram. No database, no browser. */
+#include "report/chart.h"
+#include "report/model.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+
+/* The escaped text of a document or a string, from a memory stream (caller frees). */
+static char *capture_json(cJSON *doc)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    dg_html_json(f, doc);
+    fclose(f);
+    return buf;
+}
+
+static char *capture_text(const char *s)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    dg_html_text(f, s);
+    fclose(f);
+    return buf;
+}
+
+int main(void)
+{
+    struct dg_test t = {0};
+    const char *evil = "</script><script>alert(1)</script>\"'&\xe2\x80\xa8\xe2\x80\xa9<!--";
+
+    char *h = capture_text(evil);
+    CHECK(&t, !strpbrk(h, "<>\"'"), "html text: no < > \" ' left", "%s", h);
+    CHECK(&t, strstr(h, "&lt;/script&gt;") && strstr(h, "&quot;&#39;&amp;"), "html text: entities", "%s", h);
+    free(h);
+
+    cJSON *doc = cJSON_CreateObject();
+    cJSON_AddStringToObject(doc, "label", evil);
+    char *j = capture_json(doc);
+    CHECK(&t, !strpbrk(j, "<>&"), "script JSON: no < > & left", "%s", j);
+    CHECK(&t, !strstr(j, "\xe2\x80\xa8") && !strstr(j, "\xe2\x80\xa9") && strstr(j, "\\u2028") && strstr(j, "\\u2029"),
+          "script JSON: U+2028/2029 escaped", "%s", j);
+    cJSON *back = cJSON_Parse(j);
+    const cJSON *lab = cJSON_GetObjectItem(back, "label");
+    CHECK(&t, cJSON_IsString(lab) && !strcmp(lab->valuestring, evil), "script JSON: reads back as the same text",
+          "%s", lab && lab->valuestring ? lab->valuestring : "(none)");
+    cJSON_Delete(back);
+    free(j);
+
+    struct dg_chart c;
+    CHECK(&t, dg_chart_init(&c, "x", "a <b> chart", "s", "ms", 3) == 0, "chart: init", "failed");
+    double *v = dg_chart_add(&c, evil, "ms", 0);
+    v[0] = 1.5, v[2] = 3;
+    c.x[0] = 0, c.x[1] = 1, c.x[2] = 2;
+    dg_chart_label(&c, 2, "+100.0%");
+    cJSON *cj = dg_chart_json(&c);
+    const cJSON *vals = cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(cj, "series"), 0), "values");
+    CHECK(&t, cJSON_GetArrayItem(vals, 0)->valuedouble == 1.5 && cJSON_IsNull(cJSON_GetArrayItem(vals, 1)),
+          "chart JSON: values, NAN as null", "%s", cJSON_PrintUnformatted(vals));
+    const cJSON *labels = cJSON_GetObjectItem(cj, "labels");
+    CHECK(&t, cJSON_IsNull(cJSON_GetArrayItem(labels, 0)) && !strcmp(cJSON_GetArrayItem(labels, 2)->valuestring, "+100.0%"),
+          "chart JSON: labels on points", "labels wrong");
+    cJSON_Delete(cj);
+    dg_chart_free(&c);
+
+    char b[64];
+    CHECK(&t, !strcmp(dg_fmt_num(b, sizeof b, 1234567.891, 1), "1,234,567.9"), "fmt_num thousands", "%s", b);
+    CHECK(&t, !strcmp(dg_fmt_num(b, sizeof b, -1234, 0), "-1,234"), "fmt_num negative", "%s", b);
+    CHECK(&t, strtod(dg_fmt_exact(b, sizeof b, 0.1 + 0.2), NULL) == 0.1 + 0.2, "fmt_exact round-trips", "%s", b);
+    CHECK(&t, !strcmp(dg_fmt_exact(b, sizeof b, 6), "6"), "fmt_exact is short", "%s", b);
+    CHECK(&t, !strcmp(dg_pct_change(b, sizeof b, 200, 250), "+25.0%"), "pct change up", "%s", b);
+    CHECK(&t, !strcmp(dg_pct_change(b, sizeof b, 200, 150), "-25.0%"), "pct change down", "%s", b);
+    CHECK(&t, !strcmp(dg_pct_change(b, sizeof b, 0, 150), "n/a"), "pct change from zero", "%s", b);
+
+    enum dg_item_kind k;
+    int64_t id;
+    struct dg_err e;
+    CHECK(&t, !dg_report_item_parse("12", &k, &id, &e) && k == DG_ITEM_RUN && id == 12, "item: run", "%s", e.msg);
+    CHECK(&t, !dg_report_item_parse("group:7", &k, &id, &e) && k == DG_ITEM_GROUP && id == 7, "item: group:7", "%s", e.msg);
+    CHECK(&t, !dg_report_item_parse("g8", &k, &id, &e) && k == DG_ITEM_GROUP && id == 8, "item: g8", "%s", e.msg);
+    CHECK(&t, dg_report_item_parse("x1", &k, &id, &e) && e.cls == DG_ERR_USER && strstr(e.msg, "'x1'"),
+          "item: bad text named", "%s", e.msg);
+    CHECK(&t, dg_report_item_parse("0", &k, &id, &e), "item: 0 refused", "accepted");
+
+    struct dg_hist *hist = dg_hist_new();
+    for (uint64_t i = 1; i <= 1000; i++)
+        dg_hist_record(hist, i * 1000000); /* 1..1000 ms */
+    CHECK(&t, fabs(dg_curve_ms(hist, 50) - 500) < 0.5 && fabs(dg_curve_ms(hist, 99) - 990) < 1,
+          "curve: percentiles of 1..1000 ms", "p50 %f p99 %f", dg_curve_ms(hist, 50), dg_curve_ms(hist, 99));
+    CHECK(&t, fabs(dg_curve_ms(hist, 100) - 1000) < 1e-9, "curve: the last point is the maximum", "%f", dg_curve_ms(hist, 100));
+    CHECK(&t, isnan(dg_curve_ms(NULL, 50)), "curve: no histogram, no value", "not NAN");
+    CHECK(&t, fabs(dg_curve_x(99.9) - 3) < 1e-9 && dg_curve_x(100) == 6, "curve: x in nines", "%f", dg_curve_x(99.9));
+    dg_hist_free(hist);
+    return dg_test_done(&t);
+}
