@@ -224,6 +224,9 @@ static int parse(int argc, char **argv, struct tpcc_opts *o)
         return dg_usage_error(cmd, "--think-time takes one --target (its terminals share one timer heap)");
     if (o->vus_per_target)
         o->vus = o->vus_per_target * o->ntargets;
+    if (o->vus > 4096)
+        return dg_usage_error(cmd, "--vus-per-target %d over %d targets: %d virtual users, more than 4096",
+                              o->vus_per_target, o->ntargets, o->vus);
     if (!o->seed_set)
         o->seed = dg_mix64(dg_now_ns() ^ ((uint64_t)getpid() << 32));
     return 0;

@@ -114,6 +114,8 @@ expect_exit "--vus 1 over 2 targets exits 2" 2 tpcc run --target "sqlite:$A" --t
 expect_stderr "--vus 1 over 2 targets says why" "fewer than the 2 targets"
 expect_exit "--vus with --vus-per-target exits 2" 2 tpcc run --target "sqlite:$A" --target "sqlite:$B" --vus 2 --vus-per-target 1
 expect_exit "--vus-per-target with one target exits 2" 2 tpcc run --target "sqlite:$A" --vus-per-target 1
+expect_exit "--vus-per-target past 4096 virtual users in all exits 2" 2 tpcc run --target "sqlite:$A" --target "sqlite:$B" --vus-per-target 4000
+expect_stderr "--vus-per-target past 4096 says how many" "8000 virtual users"
 expect_exit "--think-time with 2 targets exits 2" 2 tpcc run --target "sqlite:$A" --target "sqlite:$B" --think-time
 expect_exit "tpcc check takes one target" 2 tpcc check --target "sqlite:$A" --target "sqlite:$B"
 
