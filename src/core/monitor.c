@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #define TEXT_CAP (64 * 1024)
 
@@ -88,7 +89,8 @@ static void sample_server(struct dg_monitor *m, struct snap *s)
         s->io_ok = 0;
         return;
     }
-    DIR *d = opendir(m->proc_root);
+    /* An embedded engine's server is this process, which starts no other. */
+    DIR *d = pid == (long)getpid() ? NULL : opendir(m->proc_root);
     for (struct dirent *e; d && (e = readdir(d)) != NULL;) {
         if (!isdigit((unsigned char)e->d_name[0]))
             continue;
