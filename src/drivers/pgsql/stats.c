@@ -37,7 +37,8 @@ int dg_pg_cache_stats(struct dg_conn *c, uint64_t *hits, uint64_t *misses, struc
     return 0;
 }
 
-/* The parent pid in /proc/PID/stat, or 0. */
+/* The parent pid in /proc/PID/stat when PID is a postgres process, or 0 (a server in another
+ * pid namespace, behind a forwarded port, would show someone else's process here). */
 static long parent_pid(long pid)
 {
     char path[64], buf[512];
@@ -51,7 +52,9 @@ static long parent_pid(long pid)
     const char *p = strrchr(buf, ')');
     char state;
     long ppid = 0;
-    return p && sscanf(p + 1, " %c %ld", &state, &ppid) == 2 ? ppid : 0;
+    if (!strstr(buf, " (postgres") || !p || sscanf(p + 1, " %c %ld", &state, &ppid) != 2)
+        return 0;
+    return ppid;
 }
 
 int dg_pg_server_local(struct dg_conn *c, char *data_dir, size_t n, long *pid, struct dg_err *err)
