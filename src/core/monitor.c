@@ -45,15 +45,6 @@ static long read_proc(struct dg_monitor *m, const char *rel)
     return dg_mon_read_file(path, m->text, TEXT_CAP);
 }
 
-/* The parent pid from the text of /proc/PID/stat (after the command's closing parenthesis). */
-static long parent_of(const char *stat_text)
-{
-    const char *p = strrchr(stat_text, ')');
-    char state;
-    long ppid;
-    return p && sscanf(p + 1, " %c %ld", &state, &ppid) == 2 ? ppid : -1;
-}
-
 /* Adds one process's I/O and memory; returns 0 when its files could be read. */
 static int add_process(struct dg_monitor *m, long pid, struct snap *s, uint64_t *anon_file,
                        uint64_t *shmem_max)
@@ -97,7 +88,7 @@ static void sample_server(struct dg_monitor *m, struct snap *s)
         char rel[64];
         snprintf(rel, sizeof rel, "%s/stat", e->d_name);
         long child = strtol(e->d_name, NULL, 10);
-        if (child != pid && read_proc(m, rel) >= 0 && parent_of(m->text) == pid)
+        if (child != pid && read_proc(m, rel) >= 0 && dg_mon_parse_ppid(m->text) == pid)
             add_process(m, child, s, &anon_file, &shmem);
     }
     if (d)

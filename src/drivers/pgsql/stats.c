@@ -2,6 +2,7 @@
  * (pg_stat_database) and, when the server runs on this machine, its data directory and
  * postmaster PID. Reads; never changes a setting or the session's transaction state. */
 #include "drivers/pgsql/internal.h"
+#include "core/monitor.h"
 
 #include <libpq-fe.h>
 #include <stdio.h>
@@ -49,12 +50,8 @@ static long parent_pid(long pid)
     size_t n = fread(buf, 1, sizeof buf - 1, f);
     fclose(f);
     buf[n] = '\0';
-    const char *p = strrchr(buf, ')');
-    char state;
-    long ppid = 0;
-    if (!strstr(buf, " (postgres") || !p || sscanf(p + 1, " %c %ld", &state, &ppid) != 2)
-        return 0;
-    return ppid;
+    long ppid = strstr(buf, " (postgres") ? dg_mon_parse_ppid(buf) : 0;
+    return ppid > 0 ? ppid : 0;
 }
 
 int dg_pg_server_local(struct dg_conn *c, char *data_dir, size_t n, long *pid, struct dg_err *err)
