@@ -42,7 +42,9 @@ void dg_record_fill(struct dg_run_record *rec, const struct dg_record_src *src,
 
 /* The monitor around one run (src/cmd/monitor.c). Set enabled and device_opt (NULL: found
  * from the engine's data directory); begin before dg_runner_run (it fills cfg's on_start and,
- * for per-connection caches, conn_cache), end after it: the points go into rec. */
+ * for per-connection caches, conn_cache; on failure nothing is set and the run can go on
+ * unmonitored), end after it: the points go into rec. A server engine's monitor holds one
+ * connection of its own during the run. */
 struct dg_cmd_monitor {
     int enabled;
     const char *device_opt;

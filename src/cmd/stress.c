@@ -317,10 +317,8 @@ static int cmd_run(struct stress_opts *o, int argc, char **argv)
                                     .txns_per_worker = o->duration_set ? 0 : o->iterations,
                                     .seed = o->seed, .max_retries = 10};
         struct dg_cmd_monitor mon = {.enabled = !o->no_monitor, .device_opt = o->monitor_device};
-        if (dg_cmd_monitor_begin(&mon, &t, threads, &cfg, &err)) {
-            rc = dg_report_err(cmd, &err);
-            goto out;
-        }
+        if (dg_cmd_monitor_begin(&mon, &t, threads, &cfg, &err)) /* the run goes on without it */
+            fprintf(stderr, "dbgauge %s: monitor: %s; running without it\n", cmd, err.msg);
         if (dg_runner_run(&cfg, &res, &err)) {
             dg_cmd_monitor_end(&mon, NULL);
             rc = dg_report_err(cmd, &err);

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #define TEXT_CAP (64 * 1024)
 
@@ -42,15 +43,6 @@ static long read_proc(struct dg_monitor *m, const char *rel)
     char path[256];
     snprintf(path, sizeof path, "%s/%s", m->proc_root, rel);
     return dg_mon_read_file(path, m->text, TEXT_CAP);
-}
-
-/* The parent pid from the text of /proc/PID/stat (after the command's closing parenthesis). */
-static long parent_of(const char *stat_text)
-{
-    const char *p = strrchr(stat_text, ')');
-    char state;
-    long ppid;
-    return p && sscanf(p + 1, " %c %ld", &state, &ppid) == 2 ? ppid : -1;
 }
 
 /* Adds one process's I/O and memory; returns 0 when its files could be read. */
@@ -88,14 +80,15 @@ static void sample_server(struct dg_monitor *m, struct snap *s)
         s->io_ok = 0;
         return;
     }
-    DIR *d = opendir(m->proc_root);
+    /* An embedded engine's server is this process, which starts no other. */
+    DIR *d = pid == (long)getpid() ? NULL : opendir(m->proc_root);
     for (struct dirent *e; d && (e = readdir(d)) != NULL;) {
         if (!isdigit((unsigned char)e->d_name[0]))
             continue;
         char rel[64];
         snprintf(rel, sizeof rel, "%s/stat", e->d_name);
         long child = strtol(e->d_name, NULL, 10);
-        if (child != pid && read_proc(m, rel) >= 0 && parent_of(m->text) == pid)
+        if (child != pid && read_proc(m, rel) >= 0 && dg_mon_parse_ppid(m->text) == pid)
             add_process(m, child, s, &anon_file, &shmem);
     }
     if (d)

@@ -41,6 +41,10 @@ struct dg_mon_rss {
 };
 int dg_mon_parse_pid_rss(const char *text, struct dg_mon_rss *out);
 
+/* The parent pid from the text of /proc/PID/stat (read after the command's last ')', which
+ * may itself hold parentheses), or -1. */
+long dg_mon_parse_ppid(const char *stat_text);
+
 /* ---- derived figures between two snapshots dt_s apart (-1 when not available) ---- */
 
 struct dg_mon_cpu_pct {

@@ -110,6 +110,14 @@ int dg_mon_parse_pid_rss(const char *text, struct dg_mon_rss *out)
     return 0;
 }
 
+long dg_mon_parse_ppid(const char *stat_text)
+{
+    const char *p = strrchr(stat_text, ')');
+    char state;
+    long ppid;
+    return p && sscanf(p + 1, " %c %ld", &state, &ppid) == 2 ? ppid : -1;
+}
+
 static uint64_t since(uint64_t a, uint64_t b) { return b > a ? b - a : 0; }
 
 void dg_mon_cpu_delta(const struct dg_mon_cpu *a, const struct dg_mon_cpu *b, struct dg_mon_cpu_pct *out)

@@ -38,7 +38,7 @@ struct worker {
     char first_error[512];
     int gave_up;
     dg_ns finished_ns;
-    int64_t cache_second;          /* conn_cache: the second last published */
+    dg_ns cache_pub_ns;            /* conn_cache: when last published */
     uint64_t cache_base[2], cache_last[2]; /* conn_cache: earlier connections', this one's */
     _Atomic int done;
 } __attribute__((aligned(64)));
@@ -332,8 +332,8 @@ static void *worker_main(void *arg)
         dg_sec_record(&w->feed, second, j.type,
                       rc == 0 ? DG_OUT_COMMIT : e.cls == DG_ERR_EXPECTED ? DG_OUT_ROLLBACK : DG_OUT_ERROR,
                       tries, latency);
-        if (cfg->conn_cache && second != w->cache_second) { /* once a second at most */
-            w->cache_second = second;
+        if (cfg->conn_cache && t1 - w->cache_pub_ns >= 100 * DG_NS_PER_MS) { /* 10 times a second */
+            w->cache_pub_ns = t1;
             publish_cache(w);
         }
         struct counters *c = &w->cnt[ph][j.type];
@@ -506,7 +506,6 @@ int dg_runner_run(const struct dg_runner_cfg *cfg, struct dg_run_result *res, st
         struct worker *w = &r.w[i];
         w->r = &r;
         w->index = i;
-        w->cache_second = INT64_MIN;
         if (cfg->ntargets == 0) {
             w->term_index = i;
             w->nterms = nw;

@@ -79,8 +79,8 @@ struct dg_runner_cfg {
     void (*on_start)(void *ctx, dg_ns start_ns, dg_ns warm_end_ns);
     void *start_ctx;
     /* NULL, or 2 x workers counters: worker i publishes its own connection's driver
-     * cache_stats (hits at [2i], misses at [2i + 1], summed over its reconnects) when its
-     * transactions move to a new second, and once at its end. For engines whose cache is
+     * cache_stats (hits at [2i], misses at [2i + 1], summed over its reconnects) after a
+     * transaction at most 10 times a second, and once at its end. For engines whose cache is
      * per connection (SQLite); a reader (the monitor) sums them. */
     _Atomic uint64_t *conn_cache;
 };

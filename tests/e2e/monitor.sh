@@ -86,6 +86,14 @@ run_dg "$T_TMP/none.json" "$T_TMP/none.err" tpcc run --target "sqlite:$DB" --vus
 check "--monitor-device none: device none" test "$(json_get "$T_TMP/none.json" monitor.device)" = none
 check "--monitor-device none: no disk figures" test "$(json_get "$T_TMP/none.json" monitor.disk_read_mb_s)" = None
 
+expect_exit "runs --monitor without show exits 2" 2 runs --monitor --results "$RES"
+expect_stderr "runs --monitor without show says what it goes with" "--monitor goes with 'runs show ID'"
+expect_exit "runs show --monitor --series exits 2" 2 runs show "$id" --monitor --series --results "$RES"
+expect_exit "stress prepare takes no --no-monitor" 2 stress prepare --target "sqlite:$T_TMP/x.db" --no-monitor
+run_dg "$T_TMP/old.txt" "$T_TMP/old.err" runs show "$id2" --monitor --results "$RES"
+grep -q "no monitor samples" "$T_TMP/old.txt" && ok "runs show --monitor of an unmonitored run says so" ||
+    not_ok "runs show --monitor of an unmonitored run says so" "$(head -3 "$T_TMP/old.txt")"
+
 # --- stress steps carry their own samples ------------------------------------------------------
 "$DG" stress prepare --target "sqlite:$T_TMP/stress.db" --rows 20000 >/dev/null 2>&1 || not_ok "stress prepare" "failed"
 run_dg "$T_TMP/stress.json" "$T_TMP/stress.err" stress --target "sqlite:$T_TMP/stress.db" --threads 1,2 --duration 2s --results "$RES" --json

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 struct suite {
     int passed, failed, skipped;
@@ -900,6 +901,55 @@ static void check_bad_targets(struct suite *t)
         ok(t, name);
 }
 
+/* The monitor's calls: cache counters move when the engine reads pages; a local engine
+ * says where its data is and which process serves it. */
+static void check_monitor_calls(struct suite *t)
+{
+    struct dg_err err = {0};
+    if (!t->drv->cache_stats) {
+        skip(t, "cache_stats", "driver has none");
+    } else {
+        uint64_t h0 = 0, m0 = 0, h1 = 0, m1 = 0;
+        int good = t->drv->cache_stats(t->a.c, &h0, &m0, &err) == 0, moved = 0;
+        /* A server publishes a session's counts when it goes idle, at most once a second. */
+        for (int i = 0; good && !moved && i < 6; i++) {
+            int64_t n;
+            good = dg_query_int(&t->a, "SELECT COUNT(*) FROM dg_conf_t", &n, &err) == 0;
+            if (!(t->drv->caps & DG_CAP_CACHE_PER_CONN)) {
+                struct timespec ts = {1, 100 * 1000000};
+                nanosleep(&ts, NULL);
+                good = good && dg_query_int(&t->a, "SELECT COUNT(*) FROM dg_conf_t", &n, &err) == 0;
+            }
+            good = good && t->drv->cache_stats(t->a.c, &h1, &m1, &err) == 0;
+            moved = good && h1 + m1 > h0 + m0 && h1 >= h0 && m1 >= m0;
+        }
+        if (!check(t, "cache_stats counts the pages a query reads", good && moved, good ? NULL : &err))
+            printf("# before %llu/%llu after %llu/%llu\n", (unsigned long long)h0, (unsigned long long)m0,
+                   (unsigned long long)h1, (unsigned long long)m1);
+    }
+    if (!t->drv->server_local) {
+        skip(t, "server_local", "driver has none");
+        return;
+    }
+    char dir[1024], want[4096];
+    long pid = -1;
+    int rc = t->drv->server_local(t->a.c, dir, sizeof dir, &pid, &err);
+    if (t->drv->dialect == DG_DIALECT_SQLITE) {
+        const char *path = strchr(t->tgt.url, ':') + 1;
+        int same = realpath(path, want) && !strcmp(dir, want);
+        check(t, "server_local (embedded): the database file and our own pid",
+              rc == 0 && same && pid == (long)getpid(), rc < 0 ? &err : NULL);
+        return;
+    }
+    char probe[1100];
+    snprintf(probe, sizeof probe, "/proc/%ld", pid);
+    int live = pid > 0 && access(probe, F_OK) == 0;
+    snprintf(probe, sizeof probe, "%s/PG_VERSION", dir);
+    check(t, "server_local (a server on 127.0.0.1): a live server pid and its data directory",
+          rc == 0 && live && (!dir[0] || access(probe, F_OK) == 0), rc < 0 ? &err : NULL);
+    printf("# server pid %ld, data directory '%s'\n", pid, dir);
+}
+
 static void check_load_mode(struct suite *t)
 {
     struct dg_err err = {0};
@@ -940,6 +990,7 @@ int main(int argc, char **argv)
     check_bulk(&t);
     check_load_mode(&t);
     check_server_info(&t);
+    check_monitor_calls(&t);
     check_application_name(&t);
     check_connection_loss(&t);
     check_bad_targets(&t);

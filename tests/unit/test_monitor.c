@@ -87,6 +87,8 @@ static void test_parsers(struct dg_test *t)
     dg_mon_parse_pid_rss(load("pid_status.2"), &s2);
     CHECK(t, s2.rss - s1.rss == 10240 * 1024ull, "pid status: RSS growth", "%llu",
           (unsigned long long)(s2.rss - s1.rss));
+    CHECK(t, dg_mon_parse_ppid("77 (postgres: x (y) z) S 42 77 77 0") == 42 && dg_mon_parse_ppid("77 (x") == -1,
+          "pid stat: the parent after the last ')'", "got %ld", dg_mon_parse_ppid("77 (postgres: x (y) z) S 42 77"));
     CHECK(t, dg_mon_parse_pid_rss("Name:\tkthreadd\n", &s1) == -1, "pid status: no VmRSS (kernel thread) is refused",
           "accepted");
 }

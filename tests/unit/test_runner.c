@@ -2,6 +2,7 @@
  * workload defined here: counted and timed runs, retries with restored inputs, on-purpose
  * rollbacks, failures, warm-up exclusion, histograms and ticks. Needs no database. */
 #include "core/rng.h"
+#include "core/monitor.h"
 #include "core/runner.h"
 
 #include <math.h>
@@ -338,6 +339,23 @@ static void check_counted(struct dg_test *t, const struct dg_target *tg)
     shared_free(&sh);
 }
 
+/* on_start: the run's clock, once; it also starts the monitor's seconds. */
+struct start_log {
+    int calls;
+    dg_ns start, warm_end;
+    struct dg_monitor *mon;
+};
+
+static void on_start(void *ctx, dg_ns start_ns, dg_ns warm_end_ns)
+{
+    struct start_log *l = ctx;
+    l->calls++;
+    l->start = start_ns;
+    l->warm_end = warm_end_ns;
+    if (l->mon)
+        dg_monitor_epoch(l->mon, start_ns, warm_end_ns);
+}
+
 static void check_timed(struct dg_test *t, const struct dg_target *tg)
 {
     struct fake_shared sh;
@@ -347,11 +365,29 @@ static void check_timed(struct dg_test *t, const struct dg_target *tg)
                                 .warmup_ns = 500 * DG_NS_PER_MS, .duration_ns = DG_NS_PER_S, .seed = 7,
                                 .max_retries = 3, .tick_ns = 100 * DG_NS_PER_MS, .tick = on_tick,
                                 .tick_ctx = &log};
-    struct dg_run_result res;
+    struct start_log sl = {0};
+    struct dg_monitor_opts mo = {.device = "none"};
     struct dg_err err = {0};
+    CHECK(t, dg_monitor_start(&mo, &sl.mon, &err) == 0, "monitor starts beside the run", "%s", err.msg);
+    cfg.on_start = on_start;
+    cfg.start_ctx = &sl;
+    struct dg_run_result res;
     dg_ns t0 = dg_now_ns();
     int rc = dg_runner_run(&cfg, &res, &err);
     dg_ns t1 = dg_now_ns();
+    struct dg_monitor_point *mp = NULL;
+    size_t mn = 0;
+    dg_monitor_stop(sl.mon, &mp, &mn);
+    CHECK(t, sl.calls == 1 && sl.warm_end - sl.start == 500 * DG_NS_PER_MS && sl.start >= t0 && sl.start <= t1,
+          "on_start: called once with the run's clock", "%d calls, warm-up %llu ns", sl.calls,
+          (unsigned long long)(sl.warm_end - sl.start));
+    if (rc == 0 && res.series.n)
+        mn = dg_monitor_trim(mp, mn, res.series.pts[0].second, res.series.pts[res.series.n - 1].second);
+    CHECK(t, rc == 0 && mn == res.series.n && mn == 2 && mp[0].second == -1 && mp[1].second == 0 &&
+                 mp[1].cpu_user_pct >= 0,
+          "monitor: one sample per second of the series, numbered alike", "%zu samples, %zu series points",
+          mn, res.series.n);
+    free(mp);
     CHECK(t, rc == 0, "timed run: starts and finishes", "rc %d: %s", rc, err.msg);
     if (rc) {
         shared_free(&sh);

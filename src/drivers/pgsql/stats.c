@@ -2,6 +2,7 @@
  * (pg_stat_database) and, when the server runs on this machine, its data directory and
  * postmaster PID. Reads; never changes a setting or the session's transaction state. */
 #include "drivers/pgsql/internal.h"
+#include "core/monitor.h"
 
 #include <libpq-fe.h>
 #include <stdio.h>
@@ -37,7 +38,8 @@ int dg_pg_cache_stats(struct dg_conn *c, uint64_t *hits, uint64_t *misses, struc
     return 0;
 }
 
-/* The parent pid in /proc/PID/stat, or 0. */
+/* The parent pid in /proc/PID/stat when PID is a postgres process, or 0 (a server in another
+ * pid namespace, behind a forwarded port, would show someone else's process here). */
 static long parent_pid(long pid)
 {
     char path[64], buf[512];
@@ -48,10 +50,8 @@ static long parent_pid(long pid)
     size_t n = fread(buf, 1, sizeof buf - 1, f);
     fclose(f);
     buf[n] = '\0';
-    const char *p = strrchr(buf, ')');
-    char state;
-    long ppid = 0;
-    return p && sscanf(p + 1, " %c %ld", &state, &ppid) == 2 ? ppid : 0;
+    long ppid = strstr(buf, " (postgres") ? dg_mon_parse_ppid(buf) : 0;
+    return ppid > 0 ? ppid : 0;
 }
 
 int dg_pg_server_local(struct dg_conn *c, char *data_dir, size_t n, long *pid, struct dg_err *err)
