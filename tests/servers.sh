@@ -270,7 +270,9 @@ my_start() {
     env_put DG_MY_PID "$pid"
     env_put DG_MY_PORT "$port"
 
-    if ! mariadb -h127.0.0.1 -P"$port" -uroot -e "CREATE USER '$MY_USER_NAME'@'%' IDENTIFIED BY '$MY_PASSWORD';
+    # the anonymous accounts mariadb-install-db makes would shadow ours from localhost
+    if ! mariadb -h127.0.0.1 -P"$port" -uroot -e "DROP USER IF EXISTS ''@'localhost', ''@'$(hostname)';
+        CREATE USER '$MY_USER_NAME'@'%' IDENTIFIED BY '$MY_PASSWORD';
         CREATE DATABASE dbgauge; GRANT ALL ON dbgauge.* TO '$MY_USER_NAME'@'%';
         GRANT PROCESS, RELOAD ON *.* TO '$MY_USER_NAME'@'%'"; then
         my_stop
