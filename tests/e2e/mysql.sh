@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # mysql.sh — TPC-C end to end on a real MariaDB server: parallel load (both loader methods) and
-# check, a timed SQL-mode run, deadlocks retried and counted, query stress with exact row counts,
+# check, timed runs in both modes, lock waits retried and counted, query stress with exact row counts,
 # bad targets named without their password, and redacted stored runs. The caller (tests/run.sh)
 # starts and stops the server; this only reads tests/out/servers.env and never skips silently.
 . "$(dirname "$0")/../lib.sh"
@@ -48,19 +48,29 @@ done
 expect_exit "an unknown URL parameter exits 2" 2 tpcc load --target "$TGT?load=fast" --warehouses 1 --drop
 expect_stderr "the unknown parameter is named" "unknown parameter 'load=fast'"
 
-# --- a timed run in SQL mode ------------------------------------------------------------------
-run_dg "$T_TMP/sql.json" "$T_TMP/sql.err" tpcc run --target "$TGT" --mode sql --vus 4 \
-    --duration 12s --results "$RES" --json --label "e2e sql"
-check "sql run exits 0" test "$RC" = 0
-num_cmp "sql run: NOPM > 0" "$(json_get "$T_TMP/sql.json" nopm 2>/dev/null || echo 0)" ">" 0
-check "sql run: no errors" test "$(sum_field "$T_TMP/sql.json" errors 2>/dev/null)" = 0
-num_cmp "sql run: New-Order rolls back about 1% (some)" \
-    "$(json_get "$T_TMP/sql.json" transactions.new_order.rollbacks 2>/dev/null || echo 0)" ">" 0
-check "sql run records the engine" test "$(json_get "$T_TMP/sql.json" engine 2>/dev/null)" = mariadb
-check_passes "check after the sql run passes"
+check "load installed the procedures" test \
+    "$("${MY[@]}" -e "SELECT COUNT(*) FROM information_schema.routines WHERE routine_schema='dbgauge' AND routine_name LIKE 'dbgauge\_%'" 2>&1)" = 6
 
-expect_exit "procedures mode on MariaDB is refused with exit 2 (not built yet)" 2 tpcc run --target "$TGT" --mode procedures --duration 2s --results "$RES"
-expect_stderr "procedures mode: the message says to use --mode sql" "mode sql"
+# --- timed runs in both modes --------------------------------------------------------------
+for mode in sql procedures; do
+    run_dg "$T_TMP/$mode.json" "$T_TMP/$mode.err" tpcc run --target "$TGT" --mode "$mode" --vus 4 \
+        --duration 12s --results "$RES" --json --label "e2e $mode"
+    check "$mode run exits 0" test "$RC" = 0
+    num_cmp "$mode run: NOPM > 0" "$(json_get "$T_TMP/$mode.json" nopm 2>/dev/null || echo 0)" ">" 0
+    check "$mode run: no errors" test "$(sum_field "$T_TMP/$mode.json" errors 2>/dev/null)" = 0
+    num_cmp "$mode run: New-Order rolls back about 1% (some)" \
+        "$(json_get "$T_TMP/$mode.json" transactions.new_order.rollbacks 2>/dev/null || echo 0)" ">" 0
+    check "$mode run records its mode" test "$(json_get "$T_TMP/$mode.json" options.mode 2>/dev/null)" = "$mode"
+    check "$mode run records the engine" test "$(json_get "$T_TMP/$mode.json" engine 2>/dev/null)" = mariadb
+    check_passes "check after the $mode run passes"
+done
+
+# --- procedures missing: tpcc run installs them again ---------------------------------------
+"${MY[@]}" dbgauge -e "DROP PROCEDURE dbgauge_payment; DROP FUNCTION dbgauge_procedures_version" >/dev/null 2>&1
+run_dg "$T_TMP/again.json" "$T_TMP/again.err" tpcc run --target "$TGT" --mode procedures --vus 1 --txns-per-vu 50 --results "$RES" --json
+check "procedures run after the procedures were dropped exits 0" test "$RC" = 0
+check "the run installed them again" test \
+    "$("${MY[@]}" -e "SELECT COUNT(*) FROM information_schema.routines WHERE routine_schema='dbgauge' AND routine_name LIKE 'dbgauge\_%'" 2>&1)" = 6
 
 # --- lock conflicts in a run: another session holds district rows of warehouse 1 for 3 s while
 # the server's lock wait timeout is 1 s; the waits that time out (1205) are retried with the

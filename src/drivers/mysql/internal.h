@@ -42,6 +42,7 @@ struct dg_stmt {
     int64_t changes;
     int streaming;  /* rows read as they come (no store_result) */
     int active;     /* an execute's rows are not finished */
+    int late_bind;  /* columns known only after execute (CALL): bound again each execute */
 };
 
 struct dg_bulk {

@@ -8,16 +8,25 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Frees the result column buffers. */
+static void unbind_results(struct dg_stmt *s)
+{
+    for (int i = 0; s->cols && i < s->ncols; i++)
+        free(s->cols[i].buf);
+    free(s->cols);
+    free(s->rbind);
+    s->cols = NULL;
+    s->rbind = NULL;
+    s->ncols = 0;
+}
+
 void dg_my_stmt_free(struct dg_stmt *s)
 {
     if (!s)
         return;
     if (s->st)
         mysql_stmt_close(s->st);
-    for (int i = 0; s->cols && i < s->ncols; i++)
-        free(s->cols[i].buf);
-    free(s->cols);
-    free(s->rbind);
+    unbind_results(s);
     free(s->pbind);
     free(s->ptext);
     free(s->pnull);
@@ -184,13 +193,16 @@ static int bind_params(struct dg_stmt *s, const struct dg_value *v, struct dg_er
     return 0;
 }
 
-/* Drops what is left of the last execute's rows. */
+/* Drops what is left of the last execute's rows, and the results that follow them (a CALL
+ * ends with a status result of its own). */
 static void finish(struct dg_stmt *s)
 {
     if (s->active) {
         mysql_stmt_free_result(s->st);
         s->active = 0;
     }
+    while (mysql_stmt_more_results(s->st) && mysql_stmt_next_result(s->st) == 0)
+        mysql_stmt_free_result(s->st);
 }
 
 int dg_my_execute(struct dg_stmt *s, const struct dg_value *params, struct dg_err *err)
@@ -204,9 +216,21 @@ int dg_my_execute(struct dg_stmt *s, const struct dg_value *params, struct dg_er
         snprintf(what, sizeof what, "execute '%.60s'", s->what);
         return dg_my_stmt_err(s, what, err);
     }
-    if (s->ncols == 0) {
+    /* A CALL's result set is known only now: its columns are bound at the first execute. */
+    unsigned nf = mysql_stmt_field_count(s->st);
+    if (nf > 0 && (unsigned)s->ncols != nf) {
+        unbind_results(s);
+        if (bind_results(s, err))
+            return -1;
+        s->late_bind = 1;
+    } else if (nf > 0 && s->late_bind && mysql_stmt_bind_result(s->st, s->rbind)) {
+        /* the library drops a CALL's binds when its trailing status result is read */
+        return dg_my_stmt_err(s, "bind result", err);
+    }
+    if (nf == 0) {
         my_ulonglong n = mysql_stmt_affected_rows(s->st);
         s->changes = n == (my_ulonglong)-1 ? 0 : (int64_t)n;
+        finish(s);
         return 0;
     }
     if (!s->streaming && mysql_stmt_store_result(s->st)) {
