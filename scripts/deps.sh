@@ -2,7 +2,7 @@
 # deps.sh — makes sure the Debian packages dbgauge needs are installed: as root it installs
 # what is missing; as another user it prints the exact apt-get line and fails.
 #   scripts/deps.sh build   compiler, Meson, the libraries, node + npm (the report's chart library)
-#   scripts/deps.sh test    build + what the tests need (PostgreSQL server, python3, chromium)
+#   scripts/deps.sh test    build + what the tests need (PostgreSQL and MariaDB servers, python3, chromium)
 #   scripts/deps.sh bench   test + the peers and profilers the bench/ scripts use
 #   scripts/deps.sh --list test   only print the packages
 set -euo pipefail
@@ -12,13 +12,13 @@ if [[ ${1:-} == --list ]]; then
     shift
 fi
 
-build_pkgs="gcc libc6-dev meson ninja-build pkg-config libsqlite3-dev libpq-dev libcjson-dev python3"
+build_pkgs="gcc libc6-dev meson ninja-build pkg-config libsqlite3-dev libpq-dev libcjson-dev libmariadb-dev python3"
 # The report's chart library comes from npm at build time; a node that brings its own npm
 # (NodeSource) counts: ask for the Debian packages only when the commands are missing.
 command -v node >/dev/null 2>&1 || build_pkgs="$build_pkgs nodejs"
 command -v npm >/dev/null 2>&1 || build_pkgs="$build_pkgs npm"
-test_pkgs="$build_pkgs postgresql-15 postgresql-client-15 sqlite3 iproute2 time chromium"
-bench_pkgs="$test_pkgs valgrind postgresql-contrib bc time"
+test_pkgs="$build_pkgs postgresql-15 postgresql-client-15 sqlite3 iproute2 time chromium mariadb-server mariadb-client"
+bench_pkgs="$test_pkgs valgrind postgresql-contrib bc time sysbench"
 
 case ${1:-build} in
 build) want=$build_pkgs ;;

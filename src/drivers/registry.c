@@ -7,11 +7,17 @@ extern const struct dg_driver dg_driver_null;
 #if DG_HAVE_PGSQL
 extern const struct dg_driver dg_driver_pgsql;
 #endif
+#if DG_HAVE_MYSQL
+extern const struct dg_driver dg_driver_mysql;
+#endif
 
 const struct dg_driver *const dg_drivers[] = {
     &dg_driver_sqlite,
 #if DG_HAVE_PGSQL
     &dg_driver_pgsql,
+#endif
+#if DG_HAVE_MYSQL
+    &dg_driver_mysql,
 #endif
     &dg_driver_null,
     NULL,

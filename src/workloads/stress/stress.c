@@ -265,7 +265,9 @@ out:
         h->drv->load_mode(h->c, 0, &ignore);
     }
     if (rc == 0)
-        rc = h->drv->exec(h->c, "ANALYZE " STRESS_TABLE, err);
+        rc = h->drv->exec(h->c, h->drv->dialect == DG_DIALECT_MYSQL ? "ANALYZE TABLE " STRESS_TABLE
+                                                                     : "ANALYZE " STRESS_TABLE,
+                          err);
     free(buf);
     return rc;
 }

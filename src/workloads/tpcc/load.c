@@ -498,10 +498,15 @@ int tpcc_load(const struct tpcc_load_opts *o, struct tpcc_load_result *res, stru
             goto out;
         }
     }
-    if (h.drv->exec(h.c, "ANALYZE", err) || tpcc_meta_write(&h, &ld.c_load, o->warehouses, err))
+    const char *analyze = h.drv->dialect == DG_DIALECT_MYSQL
+                              ? "ANALYZE TABLE warehouse, district, customer, history, new_order, "
+                                "orders, order_line, item, stock"
+                              : "ANALYZE";
+    if (h.drv->exec(h.c, analyze, err) || tpcc_meta_write(&h, &ld.c_load, o->warehouses, err))
         goto out;
     /* The server-side transactions of --mode procedures, where the engine has them. */
-    if (h.drv->dialect == DG_DIALECT_PGSQL && tpcc_procedures_install(&h, err))
+    if ((h.drv->dialect == DG_DIALECT_PGSQL || h.drv->dialect == DG_DIALECT_MYSQL) &&
+        tpcc_procedures_install(&h, err))
         goto out;
     if (h.drv->load_mode && h.drv->load_mode(h.c, 0, err))
         goto out;

@@ -1,4 +1,5 @@
-/* procedures.c — --mode procedures: the five transactions as PL/pgSQL functions, one call
+/* procedures.c — --mode procedures: the five transactions as PL/pgSQL functions (MySQL's in
+ * procedures_mysql.c, same parameters), one call
  * (one round trip, one implicit transaction) per transaction, inputs drawn exactly as in the
  * SQL mode. Must not draw inputs differently from txn.c, nor allocate per transaction. */
 #include <stdio.h>
@@ -197,15 +198,20 @@ static int no_procedures(enum dg_dialect d, struct dg_err *err)
                       "--mode procedures is not available for this target yet; use --mode sql");
 }
 
+/* PostgreSQL and MySQL/MariaDB (procedures_mysql.c) have the procedures. */
+static int has_procedures(enum dg_dialect d) { return d == DG_DIALECT_PGSQL || d == DG_DIALECT_MYSQL; }
+
 int tpcc_procedures_install(struct dg_conn_h *h, struct dg_err *err)
 {
-    if (h->drv->dialect != DG_DIALECT_PGSQL)
+    if (!has_procedures(h->drv->dialect))
         return no_procedures(h->drv->dialect, err);
     char version[160];
     snprintf(version, sizeof version,
              "CREATE OR REPLACE FUNCTION dbgauge_procedures_version() RETURNS int "
              "LANGUAGE sql IMMUTABLE AS 'SELECT %d'", PROC_VERSION);
-    if (h->drv->exec(h->c, install_sql, err) || h->drv->exec(h->c, version, err)) {
+    if (h->drv->dialect == DG_DIALECT_MYSQL ? tpcc_mysql_procedures_install(h, PROC_VERSION, err)
+                                            : h->drv->exec(h->c, install_sql, err) ||
+                                                  h->drv->exec(h->c, version, err)) {
         if (err->cls != DG_ERR_CONN) {
             char msg[sizeof err->msg];
             snprintf(msg, sizeof msg, "%s", err->msg);
@@ -218,7 +224,7 @@ int tpcc_procedures_install(struct dg_conn_h *h, struct dg_err *err)
 
 int tpcc_procedures_ensure(struct dg_conn_h *h, struct dg_err *err)
 {
-    if (h->drv->dialect != DG_DIALECT_PGSQL)
+    if (!has_procedures(h->drv->dialect))
         return no_procedures(h->drv->dialect, err);
     int64_t v = 0;
     struct dg_err ignore;
@@ -237,8 +243,9 @@ int tpcc_proc_worker_open(const struct tpcc_shared *sh, struct dg_conn_h *h,
                           struct tpcc_proc_worker **out, struct dg_err *err)
 {
     *out = NULL;
-    if (h->drv->dialect != DG_DIALECT_PGSQL)
+    if (!has_procedures(h->drv->dialect))
         return no_procedures(h->drv->dialect, err);
+    int my = h->drv->dialect == DG_DIALECT_MYSQL;
     /* Each call is its own implicit transaction (one round trip); the isolation level is the
      * session's default, so it applies to every call and to every retry. */
     static const char *const iso_sql[] = {
@@ -246,10 +253,15 @@ int tpcc_proc_worker_open(const struct tpcc_shared *sh, struct dg_conn_h *h,
         [DG_ISO_REPEATABLE_READ] = "SET SESSION CHARACTERISTICS AS TRANSACTION ISOLATION LEVEL REPEATABLE READ",
         [DG_ISO_SERIALIZABLE] = "SET SESSION CHARACTERISTICS AS TRANSACTION ISOLATION LEVEL SERIALIZABLE",
     };
+    static const char *const iso_sql_my[] = {
+        [DG_ISO_READ_COMMITTED] = "SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED",
+        [DG_ISO_REPEATABLE_READ] = "SET SESSION TRANSACTION ISOLATION LEVEL REPEATABLE READ",
+        [DG_ISO_SERIALIZABLE] = "SET SESSION TRANSACTION ISOLATION LEVEL SERIALIZABLE",
+    };
     if (sh->isolation != DG_ISO_DEFAULT) {
         if ((unsigned)sh->isolation >= sizeof iso_sql / sizeof *iso_sql)
             return dg_err_set(err, DG_ERR_USER, 0, "unknown isolation level %d", (int)sh->isolation);
-        if (h->drv->exec(h->c, iso_sql[sh->isolation], err))
+        if (h->drv->exec(h->c, (my ? iso_sql_my : iso_sql)[sh->isolation], err))
             return -1;
     }
     struct tpcc_proc_worker *w = calloc(1, sizeof *w);
@@ -258,7 +270,8 @@ int tpcc_proc_worker_open(const struct tpcc_shared *sh, struct dg_conn_h *h,
     w->h = h;
     w->sh = sh;
     for (int i = 0; i < P_COUNT; i++)
-        if (h->drv->prepare(h->c, calls[i].sql, calls[i].nparams, &w->st[i], err)) {
+        if (h->drv->prepare(h->c, my ? tpcc_mysql_call_sql[i] : calls[i].sql, calls[i].nparams,
+                            &w->st[i], err)) {
             tpcc_proc_worker_close(w);
             return -1;
         }

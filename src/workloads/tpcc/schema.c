@@ -6,8 +6,9 @@
 
 #include "workloads/tpcc/tpcc.h"
 
-/* Column lists. On SQLite the keys go in the CREATE TABLE (rows arrive in key order, and
- * WITHOUT ROWID tables keep them clustered); elsewhere keys are built after the data. */
+/* Column lists. On SQLite and InnoDB the keys go in the CREATE TABLE (rows arrive in key
+ * order, and WITHOUT ROWID / InnoDB tables are clustered on them: adding the key afterwards
+ * would rebuild the table); elsewhere keys are built after the data. */
 struct table_def {
     const char *name;
     const char *columns;
@@ -69,20 +70,44 @@ static const char meta_ddl[] =
     "CREATE TABLE dbgauge_tpcc_meta (c_last_load INTEGER, c_id INTEGER, ol_i_id INTEGER, "
     "warehouses INTEGER, loaded_at VARCHAR(32))";
 
+static int keys_inline(enum dg_dialect d) { return d == DG_DIALECT_SQLITE || d == DG_DIALECT_MYSQL; }
+
+/* The column list in the dialect's types: MySQL's TIMESTAMP is a 2038-bounded type with
+ * implicit defaults, so dates are DATETIME there. */
+static void columns_for(enum dg_dialect d, const char *cols, char *out, size_t cap)
+{
+    size_t o = 0;
+    for (const char *p = cols; *p && o + 9 < cap; p++) {
+        if (d == DG_DIALECT_MYSQL && strncmp(p, "TIMESTAMP", 9) == 0) {
+            memcpy(out + o, "DATETIME", 8);
+            o += 8;
+            p += 8;
+        } else {
+            out[o++] = *p;
+        }
+    }
+    out[o] = '\0';
+}
+
 int tpcc_schema_create(struct dg_conn_h *h, struct dg_err *err)
 {
-    char sql[2048];
-    int keys_inline = h->drv->dialect == DG_DIALECT_SQLITE;
+    char sql[2048], cols[1536];
+    enum dg_dialect d = h->drv->dialect;
+    const char *suffix = d == DG_DIALECT_SQLITE ? " WITHOUT ROWID"
+                         : d == DG_DIALECT_MYSQL ? " ENGINE=InnoDB"
+                                                 : "";
     for (size_t i = 0; i < NTABLES; i++) {
         const struct table_def *t = &tables[i];
-        if (keys_inline && t->key)
-            snprintf(sql, sizeof sql, "CREATE TABLE %s (%s, PRIMARY KEY (%s)) WITHOUT ROWID", t->name,
-                     t->columns, t->key);
-        else if (t->fillfactor && h->drv->dialect == DG_DIALECT_PGSQL)
-            snprintf(sql, sizeof sql, "CREATE TABLE %s (%s) WITH (fillfactor = %d)", t->name,
-                     t->columns, t->fillfactor);
+        columns_for(d, t->columns, cols, sizeof cols);
+        if (keys_inline(d) && t->key)
+            snprintf(sql, sizeof sql, "CREATE TABLE %s (%s, PRIMARY KEY (%s))%s", t->name, cols,
+                     t->key, suffix);
+        else if (t->fillfactor && d == DG_DIALECT_PGSQL)
+            snprintf(sql, sizeof sql, "CREATE TABLE %s (%s) WITH (fillfactor = %d)", t->name, cols,
+                     t->fillfactor);
         else
-            snprintf(sql, sizeof sql, "CREATE TABLE %s (%s)", t->name, t->columns);
+            snprintf(sql, sizeof sql, "CREATE TABLE %s (%s)%s", t->name, cols,
+                     d == DG_DIALECT_MYSQL ? suffix : "");
         if (h->drv->exec(h->c, sql, err))
             return -1;
     }
@@ -102,7 +127,7 @@ int tpcc_schema_drop(struct dg_conn_h *h, struct dg_err *err)
 
 /* Secondary access paths the transactions need: customers by last name (Payment,
  * Order-Status), a customer's latest order (Order-Status). */
-static const char *const sqlite_indexes[] = {
+static const char *const sqlite_indexes[] = { /* and MySQL: the keys are inline */
     "CREATE INDEX customer_name ON customer (c_w_id, c_d_id, c_last, c_first)",
     "CREATE INDEX orders_customer ON orders (o_w_id, o_d_id, o_c_id, o_id)",
     NULL,
@@ -123,7 +148,7 @@ static const char *const pgsql_indexes[] = {
 
 const char *const *tpcc_schema_index_sql(enum dg_dialect d)
 {
-    return d == DG_DIALECT_SQLITE ? sqlite_indexes : pgsql_indexes;
+    return keys_inline(d) ? sqlite_indexes : pgsql_indexes;
 }
 
 int tpcc_meta_write(struct dg_conn_h *h, const struct tpcc_nurand *c, int warehouses,

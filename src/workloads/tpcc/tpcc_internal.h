@@ -34,6 +34,10 @@ int tpcc_proc_worker_open(const struct tpcc_shared *sh, struct dg_conn_h *h,
                           struct tpcc_proc_worker **out, struct dg_err *err);
 void tpcc_proc_worker_close(struct tpcc_proc_worker *w);
 int tpcc_proc_run(struct tpcc_proc_worker *w, struct tpcc_term *t, int type, struct dg_err *err);
+/* procedures_mysql.c: the MySQL/MariaDB procedures (same parameters as the PostgreSQL ones)
+ * and their CALL texts, in the order New-Order, Payment, Order-Status, Delivery, Stock-Level. */
+int tpcc_mysql_procedures_install(struct dg_conn_h *h, int version, struct dg_err *err);
+extern const char *const tpcc_mysql_call_sql[5];
 
 /* Payment's (2.5.1) and Order-Status's (2.6.1) inputs. c_last_len > 0: select the customer
  * by the last name in c_last (c_id is then 0); otherwise by c_id. */
