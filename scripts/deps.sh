@@ -12,7 +12,7 @@ if [[ ${1:-} == --list ]]; then
     shift
 fi
 
-build_pkgs="gcc libc6-dev meson ninja-build pkg-config libsqlite3-dev libpq-dev libcjson-dev"
+build_pkgs="gcc libc6-dev meson ninja-build pkg-config libsqlite3-dev libpq-dev libcjson-dev libinih-dev"
 test_pkgs="$build_pkgs python3 postgresql-15 postgresql-client-15 sqlite3 iproute2 time"
 bench_pkgs="$test_pkgs valgrind postgresql-contrib bc time"
 

@@ -12,6 +12,7 @@ static const struct {
     {"tpcc", dg_cmd_tpcc, "TPC-C: load, run, check (see dbgauge tpcc --help)"},
     {"stress", dg_cmd_stress, "query stress: T threads x N iterations of a query (see dbgauge stress --help)"},
     {"runs", dg_cmd_runs, "list stored runs, or show one (runs show ID)"},
+    {"experiment", dg_cmd_experiment, "run a job file's steps, or show one's step table (see dbgauge experiment --help)"},
 };
 
 static void usage(FILE *out)
@@ -19,7 +20,7 @@ static void usage(FILE *out)
     fprintf(out, "dbgauge %s - measures how fast SQL databases do OLTP work\n\n"
                  "usage: dbgauge COMMAND [options]\n\ncommands:\n", DG_VERSION);
     for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
-        fprintf(out, "  %-6s %s\n", commands[i].name, commands[i].help);
+        fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].help);
     fprintf(out, "\ntargets: sqlite:PATH (default sqlite:tpcc.db), postgres://user@host:port/db\n"
                  "exit status: 0 ok, 1 the run or a check failed, 2 bad usage or input\n");
 }

@@ -93,7 +93,7 @@ static int open_worker(struct worker *w, struct dg_err *err)
     const struct dg_runner_cfg *cfg = w->r->cfg;
     char app[32];
     snprintf(app, sizeof app, "dbgauge-w%d", w->index + 1);
-    struct dg_connect_opts co = {.application = app};
+    struct dg_connect_opts co = {.application = app, .memory_bytes = cfg->session_memory_bytes};
     if (dg_connect(cfg->target, &co, &w->conn, err))
         return -1;
     if (cfg->wl->worker_open(cfg->shared, &w->conn, &w->wctx, err)) {

@@ -66,6 +66,7 @@ struct dg_runner_cfg {
     dg_ns tick_ns;                 /* reporter interval; 0 = no ticks */
     dg_tick_fn tick;
     void *tick_ctx;
+    uint64_t session_memory_bytes; /* > 0: each worker's connection sets the engine's cache */
 };
 
 struct dg_run_result {
