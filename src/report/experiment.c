@@ -145,36 +145,35 @@ int dg_report_experiment(struct dg_store *s, int64_t id, FILE *text, cJSON **jso
     if (text) {
         fprintf(text, "\nExperiment %lld (%s%s%s): %d step%s, %s\n", (long long)ex.id, ex.file,
                 ex.label[0] ? ", " : "", ex.label, n, n == 1 ? "" : "s", ex.status);
+        /* TPC-C: TPM and NOPM; query stress: rows/s and MB/s, in the same two columns */
+        int stress0 = n && !strcmp(rows[0].rec.workload, "stress");
         fprintf(text, "%4s", "step");
         for (int k = 0; k < nkeys; k++)
             fprintf(text, "  %10s", keys[k]);
-        fprintf(text, "  %10s  %10s  %10s  %9s  %9s  %9s  %9s  %6s  %s\n", "TPM", "NOPM", "MB/s",
-                "avg ms", "p95 ms", "vs prev", "vs first", "run", "status");
+        fprintf(text, "  %10s  %10s  %9s  %9s  %9s  %9s  %6s  %s\n", stress0 ? "rows/s" : "TPM",
+                stress0 ? "MB/s" : "NOPM", "avg ms", "p95 ms", "vs prev", "vs first", "run", "status");
         for (int i = 0; i < n; i++) {
             const struct row *w = &rows[i];
-            int stress = !strcmp(w->rec.workload, "stress");
+            int stress = !strcmp(w->rec.workload, "stress"), ok = !isnan(w->head);
             fprintf(text, "%4d", w->rec.experiment_step);
             for (int k = 0; k < nkeys; k++) {
                 const char *v = SWEPT_VAL(i, k);
                 fprintf(text, "  %10s", v ? v : "");
             }
-            int ok = !isnan(w->head);
-            /* stress: rows/s in the TPM column's place is misleading; show it as rows/s */
-            cell(text, "  %*.0f", 10, ok ? (stress ? w->rows_s * 60 : w->rec.tpm) : NAN);
-            cell(text, "  %*.0f", 10, ok && !stress ? w->rec.nopm : NAN);
-            cell(text, "  %*.1f", 10, stress ? w->mb_s : NAN);
+            cell(text, "  %*.0f", 10, !ok ? NAN : stress ? w->rows_s : w->rec.tpm);
+            cell(text, stress ? "  %*.2f" : "  %*.0f", 10, !ok ? NAN : stress ? w->mb_s : w->rec.nopm);
             cell(text, "  %*.2f", 9, w->avg_ms);
             cell(text, "  %*.2f", 9, w->p95_ms);
             pct_cell(text, w->d_prev);
             pct_cell(text, w->d_first);
-            fprintf(text, "  %6lld  %s%s%s\n", (long long)w->rec.id, w->rec.status,
+            fprintf(text, "  %6lld  %s%s%s%s\n", (long long)w->rec.id, w->rec.status,
+                    stress != stress0 ? (stress ? " (stress)" : " (tpcc)") : "",
                     w->rec.error[0] && strcmp(w->rec.status, "complete") ? ": " : "",
                     strcmp(w->rec.status, "complete") ? w->rec.error : "");
         }
-        if (n && !strcmp(rows[0].rec.workload, "stress"))
-            fprintf(text, "(stress: the TPM column is rows per minute; changes are of MB/s)\n");
-        else if (n)
-            fprintf(text, "(changes are of NOPM; latency over all transaction types)\n");
+        if (n)
+            fprintf(text, "(changes are of %s; latency over all transaction types)\n",
+                    stress0 ? "MB/s" : "NOPM");
     }
     if (csv) {
         fprintf(csv, "experiment_id,step");
