@@ -132,6 +132,15 @@ print(("ok" if not g or not os.path.exists(g.group(1)) else "not ok") + " - the 
 PY
 relay <"$T_TMP/py.out"
 
+# the same knob on the command line of tpcc run
+run_dg "$T_TMP/cli.json" "$T_TMP/cli.err" tpcc run --target "sqlite:$DB" --txns-per-vu 20 --db-memory 1M --results "$RES" --json
+check "tpcc run --db-memory 1M exits 0" test "$RC" = 0
+check "tpcc run --db-memory 1M records cache_size -1024" test "$(json_get "$T_TMP/cli.json" settings.cache_size 2>/dev/null)" = -1024
+expect_exit "--db-memory with a bad size exits 2" 2 tpcc run --target "sqlite:$DB" --db-memory lots --results "$RES"
+expect_stderr "--db-memory with a bad size names the option" "--db-memory: 'lots'"
+expect_exit "--pg-ctl without --pg-datadir exits 2" 2 stress --target "sqlite:$DB" --pg-ctl /bin/true --results "$RES"
+expect_exit "--restart-cmd with --pg-datadir exits 2" 2 tpcc run --target "sqlite:$DB" --restart-cmd true --pg-datadir /tmp --results "$RES"
+
 # every recipe stays valid
 for r in "$DG_ROOT"/recipes/*/job.ini; do
     expect_exit "recipe $(basename "$(dirname "$r")") passes --dry-run" 0 experiment "$r" --dry-run --results "$T_TMP/none.db"
@@ -174,6 +183,13 @@ INI
     if grep -aq "s3cr3t-77" "$RES" "$T_TMP/pgc.err" "$T_TMP/pgc.json"; then
         not_ok "pg: the restart command is neither stored nor printed" "found its secret"
     else ok "pg: the restart command is neither stored nor printed"; fi
+    # without a way to restart: set for later, and said to be not applied (same size: nothing pending)
+    run_dg "$T_TMP/pgn.json" "$T_TMP/pgn.err" stress --target "$ADMIN" --query "select 1" --db-memory 32M --results "$RES" --json
+    check "pg: --db-memory without a restart still runs" test "$RC" = 0
+    check "pg: --db-memory without a restart says it was not applied" grep -q "db_memory not applied: .*restart_cmd= or pg_datadir=" "$T_TMP/pgn.err"
+    id=$(json_get "$T_TMP/pgn.json" steps.0.run_id 2>/dev/null)
+    "$DG" runs show "${id:-0}" --results "$RES" --json >"$T_TMP/pgn-run.json" 2>/dev/null
+    check "pg: ... and stores that with the run" grep -q "not applied" "$T_TMP/pgn-run.json"
     py "$T_TMP/pg.json" "$T_TMP/pgc.json" >"$T_TMP/py.out" <<'PY'
 import json, sys
 def say(c, what): print(("ok" if c else "not ok") + " - " + what)
