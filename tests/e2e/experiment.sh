@@ -132,6 +132,13 @@ print(("ok" if not g or not os.path.exists(g.group(1)) else "not ok") + " - the 
 PY
 relay <"$T_TMP/py.out"
 
+# the command's own usage errors
+expect_exit "experiment without a job file exits 2" 2 experiment --results "$RES"
+expect_exit "experiment show of an unknown id exits 2" 2 experiment show 999 --results "$RES"
+expect_stderr "experiment show of an unknown id says so" "no experiment 999"
+expect_exit "a missing job file exits 2" 2 experiment "$T_TMP/none.ini" --results "$RES"
+expect_stderr "a missing job file is named" "none.ini"
+
 # the same knob on the command line of tpcc run
 run_dg "$T_TMP/cli.json" "$T_TMP/cli.err" tpcc run --target "sqlite:$DB" --txns-per-vu 20 --db-memory 1M --results "$RES" --json
 check "tpcc run --db-memory 1M exits 0" test "$RC" = 0
