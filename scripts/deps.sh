@@ -12,7 +12,7 @@ if [[ ${1:-} == --list ]]; then
     shift
 fi
 
-build_pkgs="gcc libc6-dev meson ninja-build pkg-config libsqlite3-dev libpq-dev libcjson-dev libmariadb-dev python3"
+build_pkgs="gcc libc6-dev meson ninja-build pkg-config libsqlite3-dev libpq-dev libcjson-dev libmariadb-dev libinih-dev python3"
 # The report's chart library comes from npm at build time; a node that brings its own npm
 # (NodeSource) counts: ask for the Debian packages only when the commands are missing.
 command -v node >/dev/null 2>&1 || build_pkgs="$build_pkgs nodejs"

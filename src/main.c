@@ -14,6 +14,7 @@ static const struct {
     {"runs", dg_cmd_runs, "list stored runs, or show one (runs show ID)"},
     {"report", dg_cmd_report, "HTML (charts), Markdown, CSV or JSON report of stored runs and groups"},
     {"compare", dg_cmd_compare, "stored runs or groups side by side, with the change in percent"},
+    {"experiment", dg_cmd_experiment, "run a job file's steps, or show one's step table (see dbgauge experiment --help)"},
 };
 
 static void usage(FILE *out)
@@ -21,7 +22,7 @@ static void usage(FILE *out)
     fprintf(out, "dbgauge %s - measures how fast SQL databases do OLTP work\n\n"
                  "usage: dbgauge COMMAND [options]\n\ncommands:\n", DG_VERSION);
     for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
-        fprintf(out, "  %-8s %s\n", commands[i].name, commands[i].help);
+        fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].help);
     fprintf(out, "\ntargets: sqlite:PATH (default sqlite:tpcc.db), postgres://user@host:port/db\n"
                  "exit status: 0 ok, 1 the run or a check failed, 2 bad usage or input\n");
 }

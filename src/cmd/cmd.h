@@ -8,6 +8,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "cmd/memory.h"
 #include "core/driver.h"
 #include "core/monitor.h"
 #include "core/runner.h"
@@ -23,6 +24,31 @@ int dg_cmd_runs(int argc, char **argv);
 int dg_cmd_stress(int argc, char **argv);
 int dg_cmd_report(int argc, char **argv);
 int dg_cmd_compare(int argc, char **argv);
+int dg_cmd_experiment(int argc, char **argv);
+
+/* A step of an experiment, as the command that runs it sees it. */
+struct dg_step {
+    int64_t experiment_id;
+    int index;              /* 1-based */
+    const char *swept_json; /* {"key": "value", ...}: what this step takes from the lists */
+    FILE *text;             /* where the run's own report goes */
+    int64_t run_id;         /* out: the stored run, 0 if none was stored */
+    char error[512];        /* out: why the step failed, if it did */
+};
+
+/* A workload command an experiment runs: its own getopt table and its own per-option parser
+ * (the same code the command line goes through), so a job file's keys are its options. */
+struct dg_wl_cmd {
+    const char *workload, *sub; /* "tpcc", "run" */
+    const struct option *opts;
+    int (*allowed)(const char *sub, int c);
+    void *(*new_opts)(void); /* the command line's defaults; free() */
+    int (*apply)(void *o, int c, const char *arg, struct dg_err *err);
+    int (*finish)(void *o, struct dg_err *err);
+    /* Runs and stores the step; argv is the equivalent command line, for the record. */
+    int (*run)(void *o, struct dg_step *step, int argc, char **argv);
+};
+extern const struct dg_wl_cmd dg_tpcc_run_cmd, dg_stress_run_cmd;
 
 /* What a command knows about a run beyond the runner's result. */
 struct dg_record_src {
@@ -34,6 +60,8 @@ struct dg_record_src {
     char **argv;
     int vus;
     enum dg_load_model model;
+    const struct dg_step *step; /* NULL outside an experiment */
+    const char *knobs_json;     /* what the memory options did (copied), or NULL */
 };
 /* Fills a run record from a finished run: status, times, target, engine and settings, host,
  * counts, and moves the histograms and the series from res into rec (which then owns them). */
@@ -58,9 +86,9 @@ int dg_cmd_monitor_begin(struct dg_cmd_monitor *cm, const struct dg_target *t, i
                          struct dg_runner_cfg *cfg, struct dg_err *err);
 /* Stops the sampler and moves its points into rec (rec NULL: drops them); safe to call twice. */
 void dg_cmd_monitor_end(struct dg_cmd_monitor *cm, struct dg_run_record *rec);
-/* --monitor-device DEV: sets *out, or prints why DEV is neither "none" nor a device of
- * /proc/diskstats and returns DG_EXIT_USAGE. */
-int dg_cmd_monitor_device_opt(const char *cmd, const char *dev, const char **out);
+/* --monitor-device DEV: sets *out, or fills err (DG_ERR_USER) with why DEV is neither "none"
+ * nor a device of /proc/diskstats and returns -1. */
+int dg_cmd_monitor_device_opt(const char *dev, const char **out, struct dg_err *err);
 /* The engine settings of si as a JSON object text (malloc'd, caller frees). */
 char *dg_settings_json(const struct dg_server_info *si);
 

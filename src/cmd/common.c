@@ -36,6 +36,10 @@ char *dg_redacted_command_line(int argc, char **argv)
     out[0] = '\0';
     for (int i = 0; i < argc; i++) {
         dg_redact_url(argv[i], tmp, sizeof tmp);
+        if (i && (!strcmp(argv[i - 1], "--restart-cmd")))
+            snprintf(tmp, sizeof tmp, "***"); /* a restart command may hold a secret */
+        else if (!strncmp(argv[i], "--restart-cmd=", 14))
+            snprintf(tmp, sizeof tmp, "--restart-cmd=***");
         if (i)
             strcat(out, " ");
         strcat(out, tmp);
@@ -92,6 +96,12 @@ void dg_record_fill(struct dg_run_record *rec, const struct dg_record_src *src,
     dg_hostinfo_read(&rec->host);
     snprintf(rec->dbgauge_version, sizeof rec->dbgauge_version, "%s", DG_VERSION);
     rec->vus = src->vus;
+    if (src->step) {
+        rec->experiment_id = src->step->experiment_id;
+        rec->experiment_step = src->step->index;
+        rec->swept_json = src->step->swept_json ? strdup(src->step->swept_json) : NULL;
+    }
+    rec->knobs_json = src->knobs_json ? strdup(src->knobs_json) : NULL;
     rec->warmup_s = res->warmup_s;
     rec->measured_s = res->measured_s;
     rec->client_cpu_s = res->client_cpu_s;

@@ -37,7 +37,7 @@ static void on_start(void *ctx, dg_ns start_ns, dg_ns warm_end_ns)
         dg_monitor_epoch(cm->mon, start_ns, warm_end_ns);
 }
 
-int dg_cmd_monitor_device_opt(const char *cmd, const char *dev, const char **out)
+int dg_cmd_monitor_device_opt(const char *dev, const char **out, struct dg_err *err)
 {
     *out = dev;
     if (!strcmp(dev, "none"))
@@ -47,7 +47,7 @@ int dg_cmd_monitor_device_opt(const char *cmd, const char *dev, const char **out
     int ok = text && dg_mon_read_file("/proc/diskstats", text, 64 * 1024) >= 0 &&
              dg_mon_parse_diskstats(text, dev, 0, 0, &d) == 0;
     free(text);
-    return ok ? 0 : dg_usage_error(cmd, "--monitor-device: '%s' is not a device in /proc/diskstats (or 'none')", dev);
+    return ok ? 0 : dg_err_set(err, DG_ERR_USER, 0, "--monitor-device: '%s' is not a device in /proc/diskstats (or 'none')", dev);
 }
 
 int dg_cmd_monitor_begin(struct dg_cmd_monitor *cm, const struct dg_target *t, int workers,

@@ -35,12 +35,13 @@ static void stress_usage(FILE *out)
             "  --no-monitor        do not sample host CPU, disk, server process and engine cache each second\n"
             "  --monitor-device DEV  the block device to watch (a /proc/diskstats name, or none)\n"
             "  --rows N            rows of the built-in table (default 1000000)\n"
-            "  --row-bytes B       bytes of values per row (default 200)\n");
+            "  --row-bytes B       bytes of values per row (default 200)\n"
+            "memory (stress):\n" DG_MEMORY_USAGE);
 }
 
 enum { O_TARGET = 1000, O_QUERY, O_QFILE, O_THREADS, O_ITER, O_DURATION, O_WARMUP, O_PARAMS,
        O_LABEL, O_RESULTS, O_JSON, O_ROWS, O_ROWBYTES, O_DROP, O_SEED, O_NO_MONITOR, O_MONITOR_DEVICE,
-       O_HELP };
+       O_HELP, O_MEM_BASE = 1100 };
 
 static const struct option long_opts[] = {
     {"target", required_argument, NULL, O_TARGET},   {"query", required_argument, NULL, O_QUERY},
@@ -52,6 +53,7 @@ static const struct option long_opts[] = {
     {"row-bytes", required_argument, NULL, O_ROWBYTES}, {"drop", no_argument, NULL, O_DROP},
     {"seed", required_argument, NULL, O_SEED},        {"help", no_argument, NULL, O_HELP},
     {"no-monitor", no_argument, NULL, O_NO_MONITOR},  {"monitor-device", required_argument, NULL, O_MONITOR_DEVICE},
+    DG_MEMORY_LONG_OPTS(O_MEM_BASE),
     {NULL, 0, NULL, 0},
 };
 
@@ -60,9 +62,11 @@ struct stress_opts {
     const char *target, *query, *query_file, *params, *label, *results;
     int threads[MAX_STEPS], nsteps;
     uint64_t iterations, rows, seed;
-    int row_bytes, json, drop, help, duration_set, no_monitor;
+    int row_bytes, json, drop, help, duration_set, iter_set, no_monitor;
     const char *monitor_device;
     dg_ns duration_ns, warmup_ns;
+    struct dg_memory_opts mem;
+    struct dg_step *step; /* a step of an experiment, or NULL */
 };
 
 static int parse_threads(const char *s, struct stress_opts *o, struct dg_err *err)
@@ -87,15 +91,13 @@ static int allowed(const char *sub, int c)
         return c == O_ROWS || c == O_ROWBYTES || c == O_DROP;
     if (!strcmp(sub, "drop"))
         return 0;
-    return c != O_ROWS && c != O_ROWBYTES && c != O_DROP;
+    return c != O_ROWS && c != O_ROWBYTES && c != O_DROP; /* the memory options too */
 }
 
-static int parse(int argc, char **argv, struct stress_opts *o)
+static void init_opts(struct stress_opts *o, const char *sub)
 {
-    char cmd[32];
-    snprintf(cmd, sizeof cmd, "stress%s%s", strcmp(o->sub, "run") ? " " : "", strcmp(o->sub, "run") ? o->sub : "");
-    struct dg_err err;
-    int c, iter_set = 0;
+    memset(o, 0, sizeof *o);
+    o->sub = sub;
     o->target = DG_DEFAULT_TARGET;
     o->results = DG_DEFAULT_RESULTS;
     o->label = "";
@@ -104,48 +106,66 @@ static int parse(int argc, char **argv, struct stress_opts *o)
     o->iterations = 1;
     o->rows = 1000000;
     o->row_bytes = 200;
+}
+
+/* One option: the command line's getopt loop and a job file's key=value both come here. */
+static int apply_opt(struct stress_opts *o, int c, const char *arg, struct dg_err *err)
+{
+    switch (c) {
+    case O_TARGET: o->target = arg; return 0;
+    case O_QUERY: o->query = arg; return 0;
+    case O_QFILE: o->query_file = arg; return 0;
+    case O_PARAMS: o->params = arg; return 0;
+    case O_LABEL: o->label = arg; return 0;
+    case O_RESULTS: o->results = arg; return 0;
+    case O_JSON: o->json = 1; return 0;
+    case O_DROP: o->drop = 1; return 0;
+    case O_HELP: o->help = 1; return 0;
+    case O_THREADS: return parse_threads(arg, o, err);
+    case O_ITER: o->iter_set = 1; return dg_parse_u64("--iterations", arg, 1, 1000000000ull, &o->iterations, err);
+    case O_DURATION: o->duration_set = 1; return dg_parse_duration("--duration", arg, &o->duration_ns, err);
+    case O_WARMUP: return dg_parse_duration("--warmup", arg, &o->warmup_ns, err);
+    case O_ROWS: return dg_parse_u64("--rows", arg, 1, 1000000000ull, &o->rows, err);
+    case O_ROWBYTES: return dg_parse_int("--row-bytes", arg, 48, 4000, &o->row_bytes, err);
+    case O_SEED: return dg_parse_u64("--seed", arg, 0, UINT64_MAX, &o->seed, err);
+    case O_NO_MONITOR: o->no_monitor = 1; return 0;
+    case O_MONITOR_DEVICE: return dg_cmd_monitor_device_opt(arg, &o->monitor_device, err);
+    default: return dg_memory_opt(&o->mem, c - O_MEM_BASE, arg, err);
+    }
+}
+
+/* What only the whole set of options can tell. */
+static int finish_opts(struct stress_opts *o, struct dg_err *err)
+{
+    if (o->query && o->query_file)
+        return dg_err_set(err, DG_ERR_USER, 0, "--query and --query-file: give one");
+    if (o->iter_set && o->duration_set)
+        return dg_err_set(err, DG_ERR_USER, 0, "--iterations and --duration: give one");
+    if (o->warmup_ns && !o->duration_set)
+        return dg_err_set(err, DG_ERR_USER, 0, "--warmup goes with --duration");
+    if (o->duration_set && o->duration_ns == 0)
+        return dg_err_set(err, DG_ERR_USER, 0, "--duration must be longer than 0");
+    return dg_memory_check(&o->mem, err);
+}
+
+static int parse(int argc, char **argv, struct stress_opts *o)
+{
+    char cmd[32];
+    snprintf(cmd, sizeof cmd, "stress%s%s", strcmp(o->sub, "run") ? " " : "", strcmp(o->sub, "run") ? o->sub : "");
+    struct dg_err err;
+    int c;
+    init_opts(o, o->sub);
     optind = 1;
     int got;
-    while ((got = dg_getopt(cmd, argc, argv, long_opts, O_HELP, allowed, o->sub, &c)) == 1) {
-        int bad = 0;
-        switch (c) {
-        case O_TARGET: o->target = optarg; break;
-        case O_QUERY: o->query = optarg; break;
-        case O_QFILE: o->query_file = optarg; break;
-        case O_PARAMS: o->params = optarg; break;
-        case O_LABEL: o->label = optarg; break;
-        case O_RESULTS: o->results = optarg; break;
-        case O_JSON: o->json = 1; break;
-        case O_DROP: o->drop = 1; break;
-        case O_HELP: o->help = 1; break;
-        case O_NO_MONITOR: o->no_monitor = 1; break;
-        case O_MONITOR_DEVICE:
-            if (dg_cmd_monitor_device_opt(cmd, optarg, &o->monitor_device))
-                return DG_EXIT_USAGE;
-            break;
-        case O_THREADS: bad = parse_threads(optarg, o, &err); break;
-        case O_ITER: bad = dg_parse_u64("--iterations", optarg, 1, 1000000000ull, &o->iterations, &err); iter_set = 1; break;
-        case O_DURATION: bad = dg_parse_duration("--duration", optarg, &o->duration_ns, &err); o->duration_set = 1; break;
-        case O_WARMUP: bad = dg_parse_duration("--warmup", optarg, &o->warmup_ns, &err); break;
-        case O_ROWS: bad = dg_parse_u64("--rows", optarg, 1, 1000000000ull, &o->rows, &err); break;
-        case O_ROWBYTES: bad = dg_parse_int("--row-bytes", optarg, 48, 4000, &o->row_bytes, &err); break;
-        case O_SEED: bad = dg_parse_u64("--seed", optarg, 0, UINT64_MAX, &o->seed, &err); break;
-        }
-        if (bad)
+    while ((got = dg_getopt(cmd, argc, argv, long_opts, O_HELP, allowed, o->sub, &c)) == 1)
+        if (apply_opt(o, c, optarg, &err))
             return dg_usage_error(cmd, "%s", err.msg);
-    }
     if (got)
         return got;
     if (optind < argc)
         return dg_usage_error(cmd, "unexpected argument '%s' (see dbgauge stress --help)", argv[optind]);
-    if (o->query && o->query_file)
-        return dg_usage_error(cmd, "--query and --query-file: give one");
-    if (iter_set && o->duration_set)
-        return dg_usage_error(cmd, "--iterations and --duration: give one");
-    if (o->warmup_ns && !o->duration_set)
-        return dg_usage_error(cmd, "--warmup goes with --duration");
-    if (o->duration_set && o->duration_ns == 0)
-        return dg_usage_error(cmd, "--duration must be longer than 0");
+    if (finish_opts(o, &err))
+        return dg_usage_error(cmd, "%s", err.msg);
     return 0;
 }
 
@@ -230,6 +250,7 @@ static char *options_json(const struct stress_opts *o, const struct dg_target *t
     if (o->params)
         cJSON_AddStringToObject(j, "params_query", o->params);
     cJSON_AddStringToObject(j, "label", o->label);
+    dg_memory_options_json(&o->mem, j);
     char *s = cJSON_PrintUnformatted(j);
     cJSON_Delete(j);
     return s;
@@ -281,7 +302,9 @@ static int cmd_run(struct stress_opts *o, int argc, char **argv)
     struct dg_run_record recs[MAX_STEPS];
     int nrecs = 0, rc = DG_EXIT_FAILED;
     char *query_buf = NULL;
+    struct dg_memory_state mst = {0};
     memset(recs, 0, sizeof recs);
+    err.msg[0] = '\0';
     if (dg_target_parse(o->target, &t, &err))
         return dg_usage_error(cmd, "--target: %s", err.msg);
     const char *query = o->query ? o->query : STRESS_DEFAULT_QUERY;
@@ -291,8 +314,14 @@ static int cmd_run(struct stress_opts *o, int argc, char **argv)
         rc = dg_report_err(cmd, &err);
         goto out;
     }
+    /* The memory knob first: what the run records is the engine after the change. */
+    if (dg_memory_apply(&t, &o->mem, &mst, &err)) {
+        rc = dg_report_err(cmd, &err);
+        goto out;
+    }
+    struct dg_connect_opts co = {.memory_bytes = mst.session_bytes};
     struct dg_server_info si;
-    if (dg_connect(&t, NULL, &h, &err) || t.drv->server_info(h.c, &si, &err) ||
+    if (dg_connect(&t, &co, &h, &err) || t.drv->server_info(h.c, &si, &err) ||
         stress_setup(&h, query, o->params, &sh, &err)) {
         if (!o->query && !o->query_file && strstr(err.msg, STRESS_TABLE))
             snprintf(err.msg + strlen(err.msg), sizeof err.msg - strlen(err.msg),
@@ -315,7 +344,8 @@ static int cmd_run(struct stress_opts *o, int argc, char **argv)
                                     .workers = threads, .warmup_ns = o->warmup_ns,
                                     .duration_ns = o->duration_set ? o->duration_ns : 0,
                                     .txns_per_worker = o->duration_set ? 0 : o->iterations,
-                                    .seed = o->seed, .max_retries = 10};
+                                    .seed = o->seed, .max_retries = 10,
+                                    .session_memory_bytes = mst.session_bytes};
         struct dg_cmd_monitor mon = {.enabled = !o->no_monitor, .device_opt = o->monitor_device};
         if (dg_cmd_monitor_begin(&mon, &t, threads, &cfg, &err)) /* the run goes on without it */
             fprintf(stderr, "dbgauge %s: monitor: %s; running without it\n", cmd, err.msg);
@@ -333,7 +363,8 @@ static int cmd_run(struct stress_opts *o, int argc, char **argv)
         r->bytes = res.counts[0].bytes;
         struct dg_record_src src = {.workload = "stress", .label = o->label, .target = &t, .server = &si,
                                     .options_json = options_json(o, &t, threads), .argc = argc,
-                                    .argv = argv, .vus = threads, .model = DG_LOAD_CLOSED};
+                                    .argv = argv, .vus = threads, .model = DG_LOAD_CLOSED,
+                                    .step = o->step, .knobs_json = mst.json};
         dg_record_fill(r, &src, &res, stress_workload.type_names);
         dg_cmd_monitor_end(&mon, r);
         dg_run_result_free(&res);
@@ -352,6 +383,8 @@ static int cmd_run(struct stress_opts *o, int argc, char **argv)
         }
         if (nrecs == 0)
             r->group_id = r->id;
+        if (o->step)
+            o->step->run_id = r->id;
         interrupted = !strcmp(r->status, "incomplete");
         failed |= r->txn[0].errors > 0;
         nrecs++;
@@ -365,12 +398,12 @@ static int cmd_run(struct stress_opts *o, int argc, char **argv)
             goto out;
         }
     }
-    FILE *text = o->json ? stderr : stdout;
+    FILE *text = o->step ? o->step->text : o->json ? stderr : stdout;
     fprintf(text, "\nQuery stress on %s (%s %s), steps stored as runs %lld..%lld (group %lld)\n",
             t.redacted, si.engine, si.version, (long long)recs[0].id, (long long)recs[nrecs - 1].id,
             (long long)recs[0].group_id);
     print_steps(text, recs, nrecs);
-    if (o->json) {
+    if (o->json && !o->step) {
         cJSON *doc = cJSON_CreateObject();
         cJSON_AddNumberToObject(doc, "schema_version", DG_JSON_SCHEMA_VERSION);
         cJSON_AddNumberToObject(doc, "group_id", (double)recs[0].group_id);
@@ -411,7 +444,13 @@ static int cmd_run(struct stress_opts *o, int argc, char **argv)
     if (interrupted)
         fprintf(stderr, "dbgauge stress: interrupted; the steps done are stored, the last marked incomplete\n");
     rc = interrupted || failed ? DG_EXIT_FAILED : DG_EXIT_OK;
+    if (rc && o->step)
+        snprintf(o->step->error, sizeof o->step->error, "%s",
+                 recs[nrecs - 1].error[0] ? recs[nrecs - 1].error : interrupted ? "interrupted" : "iterations failed");
 out:
+    if (rc && o->step && !o->step->error[0])
+        snprintf(o->step->error, sizeof o->step->error, "%s", err.msg[0] ? err.msg : "failed before measuring");
+    dg_memory_release(&mst);
     for (int i = 0; i < nrecs; i++)
         dg_run_record_free(&recs[i]);
     dg_disconnect(&h);
@@ -440,3 +479,28 @@ int dg_cmd_stress(int argc, char **argv)
         return cmd_prepare(&o);
     return cmd_run(&o, argc + 1, argv - 1);
 }
+
+/* ---- as a step of an experiment ---- */
+
+static void *new_run_opts(void)
+{
+    struct stress_opts *o = malloc(sizeof *o);
+    if (o)
+        init_opts(o, "run");
+    return o;
+}
+
+static int apply_v(void *o, int c, const char *arg, struct dg_err *err) { return apply_opt(o, c, arg, err); }
+static int finish_v(void *o, struct dg_err *err) { return finish_opts(o, err); }
+
+static int run_step(void *v, struct dg_step *step, int argc, char **argv)
+{
+    struct stress_opts *o = v;
+    o->step = step;
+    return cmd_run(o, argc, argv);
+}
+
+const struct dg_wl_cmd dg_stress_run_cmd = {
+    .workload = "stress", .sub = "run", .opts = long_opts, .allowed = allowed,
+    .new_opts = new_run_opts, .apply = apply_v, .finish = finish_v, .run = run_step,
+};

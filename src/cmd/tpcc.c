@@ -25,6 +25,8 @@ static void tpcc_usage(FILE *out)
             "                     [--txns-per-vu N] [--seed S] [--label TEXT] [--results PATH]\n"
             "                     [--mode sql|procedures] [--isolation LEVEL] [--json]\n"
             "                     [--no-monitor] [--monitor-device DEV]\n"
+            "                     [--db-memory SIZE [--restart-cmd CMD | --pg-datadir DIR]]\n"
+            "                     [--mem-cap SIZE] [--drop-caches]\n"
             "                     [--rate R [--arrivals poisson|uniform] | --think-time\n"
             "                      [--terminals-per-warehouse N] [--think-time-scale F]]\n"
             "  dbgauge tpcc check [--target URL] [--json]\n\n"
@@ -57,13 +59,14 @@ static void tpcc_usage(FILE *out)
             "  --monitor-device DEV  the block device to watch (a /proc/diskstats name, or none);\n"
             "                      default: the one holding the database\n"
             "  --results PATH      results database (default " DG_DEFAULT_RESULTS ")\n"
-            "  --json              one JSON document on stdout; text goes to stderr\n");
+            "  --json              one JSON document on stdout; text goes to stderr\n"
+            "memory (run):\n" DG_MEMORY_USAGE);
 }
 
 enum {
     O_TARGET = 1000, O_WAREHOUSES, O_JOBS, O_DROP, O_SEED, O_JSON, O_VUS, O_DURATION, O_WARMUP,
     O_TXNS, O_LABEL, O_RESULTS, O_ISOLATION, O_MODE, O_RATE, O_ARRIVALS, O_THINK,
-    O_TPW, O_THINK_SCALE, O_NO_MONITOR, O_MONITOR_DEVICE, O_VUS_PER_TARGET, O_HELP
+    O_TPW, O_THINK_SCALE, O_NO_MONITOR, O_MONITOR_DEVICE, O_VUS_PER_TARGET, O_HELP, O_MEM_BASE = 1100
 };
 
 static const struct option long_opts[] = {
@@ -90,6 +93,7 @@ static const struct option long_opts[] = {
     {"monitor-device", required_argument, NULL, O_MONITOR_DEVICE},
     {"vus-per-target", required_argument, NULL, O_VUS_PER_TARGET},
     {"help", no_argument, NULL, O_HELP},
+    DG_MEMORY_LONG_OPTS(O_MEM_BASE),
     {NULL, 0, NULL, 0},
 };
 
@@ -111,6 +115,9 @@ struct tpcc_opts {
     const char *monitor_device;
     const char *targets[DG_MAX_TARGETS]; /* every --target, in order (target is the first) */
     int ntargets, vus_per_target, vus_set;
+    int arrivals_set, scale_set, think;
+    struct dg_memory_opts mem;
+    struct dg_step *step; /* a step of an experiment, or NULL */
 };
 
 /* Which options each subcommand takes. */
@@ -125,7 +132,107 @@ static int allowed(const char *sub, int opt)
                opt == O_SEED || opt == O_LABEL || opt == O_RESULTS || opt == O_ISOLATION || opt == O_MODE || opt == O_RATE ||
                opt == O_ARRIVALS || opt == O_THINK || opt == O_TPW || opt == O_THINK_SCALE ||
                opt == O_WAREHOUSES || opt == O_NO_MONITOR || opt == O_MONITOR_DEVICE ||
-               opt == O_VUS_PER_TARGET;
+               opt == O_VUS_PER_TARGET || opt >= O_MEM_BASE;
+    return 0;
+}
+
+/* The defaults, as the command line starts from. */
+static void init_opts(struct tpcc_opts *o, const char *sub)
+{
+    *o = (struct tpcc_opts){.sub = sub, .target = DG_DEFAULT_TARGET, .results = DG_DEFAULT_RESULTS,
+                            .label = "", .warehouses = 1, .jobs = 2, .vus = 1,
+                            .duration_ns = 60 * DG_NS_PER_S, .terminals_per_w = 10,
+                            .think_scale = 1.0};
+}
+
+/* One option: the command line's getopt loop and a job file's key=value both come here. */
+static int apply_opt(struct tpcc_opts *o, int c, const char *arg, struct dg_err *err)
+{
+    switch (c) {
+    case O_TARGET:
+        if (o->ntargets && strcmp(o->sub, "run"))
+            return dg_err_set(err, DG_ERR_USER, 0, "--target given twice: 'tpcc %s' works on one target", o->sub);
+        if (o->ntargets == DG_MAX_TARGETS)
+            return dg_err_set(err, DG_ERR_USER, 0, "--target: at most %d targets", DG_MAX_TARGETS);
+        o->targets[o->ntargets++] = arg;
+        o->target = o->targets[0];
+        return 0;
+    case O_VUS_PER_TARGET: return dg_parse_int("--vus-per-target", arg, 1, 4096, &o->vus_per_target, err);
+    case O_NO_MONITOR: o->no_monitor = 1; return 0;
+    case O_MONITOR_DEVICE: return dg_cmd_monitor_device_opt(arg, &o->monitor_device, err);
+    case O_RESULTS: o->results = arg; return 0;
+    case O_LABEL: o->label = arg; return 0;
+    case O_DROP: o->drop = 1; return 0;
+    case O_JSON: o->json = 1; return 0;
+    case O_HELP: o->help = 1; return 0;
+    case O_WAREHOUSES: o->warehouses_set = 1; return dg_parse_int("--warehouses", arg, 1, 100000, &o->warehouses, err);
+    case O_RATE: return dg_parse_double("--rate", arg, 0, 1e7, &o->rate, err);
+    case O_THINK: o->think = 1; return 0;
+    case O_TPW: o->tpw_set = 1; return dg_parse_int("--terminals-per-warehouse", arg, 1, 1000, &o->terminals_per_w, err);
+    case O_THINK_SCALE: o->scale_set = 1; return dg_parse_double("--think-time-scale", arg, 0, 1000, &o->think_scale, err);
+    case O_ARRIVALS:
+        o->arrivals_set = 1;
+        if (!strcmp(arg, "poisson")) o->arrivals = DG_ARRIVALS_POISSON;
+        else if (!strcmp(arg, "uniform")) o->arrivals = DG_ARRIVALS_UNIFORM;
+        else return dg_err_set(err, DG_ERR_USER, 0, "--arrivals: '%s' is not poisson or uniform", arg);
+        return 0;
+    case O_JOBS: return dg_parse_int("--jobs", arg, 1, 64, &o->jobs, err);
+    case O_VUS: o->vus_set = 1; return dg_parse_int("--vus", arg, 1, 4096, &o->vus, err);
+    case O_SEED: o->seed_set = 1; return dg_parse_u64("--seed", arg, 0, UINT64_MAX, &o->seed, err);
+    case O_DURATION: o->duration_set = 1; return dg_parse_duration("--duration", arg, &o->duration_ns, err);
+    case O_WARMUP: return dg_parse_duration("--warmup", arg, &o->warmup_ns, err);
+    case O_TXNS: return dg_parse_u64("--txns-per-vu", arg, 1, 1000000000ull, &o->txns_per_vu, err);
+    case O_MODE:
+        if (!strcmp(arg, "sql")) o->mode = TPCC_MODE_SQL;
+        else if (!strcmp(arg, "procedures")) o->mode = TPCC_MODE_PROCEDURES;
+        else return dg_err_set(err, DG_ERR_USER, 0, "--mode: '%s' is not sql or procedures", arg);
+        return 0;
+    case O_ISOLATION:
+        if (!strcmp(arg, "read-committed")) o->isolation = DG_ISO_READ_COMMITTED;
+        else if (!strcmp(arg, "repeatable-read")) o->isolation = DG_ISO_REPEATABLE_READ;
+        else if (!strcmp(arg, "serializable")) o->isolation = DG_ISO_SERIALIZABLE;
+        else return dg_err_set(err, DG_ERR_USER, 0, "--isolation: '%s' is not read-committed, repeatable-read or serializable", arg);
+        return 0;
+    default: return dg_memory_opt(&o->mem, c - O_MEM_BASE, arg, err);
+    }
+}
+
+/* What only the whole set of options can tell. */
+static int finish_opts(struct tpcc_opts *o, struct dg_err *err)
+{
+    if (o->txns_per_vu && (o->duration_set || o->warmup_ns))
+        return dg_err_set(err, DG_ERR_USER, 0, "--txns-per-vu runs a fixed number of transactions: it does not "
+                                               "go with --duration or --warmup");
+    int has_rate = o->rate > 0, has_think = o->think;
+    o->model = has_think ? DG_LOAD_THINK : has_rate ? DG_LOAD_RATE : DG_LOAD_CLOSED;
+    if (has_rate && has_think)
+        return dg_err_set(err, DG_ERR_USER, 0, "--rate and --think-time are two different load models: pick one");
+    if (o->arrivals_set && !has_rate)
+        return dg_err_set(err, DG_ERR_USER, 0, "--arrivals goes with --rate");
+    if ((o->tpw_set || o->scale_set) && !has_think)
+        return dg_err_set(err, DG_ERR_USER, 0, "--%s goes with --think-time",
+                          o->tpw_set ? "terminals-per-warehouse" : "think-time-scale");
+    if (!o->txns_per_vu && o->duration_ns == 0)
+        return dg_err_set(err, DG_ERR_USER, 0, "--duration must be longer than 0");
+    if (dg_memory_check(&o->mem, err))
+        return -1;
+    if (o->ntargets == 0)
+        o->targets[o->ntargets++] = o->target;
+    if (o->vus_per_target && o->vus_set)
+        return dg_err_set(err, DG_ERR_USER, 0, "--vus and --vus-per-target: give one of them");
+    if (o->vus_per_target && o->ntargets < 2)
+        return dg_err_set(err, DG_ERR_USER, 0, "--vus-per-target goes with several --target options");
+    if (o->ntargets > 1 && has_think)
+        return dg_err_set(err, DG_ERR_USER, 0, "--think-time takes one --target (its terminals share one timer heap)");
+    if (o->ntargets > 1 && (o->mem.db_memory || o->mem.mem_cap || o->mem.drop_caches))
+        return dg_err_set(err, DG_ERR_USER, 0, "--db-memory, --mem-cap and --drop-caches take one --target");
+    if (o->vus_per_target)
+        o->vus = o->vus_per_target * o->ntargets;
+    if (o->vus > 4096)
+        return dg_err_set(err, DG_ERR_USER, 0, "--vus-per-target %d over %d targets: %d virtual users, more than 4096",
+                          o->vus_per_target, o->ntargets, o->vus);
+    if (!o->seed_set)
+        o->seed = dg_mix64(dg_now_ns() ^ ((uint64_t)getpid() << 32));
     return 0;
 }
 
@@ -133,102 +240,20 @@ static int parse(int argc, char **argv, struct tpcc_opts *o)
 {
     char cmd[32];
     snprintf(cmd, sizeof cmd, "tpcc %s", o->sub);
-    *o = (struct tpcc_opts){.sub = o->sub, .target = DG_DEFAULT_TARGET, .results = DG_DEFAULT_RESULTS,
-                            .label = "", .warehouses = 1, .jobs = 2, .vus = 1,
-                            .duration_ns = 60 * DG_NS_PER_S, .terminals_per_w = 10,
-                            .think_scale = 1.0};
-    int arrivals_set = 0, scale_set = 0, think = 0;
+    init_opts(o, o->sub);
     struct dg_err err;
     int c;
     optind = 1;
     int got;
-    while ((got = dg_getopt(cmd, argc, argv, long_opts, O_HELP, allowed, o->sub, &c)) == 1) {
-        int bad = 0;
-        switch (c) {
-        case O_TARGET:
-            if (o->ntargets && strcmp(o->sub, "run"))
-                return dg_usage_error(cmd, "--target given twice: 'tpcc %s' works on one target", o->sub);
-            if (o->ntargets == DG_MAX_TARGETS)
-                return dg_usage_error(cmd, "--target: at most %d targets", DG_MAX_TARGETS);
-            o->targets[o->ntargets++] = optarg;
-            o->target = o->targets[0];
-            break;
-        case O_VUS_PER_TARGET: bad = dg_parse_int("--vus-per-target", optarg, 1, 4096, &o->vus_per_target, &err); break;
-        case O_RESULTS: o->results = optarg; break;
-        case O_LABEL: o->label = optarg; break;
-        case O_DROP: o->drop = 1; break;
-        case O_JSON: o->json = 1; break;
-        case O_HELP: o->help = 1; break;
-        case O_WAREHOUSES: bad = dg_parse_int("--warehouses", optarg, 1, 100000, &o->warehouses, &err); o->warehouses_set = 1; break;
-        case O_RATE: bad = dg_parse_double("--rate", optarg, 0, 1e7, &o->rate, &err); break;
-        case O_THINK: think = 1; break;
-        case O_NO_MONITOR: o->no_monitor = 1; break;
-        case O_MONITOR_DEVICE:
-            if (dg_cmd_monitor_device_opt(cmd, optarg, &o->monitor_device))
-                return DG_EXIT_USAGE;
-            break;
-        case O_TPW: bad = dg_parse_int("--terminals-per-warehouse", optarg, 1, 1000, &o->terminals_per_w, &err); o->tpw_set = 1; break;
-        case O_THINK_SCALE: bad = dg_parse_double("--think-time-scale", optarg, 0, 1000, &o->think_scale, &err); scale_set = 1; break;
-        case O_ARRIVALS:
-            arrivals_set = 1;
-            if (!strcmp(optarg, "poisson")) o->arrivals = DG_ARRIVALS_POISSON;
-            else if (!strcmp(optarg, "uniform")) o->arrivals = DG_ARRIVALS_UNIFORM;
-            else return dg_usage_error(cmd, "--arrivals: '%s' is not poisson or uniform", optarg);
-            break;
-        case O_JOBS: bad = dg_parse_int("--jobs", optarg, 1, 64, &o->jobs, &err); break;
-        case O_VUS: bad = dg_parse_int("--vus", optarg, 1, 4096, &o->vus, &err); o->vus_set = 1; break;
-        case O_SEED: bad = dg_parse_u64("--seed", optarg, 0, UINT64_MAX, &o->seed, &err); o->seed_set = 1; break;
-        case O_DURATION: bad = dg_parse_duration("--duration", optarg, &o->duration_ns, &err); o->duration_set = 1; break;
-        case O_WARMUP: bad = dg_parse_duration("--warmup", optarg, &o->warmup_ns, &err); break;
-        case O_TXNS: bad = dg_parse_u64("--txns-per-vu", optarg, 1, 1000000000ull, &o->txns_per_vu, &err); break;
-        case O_MODE:
-            if (!strcmp(optarg, "sql")) o->mode = TPCC_MODE_SQL;
-            else if (!strcmp(optarg, "procedures")) o->mode = TPCC_MODE_PROCEDURES;
-            else return dg_usage_error(cmd, "--mode: '%s' is not sql or procedures", optarg);
-            break;
-        case O_ISOLATION:
-            if (!strcmp(optarg, "read-committed")) o->isolation = DG_ISO_READ_COMMITTED;
-            else if (!strcmp(optarg, "repeatable-read")) o->isolation = DG_ISO_REPEATABLE_READ;
-            else if (!strcmp(optarg, "serializable")) o->isolation = DG_ISO_SERIALIZABLE;
-            else return dg_usage_error(cmd, "--isolation: '%s' is not read-committed, repeatable-read or serializable", optarg);
-            break;
-        }
-        if (bad)
+    while ((got = dg_getopt(cmd, argc, argv, long_opts, O_HELP, allowed, o->sub, &c)) == 1)
+        if (apply_opt(o, c, optarg, &err))
             return dg_usage_error(cmd, "%s", err.msg);
-    }
     if (got)
         return got;
     if (optind < argc)
         return dg_usage_error(cmd, "unexpected argument '%s' (see dbgauge tpcc --help)", argv[optind]);
-    if (o->txns_per_vu && (o->duration_set || o->warmup_ns))
-        return dg_usage_error(cmd, "--txns-per-vu runs a fixed number of transactions: it does not "
-                                   "go with --duration or --warmup");
-    int has_rate = o->rate > 0, has_think = think;
-    o->model = has_think ? DG_LOAD_THINK : has_rate ? DG_LOAD_RATE : DG_LOAD_CLOSED;
-    if (has_rate && has_think)
-        return dg_usage_error(cmd, "--rate and --think-time are two different load models: pick one");
-    if (arrivals_set && !has_rate)
-        return dg_usage_error(cmd, "--arrivals goes with --rate");
-    if ((o->tpw_set || scale_set) && !has_think)
-        return dg_usage_error(cmd, "--%s goes with --think-time",
-                              o->tpw_set ? "terminals-per-warehouse" : "think-time-scale");
-    if (!o->txns_per_vu && o->duration_ns == 0)
-        return dg_usage_error(cmd, "--duration must be longer than 0");
-    if (o->ntargets == 0)
-        o->targets[o->ntargets++] = o->target;
-    if (o->vus_per_target && o->vus_set)
-        return dg_usage_error(cmd, "--vus and --vus-per-target: give one of them");
-    if (o->vus_per_target && o->ntargets < 2)
-        return dg_usage_error(cmd, "--vus-per-target goes with several --target options");
-    if (o->ntargets > 1 && has_think)
-        return dg_usage_error(cmd, "--think-time takes one --target (its terminals share one timer heap)");
-    if (o->vus_per_target)
-        o->vus = o->vus_per_target * o->ntargets;
-    if (o->vus > 4096)
-        return dg_usage_error(cmd, "--vus-per-target %d over %d targets: %d virtual users, more than 4096",
-                              o->vus_per_target, o->ntargets, o->vus);
-    if (!o->seed_set)
-        o->seed = dg_mix64(dg_now_ns() ^ ((uint64_t)getpid() << 32));
+    if (finish_opts(o, &err))
+        return dg_usage_error(cmd, "%s", err.msg);
     return 0;
 }
 
@@ -422,6 +447,7 @@ static char *options_json(const struct tpcc_opts *o, const struct dg_target *con
     cJSON_AddBoolToObject(j, "monitor", !o->no_monitor);
     if (o->monitor_device)
         cJSON_AddStringToObject(j, "monitor_device", o->monitor_device);
+    dg_memory_options_json(&o->mem, j);
     char *s = cJSON_PrintUnformatted(j);
     cJSON_Delete(j);
     return s;
@@ -443,23 +469,24 @@ static int target_err(const char *cmd, int k, int n, const struct run_target *rt
     return err->cls == DG_ERR_USER ? DG_EXIT_USAGE : DG_EXIT_FAILED;
 }
 
-/* Before measuring: the target answers, the tables are there, the constants are known. */
+/* Before measuring: the target answers, the tables are there, the constants are known.
+ * On failure err says why (an experiment's step keeps it). */
 static int prepare_target(const struct tpcc_opts *o, const char *cmd, int k, struct run_target *rt,
-                          struct dg_rng *rng)
+                          struct dg_rng *rng, uint64_t session_memory_bytes, struct dg_err *err)
 {
-    struct dg_err err;
     struct dg_conn_h h = {0};
     struct tpcc_nurand c_load;
     if (open_target(cmd, o->targets[k], &rt->t))
         return DG_EXIT_USAGE;
     rt->sh = (struct tpcc_shared){.dialect = rt->t.drv->dialect, .isolation = o->isolation, .mode = o->mode};
-    if (dg_connect(&rt->t, NULL, &h, &err) || tpcc_schema_probe(&h, &rt->sh.warehouses, &err) ||
-        rt->t.drv->server_info(h.c, &rt->si, &err) ||
-        (o->mode == TPCC_MODE_PROCEDURES && tpcc_procedures_ensure(&h, &err))) {
+    struct dg_connect_opts co = {.memory_bytes = session_memory_bytes};
+    if (dg_connect(&rt->t, &co, &h, err) || tpcc_schema_probe(&h, &rt->sh.warehouses, err) ||
+        rt->t.drv->server_info(h.c, &rt->si, err) ||
+        (o->mode == TPCC_MODE_PROCEDURES && tpcc_procedures_ensure(&h, err))) {
         dg_disconnect(&h);
-        return target_err(cmd, k, o->ntargets, rt, &err);
+        return target_err(cmd, k, o->ntargets, rt, err);
     }
-    if (!tpcc_meta_read(&h, &c_load, &err)) { /* loaded by another kit: any valid constants */
+    if (!tpcc_meta_read(&h, &c_load, err)) { /* loaded by another kit: any valid constants */
         c_load.c_last = (int)dg_rng_range(rng, 0, 255);
         c_load.c_id = (int)dg_rng_range(rng, 0, 1023);
         c_load.ol_i_id = (int)dg_rng_range(rng, 0, 8191);
@@ -484,8 +511,10 @@ static int cmd_run(struct tpcc_opts *o, int argc, char **argv)
     struct dg_store *store = NULL;
     struct dg_run_result res = {0};
     struct dg_run_record rec;
+    struct dg_memory_state mst = {0};
     memset(&rec, 0, sizeof rec);
     struct dg_cmd_monitor mon = {.enabled = !o->no_monitor, .device_opt = o->monitor_device};
+    err.msg[0] = '\0';
     int rc = DG_EXIT_FAILED, n = o->ntargets;
     int split[DG_MAX_TARGETS];
     const struct dg_target *tptr[DG_MAX_TARGETS];
@@ -496,10 +525,19 @@ static int cmd_run(struct tpcc_opts *o, int argc, char **argv)
     struct run_target *rts = calloc((size_t)n, sizeof *rts);
     if (!rts)
         return DG_EXIT_FAILED;
+    /* The memory knob first (one target only): what the run records is the engine after it. */
+    if (open_target(cmd, o->targets[0], &rts[0].t)) {
+        rc = DG_EXIT_USAGE;
+        goto out;
+    }
+    if (dg_memory_apply(&rts[0].t, &o->mem, &mst, &err)) {
+        rc = dg_report_err(cmd, &err);
+        goto out;
+    }
     struct dg_rng rng;
     dg_rng_seed(&rng, o->seed);
     for (int k = 0; k < n; k++) /* every target must be ready before anything is measured */
-        if ((rc = prepare_target(o, cmd, k, &rts[k], &rng)))
+        if ((rc = prepare_target(o, cmd, k, &rts[k], &rng, mst.session_bytes, &err)))
             goto out;
     rc = DG_EXIT_FAILED;
     if (dg_store_open(o->results, &store, &err)) {
@@ -518,7 +556,7 @@ static int cmd_run(struct tpcc_opts *o, int argc, char **argv)
     }
     int terminals = o->model == DG_LOAD_THINK ? warehouses * o->terminals_per_w : o->vus;
 
-    FILE *text = o->json ? stderr : stdout;
+    FILE *text = o->step ? o->step->text : o->json ? stderr : stdout;
     for (int k = 0; k < n; k++)
         fprintf(stderr, "TPC-C on %s (%s %s): %d warehouse%s, %d virtual user%s%s", rts[k].t.redacted,
                 rts[k].si.engine, rts[k].si.version, rts[k].sh.warehouses,
@@ -549,7 +587,7 @@ static int cmd_run(struct tpcc_opts *o, int argc, char **argv)
                                 .duration_ns = o->txns_per_vu ? 0 : o->duration_ns,
                                 .txns_per_worker = o->txns_per_vu, .seed = o->seed,
                                 .max_retries = 100, .tick_ns = 10 * DG_NS_PER_S, .tick = run_tick,
-                                .tick_ctx = &view};
+                                .tick_ctx = &view, .session_memory_bytes = mst.session_bytes};
     if (n > 1) {
         cfg.ntargets = n;
         cfg.targets = tptr;
@@ -568,7 +606,8 @@ static int cmd_run(struct tpcc_opts *o, int argc, char **argv)
     /* The record, as it will be stored. */
     struct dg_record_src src = {.workload = "tpcc", .label = o->label, .target = t, .server = si,
                                 .options_json = options_json(o, tptr, n), .argc = argc, .argv = argv,
-                                .vus = o->vus, .model = o->model};
+                                .vus = o->vus, .model = o->model, .step = o->step,
+                                .knobs_json = mst.json};
     dg_record_fill(&rec, &src, &res, tpcc_workload.type_names);
     dg_cmd_monitor_end(&mon, &rec);
     rec.warehouses = warehouses;
@@ -602,13 +641,15 @@ static int cmd_run(struct tpcc_opts *o, int argc, char **argv)
     }
     /* Rendered from the store, as any later report will be. */
     int64_t id = rec.id;
+    if (o->step)
+        o->step->run_id = id;
     dg_run_record_free(&rec);
     if (dg_store_get(store, id, 0, &rec, &err)) {
         rc = dg_report_err(cmd, &err);
         goto out;
     }
     dg_report_run_text(text, &rec);
-    if (o->json)
+    if (o->json && !o->step)
         dg_print_json(dg_report_run_json(&rec));
     if (res.interrupted)
         fprintf(stderr, "dbgauge %s: interrupted; what was measured is stored as run %lld, marked incomplete\n",
@@ -617,8 +658,14 @@ static int cmd_run(struct tpcc_opts *o, int argc, char **argv)
         fprintf(stderr, "dbgauge %s: %d virtual user%s stopped on errors\n", cmd, res.workers_failed,
                 res.workers_failed == 1 ? "" : "s");
     rc = res.interrupted || res.workers_failed || committed == 0 ? DG_EXIT_FAILED : DG_EXIT_OK;
+    if (rc && o->step)
+        snprintf(o->step->error, sizeof o->step->error, "%s",
+                 res.first_error[0] ? res.first_error : res.interrupted ? "interrupted" : "no transaction committed");
 out:
+    if (rc && o->step && !o->step->error[0])
+        snprintf(o->step->error, sizeof o->step->error, "%s", err.msg[0] ? err.msg : "failed before measuring");
     dg_cmd_monitor_end(&mon, NULL);
+    dg_memory_release(&mst);
     free(rts);
     dg_run_record_free(&rec);
     dg_run_result_free(&res);
@@ -648,3 +695,28 @@ int dg_cmd_tpcc(int argc, char **argv)
         return cmd_check(&o);
     return cmd_run(&o, argc + 1, argv - 1);
 }
+
+/* ---- as a step of an experiment ---- */
+
+static void *new_run_opts(void)
+{
+    struct tpcc_opts *o = malloc(sizeof *o);
+    if (o)
+        init_opts(o, "run");
+    return o;
+}
+
+static int apply_v(void *o, int c, const char *arg, struct dg_err *err) { return apply_opt(o, c, arg, err); }
+static int finish_v(void *o, struct dg_err *err) { return finish_opts(o, err); }
+
+static int run_step(void *v, struct dg_step *step, int argc, char **argv)
+{
+    struct tpcc_opts *o = v;
+    o->step = step;
+    return cmd_run(o, argc, argv);
+}
+
+const struct dg_wl_cmd dg_tpcc_run_cmd = {
+    .workload = "tpcc", .sub = "run", .opts = long_opts, .allowed = allowed,
+    .new_opts = new_run_opts, .apply = apply_v, .finish = finish_v, .run = run_step,
+};

@@ -172,7 +172,16 @@ int dg_connect(const struct dg_target *t, const struct dg_connect_opts *opts, st
     static const struct dg_connect_opts none = {0};
     h->drv = t->drv;
     h->c = NULL;
-    return t->drv->connect(t->url, opts ? opts : &none, &h->c, err);
+    if (!opts)
+        opts = &none;
+    if (t->drv->connect(t->url, opts, &h->c, err))
+        return -1;
+    if (opts->memory_bytes && (t->drv->caps & DG_CAP_MEMORY_SESSION) &&
+        t->drv->set_memory(h->c, opts->memory_bytes, err)) {
+        dg_disconnect(h);
+        return -1;
+    }
+    return 0;
 }
 
 void dg_disconnect(struct dg_conn_h *h)

@@ -39,6 +39,7 @@ enum dg_isolation {
 #define DG_CAP_PROCEDURES (1u << 3)  /* stored procedures / functions */
 #define DG_CAP_MEMORY (1u << 4)      /* set_memory works */
 #define DG_CAP_CACHE_PER_CONN (1u << 5) /* cache_stats counts the asking connection only */
+#define DG_CAP_MEMORY_SESSION (1u << 6) /* set_memory sets one connection's cache: every connection needs it */
 
 enum dg_type {
     DG_T_NULL = 0,
@@ -80,6 +81,7 @@ static inline struct dg_value dg_null(void) { return (struct dg_value){.type = D
 struct dg_connect_opts {
     int create;              /* SQLite: create the file if missing (load); 0: it must exist */
     const char *application; /* shown to the server where it can (application_name) */
+    uint64_t memory_bytes;   /* > 0 with DG_CAP_MEMORY_SESSION: set_memory right after connecting */
 };
 
 /* Facts about the server, recorded with every run. Plain value: no pointers. */

@@ -109,7 +109,7 @@ static int open_worker(struct worker *w, struct dg_err *err)
     const struct dg_runner_cfg *cfg = w->r->cfg;
     char app[32];
     snprintf(app, sizeof app, "dbgauge-w%d", w->index + 1);
-    struct dg_connect_opts co = {.application = app};
+    struct dg_connect_opts co = {.application = app, .memory_bytes = cfg->session_memory_bytes};
     if (dg_connect(target_of(w), &co, &w->conn, err))
         return -1;
     if (cfg->wl->worker_open(shared_of(w), &w->conn, &w->wctx, err)) {

@@ -83,6 +83,7 @@ struct dg_runner_cfg {
      * transaction at most 10 times a second, and once at its end. For engines whose cache is
      * per connection (SQLite); a reader (the monitor) sums them. */
     _Atomic uint64_t *conn_cache;
+    uint64_t session_memory_bytes; /* > 0: each worker's connection sets the engine's cache */
 };
 
 /* One target's share of a run with several targets: the merge of its workers' figures. */

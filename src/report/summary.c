@@ -159,6 +159,16 @@ cJSON *dg_report_run_json(const struct dg_run_record *r)
         cJSON_AddStringToObject(o, "error", r->error);
     if (r->group_id)
         cJSON_AddNumberToObject(o, "group_id", (double)r->group_id);
+    if (r->experiment_id) {
+        cJSON_AddNumberToObject(o, "experiment_id", (double)r->experiment_id);
+        cJSON_AddNumberToObject(o, "experiment_step", r->experiment_step);
+    }
+    cJSON *sw = r->swept_json ? cJSON_Parse(r->swept_json) : NULL;
+    if (sw)
+        cJSON_AddItemToObject(o, "swept", sw);
+    cJSON *kn = r->knobs_json ? cJSON_Parse(r->knobs_json) : NULL;
+    if (kn)
+        cJSON_AddItemToObject(o, "memory", kn);
     if (r->query) {
         cJSON_AddStringToObject(o, "query", r->query);
         cJSON_AddNumberToObject(o, "rows", (double)r->rows);
@@ -231,15 +241,18 @@ cJSON *dg_report_run_json(const struct dg_run_record *r)
 
 void dg_report_run_line_header(FILE *out)
 {
-    fprintf(out, "%5s  %-20s  %-10s  %-8s  %4s  %4s  %8s  %10s  %10s  %s\n", "id", "started (UTC)",
-            "status", "engine", "W", "VUs", "seconds", "NOPM", "TPM", "target / label");
+    fprintf(out, "%5s  %-20s  %-10s  %-8s  %4s  %4s  %8s  %10s  %10s  %-9s  %s\n", "id", "started (UTC)",
+            "status", "engine", "W", "VUs", "seconds", "NOPM", "TPM", "exp.step", "target / label");
 }
 
 void dg_report_run_line(FILE *out, const struct dg_run_record *r)
 {
-    fprintf(out, "%5lld  %-20s  %-10s  %-8s  %4d  %4d  %8.1f  %10.0f  %10.0f  %s%s%s\n",
+    char exp[24] = "-";
+    if (r->experiment_id)
+        snprintf(exp, sizeof exp, "%lld.%d", (long long)r->experiment_id, r->experiment_step);
+    fprintf(out, "%5lld  %-20s  %-10s  %-8s  %4d  %4d  %8.1f  %10.0f  %10.0f  %-9s  %s%s%s\n",
             (long long)r->id, r->started_at, r->status, r->engine, r->warehouses, r->vus,
-            r->measured_s, r->nopm, r->tpm, r->target, r->label[0] ? "  " : "", r->label);
+            r->measured_s, r->nopm, r->tpm, exp, r->target, r->label[0] ? "  " : "", r->label);
 }
 
 void dg_report_series_text(FILE *out, const struct dg_run_record *r)

@@ -81,6 +81,15 @@ static const char *const migrations[] = {
     " service_histogram BLOB, p90_limit_ms REAL,"
     " PRIMARY KEY (run_id, idx, seq),"
     " FOREIGN KEY (run_id, idx) REFERENCES run_target(run_id, idx) ON DELETE CASCADE);",
+    /* 7: experiments (job files): one row each, its steps are runs */
+    "CREATE TABLE experiment ("
+    " id INTEGER PRIMARY KEY, file TEXT, label TEXT, started_at TEXT, ended_at TEXT,"
+    " status TEXT NOT NULL, nsteps INTEGER);"
+    "ALTER TABLE run ADD COLUMN experiment_id INTEGER REFERENCES experiment(id);"
+    "ALTER TABLE run ADD COLUMN experiment_step INTEGER;"
+    "ALTER TABLE run ADD COLUMN swept TEXT;"
+    "ALTER TABLE run ADD COLUMN knobs TEXT;"
+    "CREATE INDEX run_experiment ON run (experiment_id, experiment_step);",
 };
 #define NMIGRATIONS ((int)(sizeof migrations / sizeof *migrations))
 
@@ -260,6 +269,28 @@ static int read_monitor(struct dg_store *s, struct dg_run_record *r, struct dg_e
     return 0;
 }
 
+/* The experiment columns of run r->id (inside dg_store_put's transaction). */
+static int put_experiment_cols(struct dg_store *s, const struct dg_run_record *r, struct dg_err *err)
+{
+    if (!r->experiment_id && !r->knobs_json)
+        return 0;
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(s->db, "UPDATE run SET experiment_id = ?, experiment_step = ?, swept = ?, "
+                           "knobs = ? WHERE id = ?", -1, &st, NULL) != SQLITE_OK)
+        return dg_store_fail(err, s->db, "prepare");
+    if (r->experiment_id)
+        sqlite3_bind_int64(st, 1, r->experiment_id);
+    else
+        sqlite3_bind_null(st, 1);
+    sqlite3_bind_int(st, 2, r->experiment_step);
+    dg_store_bind_text(st, 3, r->swept_json);
+    dg_store_bind_text(st, 4, r->knobs_json);
+    sqlite3_bind_int64(st, 5, r->id);
+    int rc = sqlite3_step(st);
+    sqlite3_finalize(st);
+    return rc == SQLITE_DONE ? 0 : dg_store_fail(err, s->db, "store the experiment columns");
+}
+
 int dg_store_put(struct dg_store *s, struct dg_run_record *r, struct dg_err *err)
 {
     static const char run_sql[] =
@@ -332,6 +363,8 @@ int dg_store_put(struct dg_store *s, struct dg_run_record *r, struct dg_err *err
     sqlite3_finalize(st);
     st = NULL;
     r->id = sqlite3_last_insert_rowid(s->db);
+    if (put_experiment_cols(s, r, err))
+        goto out;
     if (sqlite3_prepare_v2(s->db, txn_sql, -1, &st, NULL) != SQLITE_OK) {
         dg_store_fail(err, s->db, "prepare");
         goto out;
@@ -403,7 +436,8 @@ static const char run_cols[] =
     "options, command_line, host_name, host_cpu, host_cores, host_mem_bytes, host_kernel, "
     "dbgauge_version, warehouses, vus, warmup_s, measured_s, nopm, tpm, client_cpu_s, error, "
     "load_model, rate_asked, think_scale, terminals, tpmc, tpmc_ceiling, lag_p50_ms, lag_p99_ms, "
-    "lag_max_ms, group_id, query, rows, bytes, server_blocks_hit, server_blocks_read";
+    "lag_max_ms, group_id, query, rows, bytes, server_blocks_hit, server_blocks_read, "
+    "experiment_id, experiment_step, swept, knobs";
 
 static void read_run(sqlite3_stmt *st, struct dg_run_record *r)
 {
@@ -451,6 +485,10 @@ static void read_run(sqlite3_stmt *st, struct dg_run_record *r)
     i++;
     r->server_blocks_read = sqlite3_column_type(st, i) == SQLITE_NULL ? -1 : sqlite3_column_double(st, i);
     i++;
+    r->experiment_id = sqlite3_column_int64(st, i++);
+    r->experiment_step = sqlite3_column_int(st, i++);
+    r->swept_json = dup_col(st, i++);
+    r->knobs_json = dup_col(st, i++);
 }
 
 /* Decodes a histogram column into a new histogram (*out stays NULL for SQL NULL). */
@@ -641,7 +679,10 @@ void dg_run_record_free(struct dg_run_record *r)
     free(r->options_json);
     free(r->command_line);
     free(r->query);
+    free(r->swept_json);
+    free(r->knobs_json);
     r->settings_json = r->options_json = r->command_line = r->query = NULL;
+    r->swept_json = r->knobs_json = NULL;
     free(r->series);
     r->series = NULL;
     r->nseries = 0;
@@ -673,4 +714,85 @@ void dg_txn_summary_from_hist(struct dg_txn_summary *t)
     t->p95_ms = (double)dg_hist_percentile(h, 95) / 1e6;
     t->p99_ms = (double)dg_hist_percentile(h, 99) / 1e6;
     t->max_ms = (double)h->max_ns / 1e6;
+}
+
+/* ---- experiments ---- */
+
+int dg_store_experiment_begin(struct dg_store *s, const char *file, const char *label, int nsteps,
+                              int64_t *id, struct dg_err *err)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(s->db, "INSERT INTO experiment (file, label, started_at, status, nsteps) "
+                           "VALUES (?, ?, strftime('%Y-%m-%dT%H:%M:%SZ','now'), 'running', ?)", -1,
+                           &st, NULL) != SQLITE_OK)
+        return dg_store_fail(err, s->db, "prepare");
+    dg_store_bind_text(st, 1, file);
+    dg_store_bind_text(st, 2, label);
+    sqlite3_bind_int(st, 3, nsteps);
+    int rc = sqlite3_step(st);
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE)
+        return dg_store_fail(err, s->db, "insert experiment");
+    *id = sqlite3_last_insert_rowid(s->db);
+    return 0;
+}
+
+int dg_store_experiment_end(struct dg_store *s, int64_t id, const char *status, struct dg_err *err)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(s->db, "UPDATE experiment SET status = ?, "
+                           "ended_at = strftime('%Y-%m-%dT%H:%M:%SZ','now') WHERE id = ?", -1, &st,
+                           NULL) != SQLITE_OK)
+        return dg_store_fail(err, s->db, "prepare");
+    dg_store_bind_text(st, 1, status);
+    sqlite3_bind_int64(st, 2, id);
+    int rc = sqlite3_step(st);
+    sqlite3_finalize(st);
+    return rc == SQLITE_DONE ? 0 : dg_store_fail(err, s->db, "end experiment");
+}
+
+int dg_store_experiment_get(struct dg_store *s, int64_t id, struct dg_experiment *ex,
+                            int64_t **run_ids, int *nruns, struct dg_err *err)
+{
+    sqlite3_stmt *st;
+    memset(ex, 0, sizeof *ex);
+    *run_ids = NULL;
+    *nruns = 0;
+    if (sqlite3_prepare_v2(s->db, "SELECT id, file, label, started_at, ended_at, status, nsteps "
+                           "FROM experiment WHERE id = ?", -1, &st, NULL) != SQLITE_OK)
+        return dg_store_fail(err, s->db, "prepare");
+    sqlite3_bind_int64(st, 1, id);
+    int rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW) {
+        ex->id = sqlite3_column_int64(st, 0);
+        dg_store_copy_col(st, 1, ex->file, sizeof ex->file);
+        dg_store_copy_col(st, 2, ex->label, sizeof ex->label);
+        dg_store_copy_col(st, 3, ex->started_at, sizeof ex->started_at);
+        dg_store_copy_col(st, 4, ex->ended_at, sizeof ex->ended_at);
+        dg_store_copy_col(st, 5, ex->status, sizeof ex->status);
+        ex->nsteps = sqlite3_column_int(st, 6);
+    }
+    sqlite3_finalize(st);
+    if (rc == SQLITE_DONE)
+        return 1;
+    if (rc != SQLITE_ROW)
+        return dg_store_fail(err, s->db, "read experiment");
+    if (sqlite3_prepare_v2(s->db, "SELECT id FROM run WHERE experiment_id = ? "
+                           "ORDER BY experiment_step, id", -1, &st, NULL) != SQLITE_OK)
+        return dg_store_fail(err, s->db, "prepare");
+    sqlite3_bind_int64(st, 1, id);
+    int cap = 0;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if (*nruns == cap) {
+            int64_t *grown = realloc(*run_ids, (size_t)(cap = cap ? cap * 2 : 16) * sizeof **run_ids);
+            if (!grown) {
+                sqlite3_finalize(st);
+                return dg_err_set(err, DG_ERR_FATAL, 0, "out of memory");
+            }
+            *run_ids = grown;
+        }
+        (*run_ids)[(*nruns)++] = sqlite3_column_int64(st, 0);
+    }
+    sqlite3_finalize(st);
+    return rc == SQLITE_DONE ? 0 : dg_store_fail(err, s->db, "list experiment runs");
 }

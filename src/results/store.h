@@ -13,7 +13,7 @@
 #include "core/series.h"
 #include "core/workload.h"
 
-#define DG_STORE_SCHEMA_VERSION 6
+#define DG_STORE_SCHEMA_VERSION 7
 
 struct dg_txn_summary {
     char name[32];
@@ -71,6 +71,12 @@ struct dg_run_record {
     char *query;       /* owned; NULL for other workloads */
     uint64_t rows, bytes;
     double server_blocks_hit, server_blocks_read; /* per iteration, where the engine tells (-1: no) */
+    /* Experiments: the experiment and step the run is, what it swept, what the memory
+     * options did. */
+    int64_t experiment_id; /* 0: none */
+    int experiment_step;
+    char *swept_json;      /* owned; {"key": "value"} or NULL */
+    char *knobs_json;      /* owned; {"applied": [...], "not_applied": [...]} or NULL */
     int ntypes;
     struct dg_txn_summary txn[DG_MAX_TYPES];
     struct dg_series_point *series; /* owned; one per second, warm-up (second < 0) first */
@@ -103,6 +109,20 @@ int dg_store_set_group(struct dg_store *s, int64_t id, int64_t group_id, struct 
 typedef int (*dg_store_run_fn)(void *ctx, const struct dg_run_record *rec);
 int dg_store_list(struct dg_store *s, dg_store_run_fn fn, void *ctx, struct dg_err *err);
 void dg_run_record_free(struct dg_run_record *rec);
+
+/* Experiments: one row per `dbgauge experiment` run, the runs point at it. */
+struct dg_experiment {
+    int64_t id;
+    char file[512], label[256], started_at[32], ended_at[32], status[16];
+    int nsteps;
+};
+int dg_store_experiment_begin(struct dg_store *s, const char *file, const char *label, int nsteps,
+                              int64_t *id, struct dg_err *err);
+int dg_store_experiment_end(struct dg_store *s, int64_t id, const char *status, struct dg_err *err);
+/* Reads experiment id (0, 1 if none, -1 on error) and the ids of its runs in step order
+ * (*run_ids malloc'd, the caller's). */
+int dg_store_experiment_get(struct dg_store *s, int64_t id, struct dg_experiment *ex,
+                            int64_t **run_ids, int *nruns, struct dg_err *err);
 /* Fills the latency columns of t from its histograms. */
 void dg_txn_summary_from_hist(struct dg_txn_summary *t);
 /* Fills t's all-types latency columns from the merge of its types' histograms (and each

@@ -1,0 +1,351 @@
+/* experiment.c — `dbgauge experiment FILE` runs a job file's steps in order, each a stored run
+ * linked to one experiment, then prints the step table; `experiment show ID` prints it again.
+ * Every key goes through the workload command's own option table and parser (tpcc.c,
+ * stress.c): no option is defined here. All keys are checked before anything runs. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd/cmd.h"
+#include "core/clock.h"
+#include "core/jobfile.h"
+#include "core/opts.h"
+#include "report/experiment.h"
+#include "report/summary.h"
+
+#define MAX_ARGV (2 * DG_JOB_MAX_KEYS + 8)
+
+static const struct dg_wl_cmd *const workloads[] = {&dg_tpcc_run_cmd, &dg_stress_run_cmd};
+
+/* Keys whose commas belong to the value (a query, a URL, a command), never a list. */
+static int listable(const char *key)
+{
+    static const char *const text[] = {"workload", "target", "query", "query_file", "params_query",
+                                       "label", "restart_cmd", "pg_datadir", "pg_ctl"};
+    for (size_t i = 0; i < sizeof text / sizeof *text; i++)
+        if (!strcmp(key, text[i]))
+            return 0;
+    return 1;
+}
+
+struct plan_step {
+    const struct dg_wl_cmd *wc;
+    void *opts;    /* the command's options struct (malloc'd) */
+    int argc;      /* the equivalent command line, for the record and --dry-run */
+    char *argv[MAX_ARGV];
+    int owned[MAX_ARGV];
+    char *swept_json;
+};
+
+static void plan_free(struct plan_step *p, int n)
+{
+    for (int i = 0; i < n; i++) {
+        free(p[i].opts);
+        for (int k = 0; k < p[i].argc; k++)
+            if (p[i].owned[k])
+                free(p[i].argv[k]);
+        free(p[i].swept_json);
+    }
+    free(p);
+}
+
+static void push(struct plan_step *p, const char *s, int owned)
+{
+    if (p->argc < MAX_ARGV - 1) {
+        p->owned[p->argc] = owned;
+        p->argv[p->argc++] = (char *)s;
+        p->argv[p->argc] = NULL;
+    } else if (owned) {
+        free((char *)s);
+    }
+}
+
+static const struct option *find_opt(const struct dg_wl_cmd *wc, const char *key)
+{
+    char name[64];
+    snprintf(name, sizeof name, "%s", key);
+    for (char *c = name; *c; c++)
+        if (*c == '_')
+            *c = '-';
+    for (const struct option *o = wc->opts; o->name; o++)
+        if (!strcmp(o->name, name))
+            return o;
+    return NULL;
+}
+
+static int bool_value(const char *v, int *out)
+{
+    if (!strcmp(v, "1") || !strcmp(v, "true") || !strcmp(v, "yes") || !strcmp(v, "on"))
+        return *out = 1, 0;
+    if (!strcmp(v, "0") || !strcmp(v, "false") || !strcmp(v, "no") || !strcmp(v, "off"))
+        return *out = 0, 0;
+    return -1;
+}
+
+/* One option into the step's options through the command's parser, and onto its command line. */
+static int give(struct plan_step *p, const struct option *o, const char *value, struct dg_err *err)
+{
+    if (p->wc->apply(p->opts, o->val, value, err))
+        return -1;
+    char *flag = malloc(strlen(o->name) + 3);
+    if (!flag)
+        return dg_err_set(err, DG_ERR_FATAL, 0, "out of memory");
+    sprintf(flag, "--%s", o->name);
+    push(p, flag, 1);
+    if (value)
+        push(p, value, 0);
+    return 0;
+}
+
+/* Checks and parses one expanded step; errors name FILE:LINE and the key. */
+static int plan_one(const struct dg_jobfile *jf, const struct dg_job_step *st, const char *results,
+                    const char *label, struct plan_step *p, struct dg_err *err)
+{
+    const char *wl = dg_job_get(st, "workload");
+    int wl_line = st->line;
+    for (int i = 0; i < st->nkv; i++)
+        if (!strcmp(st->kv[i].key, "workload"))
+            wl_line = st->kv[i].line;
+    p->wc = NULL;
+    for (size_t i = 0; i < sizeof workloads / sizeof *workloads; i++)
+        if (!strcmp(wl ? wl : "tpcc", workloads[i]->workload))
+            p->wc = workloads[i];
+    if (!p->wc)
+        return dg_err_set(err, DG_ERR_USER, 0, "%s:%d: key 'workload': '%s' is not tpcc or stress",
+                          jf->path, wl_line, wl);
+    if (!(p->opts = p->wc->new_opts()))
+        return dg_err_set(err, DG_ERR_FATAL, 0, "out of memory");
+    push(p, "dbgauge", 0);
+    push(p, p->wc->workload, 0);
+    if (strcmp(p->wc->workload, "stress"))
+        push(p, p->wc->sub, 0);
+    if (give(p, find_opt(p->wc, "results"), results, err))
+        return -1;
+    if (label && !dg_job_get(st, "label") && give(p, find_opt(p->wc, "label"), label, err))
+        return -1;
+    cJSON *swept = cJSON_CreateObject();
+    for (int k = 0; k < st->nswept; k++)
+        cJSON_AddStringToObject(swept, st->kv[st->swept[k]].key, st->kv[st->swept[k]].value);
+    if (strcmp(st->section, "global"))
+        cJSON_AddStringToObject(swept, "section", st->section);
+    p->swept_json = cJSON_PrintUnformatted(swept);
+    cJSON_Delete(swept);
+    for (int i = 0; i < st->nkv; i++) {
+        const struct dg_job_kv *kv = &st->kv[i];
+        if (!strcmp(kv->key, "workload"))
+            continue;
+        const struct option *o = find_opt(p->wc, kv->key);
+        if (!o || !p->wc->allowed(p->wc->sub, o->val))
+            return dg_err_set(err, DG_ERR_USER, 0, "%s:%d: unknown key '%s' (not an option of "
+                              "'dbgauge %s%s%s'; see its --help)", jf->path, kv->line, kv->key,
+                              p->wc->workload, strcmp(p->wc->workload, "stress") ? " " : "",
+                              strcmp(p->wc->workload, "stress") ? p->wc->sub : "");
+        if (!strcmp(o->name, "results") || !strcmp(o->name, "json") || !strcmp(o->name, "help"))
+            return dg_err_set(err, DG_ERR_USER, 0, "%s:%d: key '%s' belongs on the command line "
+                              "of 'dbgauge experiment', not in a job file", jf->path, kv->line, kv->key);
+        int on = 1;
+        if (o->has_arg == no_argument && bool_value(kv->value, &on))
+            return dg_err_set(err, DG_ERR_USER, 0, "%s:%d: key '%s': '%s' is not 1 or 0", jf->path,
+                              kv->line, kv->key, kv->value);
+        struct dg_err e2;
+        if (on && give(p, o, o->has_arg == no_argument ? NULL : kv->value, &e2))
+            return dg_err_set(err, e2.cls, 0, "%s:%d: key '%s': %s", jf->path, kv->line, kv->key, e2.msg);
+    }
+    struct dg_err e2;
+    if (p->wc->finish(p->opts, &e2))
+        return dg_err_set(err, DG_ERR_USER, 0, "%s:%d: step [%s]: %s", jf->path, st->line,
+                          st->section, e2.msg);
+    return 0;
+}
+
+/* A step that stored nothing (it failed before measuring) is stored as failed all the same. */
+static int store_failed(const char *results, int64_t exp_id, int index, const struct plan_step *p,
+                        const struct dg_job_step *st, const char *why, int64_t *run_id, struct dg_err *err)
+{
+    struct dg_store *store;
+    if (dg_store_open(results, &store, err))
+        return -1;
+    struct dg_run_record r;
+    memset(&r, 0, sizeof r);
+    snprintf(r.workload, sizeof r.workload, "%s", p->wc->workload);
+    snprintf(r.status, sizeof r.status, "failed");
+    const char *lab = dg_job_get(st, "label");
+    snprintf(r.label, sizeof r.label, "%s", lab ? lab : "");
+    double now = dg_wall_s();
+    dg_wall_iso(now, r.started_at, sizeof r.started_at);
+    dg_wall_iso(now, r.ended_at, sizeof r.ended_at);
+    const char *tgt = dg_job_get(st, "target");
+    dg_redact_url(tgt ? tgt : DG_DEFAULT_TARGET, r.target, sizeof r.target);
+    snprintf(r.error, sizeof r.error, "%s", why);
+    r.command_line = dg_redacted_command_line(p->argc, (char **)p->argv);
+    dg_hostinfo_read(&r.host);
+    snprintf(r.dbgauge_version, sizeof r.dbgauge_version, "%s", DG_VERSION);
+    r.experiment_id = exp_id;
+    r.experiment_step = index;
+    r.swept_json = p->swept_json ? strdup(p->swept_json) : NULL;
+    r.server_blocks_hit = r.server_blocks_read = -1;
+    int rc = dg_store_put(store, &r, err);
+    *run_id = r.id;
+    dg_run_record_free(&r);
+    dg_store_close(store);
+    return rc;
+}
+
+static int render(const char *results, int64_t id, int json, const char *csv_path, int *failed)
+{
+    const char *cmd = "experiment";
+    struct dg_store *store;
+    struct dg_err err;
+    FILE *csv = NULL;
+    cJSON *doc = NULL;
+    if (csv_path && !(csv = fopen(csv_path, "w")))
+        return dg_usage_error(cmd, "--csv: cannot write '%s'", csv_path);
+    if (dg_store_open(results, &store, &err)) {
+        if (csv)
+            fclose(csv);
+        return dg_report_err(cmd, &err);
+    }
+    int got = dg_report_experiment(store, id, json ? stderr : stdout, json ? &doc : NULL, csv, failed, &err);
+    dg_store_close(store);
+    if (csv && fclose(csv))
+        got = -1, dg_err_set(&err, DG_ERR_FATAL, 0, "--csv: cannot write '%s'", csv_path);
+    if (got == 1)
+        return dg_usage_error(cmd, "no experiment %lld in %s", (long long)id, results);
+    if (got < 0)
+        return dg_report_err(cmd, &err);
+    if (doc)
+        dg_print_json(doc);
+    return DG_EXIT_OK;
+}
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage:\n"
+            "  dbgauge experiment FILE [--dry-run] [--results PATH] [--json] [--csv FILE] [--label L]\n"
+            "  dbgauge experiment show ID [--results PATH] [--json] [--csv FILE]\n\n"
+            "  FILE is a job file: [global] then one section per step; every key is a long option\n"
+            "  of 'dbgauge tpcc run' or 'dbgauge stress' (workload=tpcc|stress picks which; '_' in\n"
+            "  a key stands for '-'). A list in [global] (vus=1,2,4) gives one step per value;\n"
+            "  several lists give their cross product, the first list varying slowest.\n"
+            "  --dry-run     print the steps as commands and stop (nothing runs, nothing is stored)\n"
+            "  --json        the experiment as one JSON document on stdout; text goes to stderr\n"
+            "  --csv FILE    the step table as CSV\n"
+            "  --label L     a label for the experiment and its runs (a step's label= wins)\n"
+            "A step that fails is stored as failed and the experiment goes on; exit 1 then.\n");
+}
+
+int dg_cmd_experiment(int argc, char **argv)
+{
+    enum { O_DRY = 1, O_RESULTS, O_JSON, O_CSV, O_LABEL, O_HELP };
+    static const struct option opts[] = {
+        {"dry-run", no_argument, NULL, O_DRY}, {"results", required_argument, NULL, O_RESULTS},
+        {"json", no_argument, NULL, O_JSON},   {"csv", required_argument, NULL, O_CSV},
+        {"label", required_argument, NULL, O_LABEL}, {"help", no_argument, NULL, O_HELP},
+        {NULL, 0, NULL, 0}};
+    const char *cmd = "experiment", *results = DG_DEFAULT_RESULTS, *csv = NULL, *label = NULL;
+    int dry = 0, json = 0, c, got;
+    optind = 1;
+    while ((got = dg_getopt(cmd, argc, argv, opts, O_HELP, NULL, NULL, &c)) == 1) {
+        switch (c) {
+        case O_DRY: dry = 1; break;
+        case O_RESULTS: results = optarg; break;
+        case O_JSON: json = 1; break;
+        case O_CSV: csv = optarg; break;
+        case O_LABEL: label = optarg; break;
+        case O_HELP: usage(stdout); return DG_EXIT_OK;
+        }
+    }
+    if (got)
+        return got;
+    if (optind >= argc)
+        return dg_usage_error(cmd, "needs a job file (see dbgauge experiment --help)");
+    int failed = 0;
+    if (!strcmp(argv[optind], "show")) {
+        struct dg_err e;
+        uint64_t id;
+        if (optind + 1 >= argc)
+            return dg_usage_error(cmd, "show needs an experiment id");
+        if (dg_parse_u64("experiment id", argv[optind + 1], 1, INT64_MAX, &id, &e))
+            return dg_usage_error(cmd, "%s", e.msg);
+        if (optind + 2 < argc)
+            return dg_usage_error(cmd, "unexpected argument '%s'", argv[optind + 2]);
+        if (dry)
+            return dg_usage_error(cmd, "--dry-run goes with a job file, not 'show'");
+        return render(results, (int64_t)id, json, csv, &failed);
+    }
+    if (optind + 1 < argc)
+        return dg_usage_error(cmd, "unexpected argument '%s' (one job file)", argv[optind + 1]);
+    const char *path = argv[optind];
+
+    /* Everything is read and checked before the first step runs. */
+    struct dg_jobfile jf;
+    struct dg_err err;
+    if (dg_jobfile_load(path, listable, &jf, &err)) {
+        dg_jobfile_free(&jf);
+        return dg_report_err(cmd, &err);
+    }
+    struct plan_step *plan = calloc((size_t)jf.nsteps, sizeof *plan);
+    int rc = DG_EXIT_FAILED, n = 0;
+    if (!plan)
+        goto out;
+    for (; n < jf.nsteps; n++)
+        if (plan_one(&jf, &jf.steps[n], results, label, &plan[n], &err)) {
+            n++;
+            rc = dg_report_err(cmd, &err);
+            goto out;
+        }
+    if (dry) {
+        printf("%s: %d step%s\n", path, n, n == 1 ? "" : "s");
+        for (int i = 0; i < n; i++) {
+            char *line = dg_redacted_command_line(plan[i].argc, plan[i].argv);
+            printf("step %d/%d [%s] %s\n  %s\n", i + 1, n, jf.steps[i].section, plan[i].swept_json,
+                   line ? line : "");
+            free(line);
+        }
+        rc = DG_EXIT_OK;
+        goto out;
+    }
+    struct dg_store *store;
+    int64_t exp_id;
+    if (dg_store_open(results, &store, &err)) {
+        rc = dg_report_err(cmd, &err);
+        goto out;
+    }
+    int bad = dg_store_experiment_begin(store, path, label ? label : "", n, &exp_id, &err);
+    dg_store_close(store);
+    if (bad) {
+        rc = dg_report_err(cmd, &err);
+        goto out;
+    }
+    int interrupted = 0, nfailed = 0;
+    for (int i = 0; i < n && !interrupted; i++) {
+        fprintf(stderr, "\n== experiment %lld, step %d/%d [%s] %s\n", (long long)exp_id, i + 1, n,
+                jf.steps[i].section, plan[i].swept_json);
+        struct dg_step st = {.experiment_id = exp_id, .index = i + 1, .swept_json = plan[i].swept_json,
+                             .text = json ? stderr : stdout};
+        int src = plan[i].wc->run(plan[i].opts, &st, plan[i].argc, plan[i].argv);
+        if (src == DG_EXIT_OK)
+            continue;
+        nfailed++;
+        interrupted = !strcmp(st.error, "interrupted");
+        if (!st.run_id && store_failed(results, exp_id, i + 1, &plan[i], &jf.steps[i],
+                                       st.error[0] ? st.error : "failed", &st.run_id, &err))
+            fprintf(stderr, "dbgauge experiment: step %d could not be stored as failed: %s\n", i + 1, err.msg);
+        fprintf(stderr, "dbgauge experiment: step %d/%d failed (%s)%s\n", i + 1, n, st.error,
+                interrupted ? "; stopping" : "; going on with the next step");
+    }
+    if (dg_store_open(results, &store, &err) == 0) {
+        dg_store_experiment_end(store, exp_id, interrupted ? "interrupted" : nfailed ? "failed" : "complete", &err);
+        dg_store_close(store);
+    }
+    rc = render(results, exp_id, json, csv, &failed);
+    if (rc == DG_EXIT_OK && (nfailed || failed))
+        rc = DG_EXIT_FAILED;
+out:
+    if (plan)
+        plan_free(plan, n);
+    dg_jobfile_free(&jf);
+    return rc;
+}

@@ -1,0 +1,236 @@
+/* memory.c — applies --db-memory / --mem-cap / --drop-caches before a run: the driver's
+ * set_memory, a server restart (the user's command, or pg_ctl on a local data directory) and
+ * a wait for the server to answer again, then the cgroup and the page cache (core/memctl.c).
+ * Never prints or stores the restart command. */
+#include "cmd/memory.h"
+
+#include <errno.h>
+#include <pwd.h>
+#include <grp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+
+#include "core/clock.h"
+#include "core/opts.h"
+
+#define DEFAULT_PG_CTL "/usr/lib/postgresql/15/bin/pg_ctl"
+
+int dg_memory_opt(struct dg_memory_opts *m, int opt, const char *arg, struct dg_err *err)
+{
+    switch (opt) {
+    case DG_MEM_DB_MEMORY:
+        if (dg_parse_size("--db-memory", arg, &m->db_memory, err))
+            return -1;
+        if (m->db_memory < 64 * 1024)
+            return dg_err_set(err, DG_ERR_USER, 0, "--db-memory: '%s' is below 64k", arg);
+        return 0;
+    case DG_MEM_MEM_CAP:
+        if (dg_parse_size("--mem-cap", arg, &m->mem_cap, err))
+            return -1;
+        if (m->mem_cap < 16 * 1024 * 1024)
+            return dg_err_set(err, DG_ERR_USER, 0, "--mem-cap: '%s' is below 16M", arg);
+        return 0;
+    case DG_MEM_RESTART_CMD: m->restart_cmd = arg; return 0;
+    case DG_MEM_PG_DATADIR: m->pg_datadir = arg; return 0;
+    case DG_MEM_PG_CTL: m->pg_ctl = arg; return 0;
+    case DG_MEM_DROP_CACHES: m->drop_caches = 1; return 0;
+    default: return dg_err_set(err, DG_ERR_FATAL, 0, "memory option %d unknown", opt);
+    }
+}
+
+int dg_memory_check(const struct dg_memory_opts *m, struct dg_err *err)
+{
+    if (m->restart_cmd && m->pg_datadir)
+        return dg_err_set(err, DG_ERR_USER, 0, "--restart-cmd and --pg-datadir: give one way to restart");
+    if (m->pg_ctl && !m->pg_datadir)
+        return dg_err_set(err, DG_ERR_USER, 0, "--pg-ctl goes with --pg-datadir");
+    if (m->pg_datadir && !*m->pg_datadir)
+        return dg_err_set(err, DG_ERR_USER, 0, "--pg-datadir: empty");
+    return 0;
+}
+
+void dg_memory_options_json(const struct dg_memory_opts *m, cJSON *j)
+{
+    if (m->db_memory)
+        cJSON_AddNumberToObject(j, "db_memory_bytes", (double)m->db_memory);
+    if (m->mem_cap)
+        cJSON_AddNumberToObject(j, "mem_cap_bytes", (double)m->mem_cap);
+    if (m->drop_caches)
+        cJSON_AddBoolToObject(j, "drop_caches", 1);
+    if (m->restart_cmd)
+        cJSON_AddStringToObject(j, "restart", "restart_cmd (not recorded)");
+    if (m->pg_datadir)
+        cJSON_AddStringToObject(j, "pg_datadir", m->pg_datadir);
+}
+
+static void note(cJSON *arr, const char *what, const char *text)
+{
+    fprintf(stderr, "dbgauge: %s%s\n", what, text);
+    char buf[700];
+    snprintf(buf, sizeof buf, "%s%s", what, text);
+    cJSON_AddItemToArray(arr, cJSON_CreateString(buf));
+}
+
+/* Runs argv (or /bin/sh -c cmd) and waits; as the owner of as_owner_of when root. Its output
+ * goes to our stderr; a server it starts must not keep our stdout. */
+static int run_wait(const char *const *argv, const char *as_owner_of, struct dg_err *err)
+{
+    struct stat sb;
+    if (as_owner_of && stat(as_owner_of, &sb))
+        return dg_err_set(err, DG_ERR_USER, errno, "pg_datadir: cannot read '%s': %s", as_owner_of,
+                          strerror(errno));
+    pid_t pid = fork();
+    if (pid < 0)
+        return dg_err_set(err, DG_ERR_FATAL, errno, "fork: %s", strerror(errno));
+    if (pid == 0) {
+        dup2(2, 1);
+        if (as_owner_of && geteuid() == 0 && sb.st_uid != 0) {
+            struct passwd *pw = getpwuid(sb.st_uid);
+            if ((pw && initgroups(pw->pw_name, sb.st_gid)) || setgid(sb.st_gid) || setuid(sb.st_uid))
+                _exit(126);
+            if (pw)
+                setenv("HOME", pw->pw_dir, 1);
+        }
+        execv(argv[0], (char *const *)argv);
+        _exit(127);
+    }
+    int status;
+    while (waitpid(pid, &status, 0) < 0)
+        if (errno != EINTR)
+            return dg_err_set(err, DG_ERR_FATAL, errno, "waitpid: %s", strerror(errno));
+    if (!WIFEXITED(status) || WEXITSTATUS(status))
+        return dg_err_set(err, DG_ERR_CONN, 0, "%s exited with status %d",
+                          as_owner_of ? "pg_ctl restart" : "restart_cmd",
+                          WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
+    return 0;
+}
+
+static int restart_server(const struct dg_memory_opts *m, struct dg_err *err)
+{
+    if (m->restart_cmd) {
+        fprintf(stderr, "restarting the server (restart_cmd)\n");
+        const char *argv[] = {"/bin/sh", "-c", m->restart_cmd, NULL};
+        return run_wait(argv, NULL, err);
+    }
+    char log[1100];
+    snprintf(log, sizeof log, "%s/dbgauge-restart.log", m->pg_datadir);
+    fprintf(stderr, "restarting PostgreSQL in %s (pg_ctl restart; its log: %s)\n", m->pg_datadir, log);
+    const char *argv[] = {m->pg_ctl ? m->pg_ctl : DEFAULT_PG_CTL, "restart", "-w", "-t", "60", "-m", "fast",
+                          "-D", m->pg_datadir, "-l", log, NULL};
+    return run_wait(argv, m->pg_datadir, err);
+}
+
+/* Connects until the server answers (60 s at most). */
+static int reconnect(const struct dg_target *t, struct dg_conn_h *h, struct dg_err *err)
+{
+    dg_ns until = dg_now_ns() + 60 * DG_NS_PER_S;
+    for (;;) {
+        if (dg_connect(t, NULL, h, err) == 0)
+            return 0;
+        if (dg_now_ns() > until)
+            return -1;
+        usleep(200000);
+    }
+}
+
+/* The postmaster's PID: postmaster.pid's first line. */
+static pid_t postmaster_pid(const char *datadir)
+{
+    char file[1100];
+    snprintf(file, sizeof file, "%s/postmaster.pid", datadir);
+    FILE *f = fopen(file, "r");
+    int pid = 0;
+    if (f) {
+        if (fscanf(f, "%d", &pid) != 1)
+            pid = 0;
+        fclose(f);
+    }
+    return (pid_t)pid;
+}
+
+int dg_memory_apply(const struct dg_target *t, const struct dg_memory_opts *m,
+                    struct dg_memory_state *st, struct dg_err *err)
+{
+    memset(st, 0, sizeof *st);
+    cJSON *j = cJSON_CreateObject(), *ok = cJSON_AddArrayToObject(j, "applied"),
+          *no = cJSON_AddArrayToObject(j, "not_applied");
+    int rc = -1;
+    char buf[600];
+    if (m->db_memory) {
+        cJSON_AddNumberToObject(j, "db_memory_bytes", (double)m->db_memory);
+        if (!t->drv->set_memory) {
+            snprintf(buf, sizeof buf, "the %s driver has no memory knob", t->drv->name);
+            note(no, "db_memory not applied: ", buf);
+        } else if (t->drv->caps & DG_CAP_MEMORY_SESSION) {
+            st->session_bytes = m->db_memory; /* every connection of the run sets it */
+            snprintf(buf, sizeof buf, "%llu bytes on every connection", (unsigned long long)m->db_memory);
+            note(ok, "db_memory: ", buf);
+        } else {
+            struct dg_conn_h h;
+            if (dg_connect(t, NULL, &h, err))
+                goto out;
+            int bad = t->drv->set_memory(h.c, m->db_memory, err);
+            dg_disconnect(&h);
+            if (bad)
+                goto out;
+            if (!m->restart_cmd && !m->pg_datadir) {
+                note(no, "db_memory not applied: ", "set for the next server start, but nothing restarts "
+                                                     "it (give restart_cmd= or pg_datadir=)");
+            } else {
+                if (restart_server(m, err) || reconnect(t, &h, err))
+                    goto out;
+                dg_disconnect(&h);
+                snprintf(buf, sizeof buf, "%llu bytes, server restarted", (unsigned long long)m->db_memory);
+                note(ok, "db_memory: ", buf);
+            }
+        }
+    }
+    if (m->mem_cap) {
+        cJSON_AddNumberToObject(j, "mem_cap_bytes", (double)m->mem_cap);
+        pid_t pids[DG_MEMCG_MAX_PIDS];
+        int n = 0;
+        if (t->drv->dialect == DG_DIALECT_SQLITE) {
+            pids[n++] = getpid(); /* the engine runs inside dbgauge */
+        } else if (m->pg_datadir && (pids[0] = postmaster_pid(m->pg_datadir)) > 0) {
+            n = 1 + dg_child_pids(pids[0], pids + 1, DG_MEMCG_MAX_PIDS - 1);
+        }
+        struct dg_err e2;
+        if (n == 0)
+            note(no, "mem_cap not applied: ", "no local process to cap (SQLite, or a PostgreSQL given pg_datadir=)");
+        else if (dg_memcg_enter(&st->cg, m->mem_cap, pids, n, &e2))
+            note(no, "mem_cap not applied: ", e2.msg);
+        else {
+            snprintf(buf, sizeof buf, "%llu bytes on %d process%s in %s", (unsigned long long)m->mem_cap, n,
+                     n == 1 ? "" : "es", st->cg.path);
+            note(ok, "mem_cap: ", buf);
+        }
+    }
+    if (m->drop_caches) {
+        struct dg_err e2;
+        if (dg_drop_caches(&e2))
+            note(no, "drop_caches not applied: ", e2.msg + strlen("drop_caches: "));
+        else
+            note(ok, "drop_caches: ", "page cache emptied");
+    }
+    rc = 0;
+out:
+    if (rc == 0 && (m->db_memory || m->mem_cap || m->drop_caches))
+        st->json = cJSON_PrintUnformatted(j);
+    cJSON_Delete(j);
+    if (rc)
+        dg_memcg_leave(&st->cg);
+    return rc;
+}
+
+void dg_memory_release(struct dg_memory_state *st)
+{
+    dg_memcg_leave(&st->cg);
+    free(st->json);
+    st->json = NULL;
+}
