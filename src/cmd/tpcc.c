@@ -404,6 +404,7 @@ static int cmd_run(struct tpcc_opts *o, int argc, char **argv)
         rc = dg_report_err(cmd, &err);
         goto out;
     }
+    sh.dialect = dg_conn_dialect(&h);
     if (!tpcc_meta_read(&h, &c_load, &err)) { /* loaded by another kit: any valid constants */
         c_load.c_last = (int)dg_rng_range(&rng, 0, 255);
         c_load.c_id = (int)dg_rng_range(&rng, 0, 1023);
@@ -413,7 +414,7 @@ static int cmd_run(struct tpcc_opts *o, int argc, char **argv)
     sh.c_run.c_last = tpcc_c_last_run(&rng, c_load.c_last);
     dg_disconnect(&h);
     if (o->warehouses_set) {
-        if (t.drv->dialect != DG_DIALECT_NONE) {
+        if (sh.dialect != DG_DIALECT_NONE) {
             rc = dg_usage_error(cmd, "--warehouses on 'tpcc run' is for the null: target only; "
                                      "a database's scale is read from it (%d here)", sh.warehouses);
             goto out;

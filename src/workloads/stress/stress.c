@@ -272,7 +272,7 @@ out:
 
 int stress_server_blocks(struct dg_conn_h *h, int64_t *hit, int64_t *read, struct dg_err *err)
 {
-    if (h->drv->dialect != DG_DIALECT_PGSQL)
+    if (dg_conn_dialect(h) != DG_DIALECT_PGSQL)
         return 0;
     /* The statistics snapshot is per transaction: a fresh one each call. */
     struct dg_err ignore;

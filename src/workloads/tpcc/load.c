@@ -473,7 +473,7 @@ int tpcc_load(const struct tpcc_load_opts *o, struct tpcc_load_result *res, stru
 
     /* One SQLite file has one writer at a time: more jobs would only queue on its lock. */
     int jobs = o->jobs < 1 ? 1 : o->jobs > 64 ? 64 : o->jobs;
-    if (h.drv->dialect == DG_DIALECT_SQLITE)
+    if (dg_conn_dialect(&h) == DG_DIALECT_SQLITE)
         jobs = 1;
     if (jobs > o->warehouses + 1)
         jobs = o->warehouses + 1;
@@ -491,7 +491,7 @@ int tpcc_load(const struct tpcc_load_opts *o, struct tpcc_load_result *res, stru
     {
         pthread_mutex_t imu = PTHREAD_MUTEX_INITIALIZER;
         int next = 0;
-        struct index_job ij = {&ld, tpcc_schema_index_sql(h.drv->dialect), &imu, &next};
+        struct index_job ij = {&ld, tpcc_schema_index_sql(dg_conn_dialect(&h)), &imu, &next};
         run_parallel(jobs, index_job, &ij);
         if (ld.failed) {
             *err = ld.first_err;
@@ -501,7 +501,7 @@ int tpcc_load(const struct tpcc_load_opts *o, struct tpcc_load_result *res, stru
     if (h.drv->exec(h.c, "ANALYZE", err) || tpcc_meta_write(&h, &ld.c_load, o->warehouses, err))
         goto out;
     /* The server-side transactions of --mode procedures, where the engine has them. */
-    if (h.drv->dialect == DG_DIALECT_PGSQL && tpcc_procedures_install(&h, err))
+    if (dg_conn_dialect(&h) == DG_DIALECT_PGSQL && tpcc_procedures_install(&h, err))
         goto out;
     if (h.drv->load_mode && h.drv->load_mode(h.c, 0, err))
         goto out;

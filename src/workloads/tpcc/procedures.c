@@ -194,8 +194,8 @@ static int no_procedures(enum dg_dialect d, struct dg_err *err)
 
 int tpcc_procedures_install(struct dg_conn_h *h, struct dg_err *err)
 {
-    if (h->drv->dialect != DG_DIALECT_PGSQL)
-        return no_procedures(h->drv->dialect, err);
+    if (dg_conn_dialect(h) != DG_DIALECT_PGSQL)
+        return no_procedures(dg_conn_dialect(h), err);
     char version[160];
     snprintf(version, sizeof version,
              "CREATE OR REPLACE FUNCTION dbgauge_procedures_version() RETURNS int "
@@ -213,8 +213,8 @@ int tpcc_procedures_install(struct dg_conn_h *h, struct dg_err *err)
 
 int tpcc_procedures_ensure(struct dg_conn_h *h, struct dg_err *err)
 {
-    if (h->drv->dialect != DG_DIALECT_PGSQL)
-        return no_procedures(h->drv->dialect, err);
+    if (dg_conn_dialect(h) != DG_DIALECT_PGSQL)
+        return no_procedures(dg_conn_dialect(h), err);
     int64_t v = 0;
     struct dg_err ignore;
     dg_err_clear(&ignore);
@@ -232,8 +232,8 @@ int tpcc_proc_worker_open(const struct tpcc_shared *sh, struct dg_conn_h *h,
                           struct tpcc_proc_worker **out, struct dg_err *err)
 {
     *out = NULL;
-    if (h->drv->dialect != DG_DIALECT_PGSQL)
-        return no_procedures(h->drv->dialect, err);
+    if (dg_conn_dialect(h) != DG_DIALECT_PGSQL)
+        return no_procedures(dg_conn_dialect(h), err);
     /* Each call is its own implicit transaction (one round trip); the isolation level is the
      * session's default, so it applies to every call and to every retry. */
     static const char *const iso_sql[] = {

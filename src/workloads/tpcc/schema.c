@@ -68,7 +68,7 @@ static const char meta_ddl[] =
 int tpcc_schema_create(struct dg_conn_h *h, struct dg_err *err)
 {
     char sql[2048];
-    int keys_inline = h->drv->dialect == DG_DIALECT_SQLITE;
+    int keys_inline = dg_conn_dialect(h) == DG_DIALECT_SQLITE;
     for (size_t i = 0; i < NTABLES; i++) {
         const struct table_def *t = &tables[i];
         if (keys_inline && t->key)

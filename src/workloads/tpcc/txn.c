@@ -121,7 +121,7 @@ int tpcc_sql_worker_open(const struct tpcc_shared *sh, struct dg_conn_h *h, stru
         return dg_err_set(err, DG_ERR_FATAL, 0, "out of memory");
     w->h = h;
     w->sh = sh;
-    const char *lock = lock_clause(h->drv->dialect);
+    const char *lock = lock_clause(dg_conn_dialect(h));
     char sql[1024];
     for (int i = 0; i < S_COUNT; i++) {
         expand(stmt_defs[i].sql, lock, sql, sizeof sql);
