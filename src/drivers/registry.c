@@ -7,11 +7,17 @@ extern const struct dg_driver dg_driver_null;
 #if DG_HAVE_PGSQL
 extern const struct dg_driver dg_driver_pgsql;
 #endif
+#if DG_HAVE_ODBC
+extern const struct dg_driver dg_driver_odbc;
+#endif
 
 const struct dg_driver *const dg_drivers[] = {
     &dg_driver_sqlite,
 #if DG_HAVE_PGSQL
     &dg_driver_pgsql,
+#endif
+#if DG_HAVE_ODBC
+    &dg_driver_odbc,
 #endif
     &dg_driver_null,
     NULL,
