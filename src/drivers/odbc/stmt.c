@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "drivers/odbc/internal.h"
 
@@ -42,10 +43,19 @@ static void strip_comments(const char *sql, char *out)
 int dg_odbc_prepare(struct dg_conn *c, const char *sql_in, int nparams, struct dg_stmt **out,
                     struct dg_err *err)
 {
-    char *sql = malloc(strlen(sql_in) + 1);
+    static const char with[] = "WITH dg_returning AS (SELECT 1) ";
+    char *sql = malloc(sizeof with + strlen(sql_in) + 1);
     if (!sql)
         return dg_err_set(err, DG_ERR_FATAL, 0, "out of memory");
     strip_comments(sql_in, sql);
+    /* SQLite's ODBC driver returns rows only for statements that open like a query: a
+     * writing statement with RETURNING gets an empty WITH in front, which SQLite allows. */
+    const char *p = sql + strspn(sql, " \t\n");
+    if (c->dialect == DG_DIALECT_SQLITE && strcasestr(p, " RETURNING ") &&
+        (!strncasecmp(p, "UPDATE", 6) || !strncasecmp(p, "INSERT", 6) || !strncasecmp(p, "DELETE", 6))) {
+        memmove(sql + sizeof with - 1, p, strlen(p) + 1);
+        memcpy(sql, with, sizeof with - 1);
+    }
     int rc = prepare(c, sql, nparams, out, err);
     free(sql);
     return rc;
