@@ -511,6 +511,20 @@ out:
     return rc;
 }
 
+/* dbgauge tpcc sql DIALECT: prints the SQL TPC-C would send (no connection). */
+static int cmd_sql(int argc, char **argv)
+{
+    static const struct {
+        const char *name;
+        enum dg_dialect d;
+    } names[] = {{"sqlite", DG_DIALECT_SQLITE}, {"pgsql", DG_DIALECT_PGSQL},
+                 {"mysql", DG_DIALECT_MYSQL}, {"mssql", DG_DIALECT_MSSQL}};
+    for (size_t i = 0; argc == 2 && i < sizeof names / sizeof *names; i++)
+        if (!strcmp(argv[1], names[i].name))
+            return tpcc_dump_sql(names[i].d, stdout) ? DG_EXIT_FAILED : DG_EXIT_OK;
+    return dg_usage_error("tpcc sql", "expected one dialect: sqlite, pgsql, mysql or mssql");
+}
+
 int dg_cmd_tpcc(int argc, char **argv)
 {
     if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
@@ -518,6 +532,8 @@ int dg_cmd_tpcc(int argc, char **argv)
         return argc < 2 ? DG_EXIT_USAGE : DG_EXIT_OK;
     }
     struct tpcc_opts o = {.sub = argv[1]};
+    if (!strcmp(o.sub, "sql")) /* for developers, not in the help: tests/golden */
+        return cmd_sql(argc - 1, argv + 1);
     if (strcmp(o.sub, "load") && strcmp(o.sub, "run") && strcmp(o.sub, "check"))
         return dg_usage_error("tpcc", "unknown subcommand '%s' (load, run or check)", o.sub);
     int rc = parse(argc - 1, argv + 1, &o);

@@ -265,7 +265,9 @@ out:
         h->drv->load_mode(h->c, 0, &ignore);
     }
     if (rc == 0)
-        rc = h->drv->exec(h->c, "ANALYZE " STRESS_TABLE, err);
+        rc = h->drv->exec(h->c, dg_conn_dialect(h) == DG_DIALECT_MSSQL ? "UPDATE STATISTICS " STRESS_TABLE
+                                                                        : "ANALYZE " STRESS_TABLE,
+                          err);
     free(buf);
     return rc;
 }

@@ -8,7 +8,7 @@
 #include <time.h>
 
 #include "core/clock.h"
-#include "workloads/tpcc/tpcc.h"
+#include "workloads/tpcc/tpcc_internal.h"
 
 struct loader {
     const struct tpcc_load_opts *o;
@@ -498,10 +498,10 @@ int tpcc_load(const struct tpcc_load_opts *o, struct tpcc_load_result *res, stru
             goto out;
         }
     }
-    if (h.drv->exec(h.c, "ANALYZE", err) || tpcc_meta_write(&h, &ld.c_load, o->warehouses, err))
+    if (h.drv->exec(h.c, tpcc_analyze_sql(dg_conn_dialect(&h)), err) || tpcc_meta_write(&h, &ld.c_load, o->warehouses, err))
         goto out;
     /* The server-side transactions of --mode procedures, where the engine has them. */
-    if (dg_conn_dialect(&h) == DG_DIALECT_PGSQL && tpcc_procedures_install(&h, err))
+    if (tpcc_proc_dialect(dg_conn_dialect(&h)) && tpcc_procedures_install(&h, err))
         goto out;
     if (h.drv->load_mode && h.drv->load_mode(h.c, 0, err))
         goto out;
