@@ -12,8 +12,8 @@ if [[ ${1:-} == --list ]]; then
     shift
 fi
 
-build_pkgs="gcc libc6-dev meson ninja-build pkg-config libsqlite3-dev libpq-dev libcjson-dev"
-test_pkgs="$build_pkgs python3 postgresql-15 postgresql-client-15 sqlite3 iproute2 time"
+build_pkgs="gcc libc6-dev meson ninja-build pkg-config libsqlite3-dev libpq-dev libcjson-dev unixodbc-dev"
+test_pkgs="$build_pkgs python3 postgresql-15 postgresql-client-15 sqlite3 iproute2 time unixodbc odbc-postgresql odbc-mariadb libsqliteodbc tdsodbc"
 bench_pkgs="$test_pkgs valgrind postgresql-contrib bc time"
 
 case ${1:-build} in
