@@ -2,7 +2,7 @@
 # deps.sh — makes sure the Debian packages dbgauge needs are installed: as root it installs
 # what is missing; as another user it prints the exact apt-get line and fails.
 #   scripts/deps.sh build   compiler, Meson, the libraries
-#   scripts/deps.sh test    build + what the tests need (PostgreSQL server, python3)
+#   scripts/deps.sh test    build + what the tests need (PostgreSQL and MariaDB servers, python3)
 #   scripts/deps.sh bench   test + the peers and profilers the bench/ scripts use
 #   scripts/deps.sh --list test   only print the packages
 set -euo pipefail
@@ -12,9 +12,9 @@ if [[ ${1:-} == --list ]]; then
     shift
 fi
 
-build_pkgs="gcc libc6-dev meson ninja-build pkg-config libsqlite3-dev libpq-dev libcjson-dev unixodbc-dev"
-test_pkgs="$build_pkgs python3 postgresql-15 postgresql-client-15 sqlite3 iproute2 time unixodbc odbc-postgresql odbc-mariadb libsqliteodbc tdsodbc"
-bench_pkgs="$test_pkgs valgrind postgresql-contrib bc time"
+build_pkgs="gcc libc6-dev meson ninja-build pkg-config libsqlite3-dev libpq-dev libcjson-dev libmariadb-dev unixodbc-dev"
+test_pkgs="$build_pkgs python3 postgresql-15 postgresql-client-15 sqlite3 iproute2 time mariadb-server mariadb-client libmariadb-dev unixodbc odbc-postgresql odbc-mariadb libsqliteodbc tdsodbc"
+bench_pkgs="$test_pkgs valgrind postgresql-contrib bc time sysbench"
 
 case ${1:-build} in
 build) want=$build_pkgs ;;

@@ -2,20 +2,22 @@
 # run.sh — the one test command: builds dbgauge, starts the test servers, runs the unit
 # tests, the driver conformance suite on every engine built and the end-to-end scripts, then
 # stops the servers and prints `N passed, N failed`. Exit 0 only if nothing failed.
-#   tests/run.sh [--sanitize] [--no-pg] [--only NAME]
+#   tests/run.sh [--sanitize] [--no-pg] [--no-my] [--only NAME]
 set -uo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$ROOT"
 
 sanitize=0
 use_pg=1
+use_my=1
 only=""
 while [[ $# -gt 0 ]]; do
     case $1 in
     --sanitize) sanitize=1 ;;
     --no-pg) use_pg=0 ;;
+    --no-my) use_my=0 ;;
     --only) only=$2; shift ;;
-    *) echo "usage: tests/run.sh [--sanitize] [--no-pg] [--only NAME]" >&2; exit 2 ;;
+    *) echo "usage: tests/run.sh [--sanitize] [--no-pg] [--no-my] [--only NAME]" >&2; exit 2 ;;
     esac
     shift
 done
@@ -53,6 +55,16 @@ if [[ $use_pg == 1 ]]; then
     else
         cat "$OUT/servers.log"
         echo "not ok - servers: PostgreSQL did not start"
+    fi
+fi
+if [[ $use_my == 1 ]]; then
+    trap 'tests/servers.sh stop all >/dev/null 2>&1' EXIT
+    if tests/servers.sh start mariadb >"$OUT/servers-my.log" 2>&1; then
+        # shellcheck disable=SC1090
+        . "$DG_SERVERS_ENV"
+    else
+        cat "$OUT/servers-my.log"
+        echo "not ok - servers: MariaDB did not start"
     fi
 fi
 
@@ -102,6 +114,15 @@ if [[ $use_pg == 1 ]]; then
         failed=$((failed + 1))
     fi
 fi
+if [[ $use_my == 1 ]]; then
+    if [[ -n ${DG_MY_URL:-} ]]; then
+        run_suite conformance/mysql "$BUILD/tests/test_conformance" \
+            "mysql://dbgauge:$DG_MY_PASSWORD@127.0.0.1:$DG_MY_PORT/dbgauge"
+    else
+        echo "not ok - conformance/mysql: no MariaDB server"
+        failed=$((failed + 1))
+    fi
+fi
 # ODBC: the same suite through unixODBC's drivers (DSN-less strings naming the driver library).
 odbc_so() { dpkg -L "$1" 2>/dev/null | grep -m1 "/$2\$"; }
 if grep -q "DG_HAVE_ODBC 1" "$BUILD/dg_config.h" 2>/dev/null; then
@@ -130,6 +151,10 @@ for s in tests/e2e/*.sh; do
     name=e2e/$(basename "$s" .sh)
     if [[ $use_pg == 0 && $name == e2e/pgsql ]]; then
         echo "# $name: not run (--no-pg)"
+        continue
+    fi
+    if [[ $use_my == 0 && $name == e2e/mysql ]]; then
+        echo "# $name: not run (--no-my)"
         continue
     fi
     run_suite "$name" bash "$s"

@@ -3,8 +3,8 @@
 # writes what the tests need (URLs, password, data dir, PID) to one env file they source.
 # Must not touch the system's own clusters or services, nor stop any process it did not start.
 #
-#   tests/servers.sh start [pg|all]    start (installs the package first when root and missing)
-#   tests/servers.sh stop  [pg|all]    stop by PID and remove the data directory, always
+#   tests/servers.sh start [pg|mariadb|all]  start (installs the package first when root and missing)
+#   tests/servers.sh stop  [pg|mariadb|all]  stop by PID and remove the data directory, always
 #   tests/servers.sh status
 # The env file is tests/out/servers.env unless DG_SERVERS_ENV names another.
 set -uo pipefail
@@ -16,6 +16,10 @@ PG_PACKAGES="postgresql-15 postgresql-client-15"
 PG_USER_NAME=dbgauge
 PG_PASSWORD=dbgauge-secret
 PORT_FIRST=54320
+MY_PACKAGES="mariadb-server mariadb-client"
+MY_USER_NAME=dbgauge
+MY_PASSWORD=dbgauge-secret
+MY_PORT_FIRST=33060
 
 say() { printf 'servers.sh: %s\n' "$*" >&2; }
 die() { say "$*"; exit 1; }
@@ -185,13 +189,110 @@ pg_start() {
     say "pg: PostgreSQL $("$PG_BIN/postgres" -V | awk '{print $3}') on 127.0.0.1:$port, pid $pid, data $data"
 }
 
-# ---- dispatch (a MariaDB section slots in beside the PostgreSQL one) ----------------------
+# ---- MariaDB -------------------------------------------------------------------------------
+
+my_stop() {
+    local dir pid
+    dir=$(env_get DG_MY_DIR)
+    pid=$(env_get DG_MY_PID)
+    if [[ -z $dir && -z $pid ]]; then
+        say "mariadb: nothing recorded in $ENV_FILE"
+        return 0
+    fi
+    # Stop the recorded server itself, by PID; only a mariadbd we started.
+    if pid_alive "$pid" && [[ $(cat "/proc/$pid/comm" 2>/dev/null) == mariadbd ]]; then
+        kill -TERM "$pid" 2>/dev/null || true
+        for _ in $(seq 1 100); do pid_alive "$pid" || break; sleep 0.2; done
+        pid_alive "$pid" && kill -KILL "$pid" 2>/dev/null
+    fi
+    # Only ever remove a directory this script made.
+    if [[ -n $dir && -d $dir && $dir == /tmp/dg-my.* ]]; then
+        rm -rf -- "$dir"
+    fi
+    env_drop MY
+    say "mariadb: stopped${pid:+ (pid $pid)}"
+}
+
+my_start() {
+    local pid
+    pid=$(env_get DG_MY_PID)
+    if pid_alive "$pid"; then
+        say "mariadb: already running (pid $pid); $ENV_FILE is current"
+        return 0
+    fi
+    env_drop MY # a stale record from a run that died
+    need_packages /usr/sbin/mariadbd $MY_PACKAGES || return 1
+    id mysql >/dev/null 2>&1 || { ((EUID != 0)) || die "mariadb: no 'mysql' user"; }
+
+    local dir data log port
+    dir=$(mktemp -d /tmp/dg-my.XXXXXX) || return 1
+    data=$dir/data
+    log=$dir/mariadbd.log
+    ((EUID == 0)) && chown mysql: "$dir"
+    # From here on a failure must undo what was made.
+    env_put DG_MY_DIR "$dir"
+    env_put DG_MY_DATADIR "$data"
+
+    if ! mariadb-install-db --no-defaults --datadir="$data" --user=mysql \
+        --auth-root-authentication-method=normal >"$dir/install-db.log" 2>&1; then
+        cat "$dir/install-db.log" >&2
+        my_stop
+        die "mariadb: mariadb-install-db failed"
+    fi
+
+    local tries=0 started=0
+    while ((tries++ < 5)); do
+        port=$(free_port $((MY_PORT_FIRST + 10 * (tries - 1)))) || break
+        # small buffer pool and redo log for a 2-core test box
+        mariadbd --no-defaults --datadir="$data" --user=mysql --bind-address=127.0.0.1 \
+            --port="$port" --socket="$dir/sock" --pid-file="$dir/mariadbd.pid" --local-infile=1 \
+            --innodb-buffer-pool-size=256M --innodb-log-file-size=64M \
+            --innodb-flush-log-at-trx-commit=2 --max-connections=200 \
+            --log-error="$log" >/dev/null 2>&1 &
+        pid=$!
+        for _ in $(seq 1 150); do
+            pid_alive "$pid" || break
+            if mariadb -h127.0.0.1 -P"$port" -uroot -e 'select 1' >/dev/null 2>&1; then
+                started=1
+                break
+            fi
+            sleep 0.2
+        done
+        ((started)) && break
+        pid_alive "$pid" && { kill -TERM "$pid"; wait "$pid" 2>/dev/null; }
+        say "mariadb: start on port $port failed, trying another"
+        tail -n 5 "$log" >&2
+    done
+    if ((!started)); then
+        my_stop
+        die "mariadb: could not start the server (log was in $log)"
+    fi
+    env_put DG_MY_PID "$pid"
+    env_put DG_MY_PORT "$port"
+
+    # the anonymous accounts mariadb-install-db makes would shadow ours from localhost
+    if ! mariadb -h127.0.0.1 -P"$port" -uroot -e "DROP USER IF EXISTS ''@'localhost', ''@'$(hostname)';
+        CREATE USER '$MY_USER_NAME'@'%' IDENTIFIED BY '$MY_PASSWORD';
+        CREATE DATABASE dbgauge; GRANT ALL ON dbgauge.* TO '$MY_USER_NAME'@'%';
+        GRANT PROCESS, RELOAD ON *.* TO '$MY_USER_NAME'@'%'"; then
+        my_stop
+        die "mariadb: could not create the user and database"
+    fi
+    env_put DG_MY_URL "mysql://$MY_USER_NAME@127.0.0.1:$port/dbgauge"
+    env_put DG_MY_PASSWORD "$MY_PASSWORD"
+    # root without a password over TCP, for tests that need SET GLOBAL
+    env_put DG_MY_ADMIN_URL "mysql://root@127.0.0.1:$port/mysql"
+    say "mariadb: $(mariadbd --version | awk '{print $3}') on 127.0.0.1:$port, pid $pid, data $data"
+}
+
+# ---- dispatch ------------------------------------------------------------------------------
 
 servers_for() {
     case ${1:-all} in
     pg | postgres | postgresql) echo pg ;;
-    all) echo pg ;;
-    *) die "unknown server '$1' (known: pg)" ;;
+    my | mariadb | mysql) echo my ;;
+    all) echo pg my ;;
+    *) die "unknown server '$1' (known: pg, mariadb)" ;;
     esac
 }
 
@@ -211,10 +312,12 @@ status)
     grep -v PASSWORD "$ENV_FILE"
     pid=$(env_get DG_PG_PID)
     [[ -n $pid ]] && { pid_alive "$pid" && say "pg: running (pid $pid)" || say "pg: dead (pid $pid)"; }
+    pid=$(env_get DG_MY_PID)
+    [[ -n $pid ]] && { pid_alive "$pid" && say "mariadb: running (pid $pid)" || say "mariadb: dead (pid $pid)"; }
     exit 0
     ;;
 *)
-    echo "usage: $0 start|stop [pg|all] | status" >&2
+    echo "usage: $0 start|stop [pg|mariadb|all] | status" >&2
     exit 2
     ;;
 esac

@@ -7,6 +7,9 @@ extern const struct dg_driver dg_driver_null;
 #if DG_HAVE_PGSQL
 extern const struct dg_driver dg_driver_pgsql;
 #endif
+#if DG_HAVE_MYSQL
+extern const struct dg_driver dg_driver_mysql;
+#endif
 #if DG_HAVE_ODBC
 extern const struct dg_driver dg_driver_odbc;
 #endif
@@ -15,6 +18,9 @@ const struct dg_driver *const dg_drivers[] = {
     &dg_driver_sqlite,
 #if DG_HAVE_PGSQL
     &dg_driver_pgsql,
+#endif
+#if DG_HAVE_MYSQL
+    &dg_driver_mysql,
 #endif
 #if DG_HAVE_ODBC
     &dg_driver_odbc,

@@ -4,6 +4,7 @@
 #include "core/driver.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -536,6 +537,77 @@ static void check_errors(struct suite *t)
     }
 }
 
+/* One side of a deadlock, run on its own thread because the statement blocks. */
+struct blocked {
+    struct suite *t;
+    struct dg_conn_h *h;
+    const char *sql;
+    int rc;
+    struct dg_err err;
+};
+
+static void *run_blocked(void *arg)
+{
+    struct blocked *b = arg;
+    b->rc = xexec(b->h, b->sql, &b->err);
+    return NULL;
+}
+
+/* InnoDB: two sessions lock two rows in opposite order (one is chosen as the deadlock victim,
+ * 1213); then a lock held past the other's innodb_lock_wait_timeout (1205). Both RETRY. */
+static void check_conflict_mysql(struct suite *t)
+{
+    struct dg_err err = {0}, e2 = {0};
+    const char *name = "forced deadlock (rows locked in opposite order) is DG_ERR_RETRY";
+    int good = xexec(&t->a, "DROP TABLE IF EXISTS dg_conf_conflict", &err) == 0 &&
+               xexec(&t->a, "CREATE TABLE dg_conf_conflict (id INT PRIMARY KEY, v INT) ENGINE=InnoDB",
+                     &err) == 0 &&
+               xexec(&t->a, "INSERT INTO dg_conf_conflict VALUES (1, 0), (2, 0)", &err) == 0 &&
+               t->drv->begin(t->a.c, DG_ISO_DEFAULT, 1, &err) == 0 &&
+               t->drv->begin(t->b.c, DG_ISO_DEFAULT, 1, &err) == 0 &&
+               xexec(&t->a, "UPDATE dg_conf_conflict SET v = 1 WHERE id = 1", &err) == 0 &&
+               xexec(&t->b, "UPDATE dg_conf_conflict SET v = 2 WHERE id = 2", &err) == 0;
+    if (!good) {
+        check(t, name, 0, &err);
+    } else {
+        struct blocked ba = {t, &t->a, "UPDATE dg_conf_conflict SET v = 1 WHERE id = 2", 0, {0}};
+        pthread_t th;
+        if (pthread_create(&th, NULL, run_blocked, &ba) != 0) {
+            not_ok(t, name, "cannot start a thread");
+        } else {
+            nanosleep(&(struct timespec){0, 300 * 1000 * 1000}, NULL);
+            int rc = xexec(&t->b, "UPDATE dg_conf_conflict SET v = 2 WHERE id = 1", &e2);
+            if (rc == 0) /* b won: a was the victim; let a's thread finish */
+                t->drv->rollback(t->b.c, &err);
+            pthread_join(th, NULL);
+            const struct dg_err *victim = rc ? &e2 : ba.rc ? &ba.err : NULL;
+            if (!victim)
+                not_ok(t, name, "neither session failed");
+            else
+                check(t, name, victim->cls == DG_ERR_RETRY && victim->code == 1213, victim);
+        }
+    }
+    t->drv->rollback(t->a.c, &err);
+    t->drv->rollback(t->b.c, &err);
+
+    name = "lock wait timeout is DG_ERR_RETRY";
+    dg_err_clear(&e2);
+    good = xexec(&t->b, "SET SESSION innodb_lock_wait_timeout = 1", &err) == 0 &&
+           t->drv->begin(t->a.c, DG_ISO_DEFAULT, 1, &err) == 0 &&
+           xexec(&t->a, "UPDATE dg_conf_conflict SET v = 3 WHERE id = 1", &err) == 0 &&
+           t->drv->begin(t->b.c, DG_ISO_DEFAULT, 1, &err) == 0;
+    if (!good) {
+        check(t, name, 0, &err);
+    } else {
+        int rc = xexec(&t->b, "UPDATE dg_conf_conflict SET v = 4 WHERE id = 1", &e2);
+        check(t, name, rc != 0 && e2.cls == DG_ERR_RETRY && e2.code == 1205, rc ? &e2 : NULL);
+    }
+    t->drv->rollback(t->b.c, &err);
+    t->drv->rollback(t->a.c, &err);
+    xexec(&t->b, "SET SESSION innodb_lock_wait_timeout = DEFAULT", &err);
+    xexec(&t->a, "DROP TABLE IF EXISTS dg_conf_conflict", &err);
+}
+
 static void check_conflict(struct suite *t)
 {
     struct dg_err err = {0}, e2 = {0};
@@ -579,6 +651,8 @@ static void check_conflict(struct suite *t)
             check(t, name, rc != 0 && e2.cls == DG_ERR_RETRY, rc ? &e2 : NULL);
         }
         t->drv->rollback(t->a.c, &err);
+    } else if (t->dialect == DG_DIALECT_MYSQL) {
+        check_conflict_mysql(t);
     } else {
         skip(t, name, "no conflict recipe for this engine yet");
     }
@@ -587,6 +661,25 @@ static void check_conflict(struct suite *t)
 static void check_connection_loss(struct suite *t)
 {
     const char *name = "a killed session gives DG_ERR_CONN";
+    if (t->dialect == DG_DIALECT_MYSQL) {
+        struct dg_err err = {0};
+        struct dg_conn_h c = {0};
+        int64_t id = 0;
+        char sql[64];
+        int good = dg_connect(&t->tgt, NULL, &c, &err) == 0 &&
+                   dg_query_int(&c, "SELECT CONNECTION_ID()", &id, &err) == 0;
+        snprintf(sql, sizeof sql, "KILL CONNECTION %lld", (long long)id);
+        good = good && xexec(&t->a, sql, &err) == 0;
+        if (!good) {
+            check(t, name, 0, &err);
+        } else {
+            struct dg_err e2 = {0};
+            int rc = xexec(&c, "SELECT 1", &e2);
+            check(t, name, rc != 0 && e2.cls == DG_ERR_CONN, rc ? &e2 : NULL);
+        }
+        dg_disconnect(&c);
+        return;
+    }
     if (t->dialect != DG_DIALECT_PGSQL) {
         skip(t, name, "recipe is PostgreSQL only (pg_terminate_backend)");
         return;

@@ -266,7 +266,8 @@ out:
     }
     if (rc == 0)
         rc = h->drv->exec(h->c, dg_conn_dialect(h) == DG_DIALECT_MSSQL ? "UPDATE STATISTICS " STRESS_TABLE
-                                                                        : "ANALYZE " STRESS_TABLE,
+                                : dg_conn_dialect(h) == DG_DIALECT_MYSQL ? "ANALYZE TABLE " STRESS_TABLE
+                                                                         : "ANALYZE " STRESS_TABLE,
                           err);
     free(buf);
     return rc;

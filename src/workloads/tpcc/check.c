@@ -32,10 +32,10 @@ static const struct {
      "SELECT no_w_id, no_d_id, COUNT(*) FROM new_order GROUP BY no_w_id, no_d_id "
      "HAVING MAX(no_o_id) - MIN(no_o_id) + 1 <> COUNT(*)"},
     {"CC4", "sum(O_OL_CNT) = ORDER-LINE rows per district",
-     "SELECT COALESCE(o.w, l.w), COALESCE(o.d, l.d), o.s, l.c FROM (SELECT o_w_id AS w, o_d_id AS "
-     "d, SUM(o_ol_cnt) AS s FROM orders GROUP BY o_w_id, o_d_id) o FULL OUTER JOIN (SELECT ol_w_id "
-     "AS w, ol_d_id AS d, COUNT(*) AS c FROM order_line GROUP BY ol_w_id, ol_d_id) l ON o.w = l.w "
-     "AND o.d = l.d WHERE COALESCE(o.s, 0) <> COALESCE(l.c, 0)"},
+     /* both sides summed in one UNION ALL: a FULL OUTER JOIN that MySQL/MariaDB lack */
+     "SELECT w, d, SUM(s), SUM(c) FROM (SELECT o_w_id AS w, o_d_id AS d, SUM(o_ol_cnt) AS s, 0 AS c "
+     "FROM orders GROUP BY o_w_id, o_d_id UNION ALL SELECT ol_w_id, ol_d_id, 0, COUNT(*) FROM "
+     "order_line GROUP BY ol_w_id, ol_d_id) x GROUP BY w, d HAVING SUM(s) <> SUM(c)"},
     {"CC5", "O_CARRIER_ID is null exactly when a NEW-ORDER row exists",
      "SELECT o.o_w_id, o.o_d_id, o.o_id FROM orders o LEFT JOIN new_order n ON n.no_w_id = "
      "o.o_w_id AND n.no_d_id = o.o_d_id AND n.no_o_id = o.o_id WHERE (o.o_carrier_id IS NULL AND "

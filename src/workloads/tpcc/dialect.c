@@ -108,9 +108,10 @@ int tpcc_dump_sql(enum dg_dialect d, FILE *out)
         return 0;
     }
     fprintf(out, "\n-- procedures (one batch each)\n");
-    for (const char *const *p = pd->install; *p; p++)
+    for (const char *const *p = pd->install; p && *p; p++)
         fprintf(out, "%s\n%s\n", *p, d == DG_DIALECT_MSSQL ? "GO" : "");
-    fprintf(out, pd->version_fmt, 2);
+    if (pd->version_fmt)
+        fprintf(out, pd->version_fmt, 2);
     fprintf(out, "\n%s\n\n-- calls\n", d == DG_DIALECT_MSSQL ? "GO" : "");
     for (int i = 0; i < 5; i++)
         fprintf(out, "%s;\n", pd->calls[i]);

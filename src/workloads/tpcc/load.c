@@ -498,7 +498,8 @@ int tpcc_load(const struct tpcc_load_opts *o, struct tpcc_load_result *res, stru
             goto out;
         }
     }
-    if (h.drv->exec(h.c, tpcc_analyze_sql(dg_conn_dialect(&h)), err) || tpcc_meta_write(&h, &ld.c_load, o->warehouses, err))
+    if (h.drv->exec(h.c, tpcc_analyze_sql(dg_conn_dialect(&h)), err) ||
+        tpcc_meta_write(&h, &ld.c_load, o->warehouses, err))
         goto out;
     /* The server-side transactions of --mode procedures, where the engine has them. */
     if (tpcc_proc_dialect(dg_conn_dialect(&h)) && tpcc_procedures_install(&h, err))

@@ -1,4 +1,5 @@
-/* procedures.c — --mode procedures: the five transactions as PL/pgSQL functions, one call
+/* procedures.c — --mode procedures: the five transactions as PL/pgSQL functions (MySQL's in
+ * procedures_mysql.c, same parameters), one call
  * (one round trip, one implicit transaction) per transaction, inputs drawn exactly as in the
  * SQL mode. Must not draw inputs differently from txn.c, nor allocate per transaction. */
 #include <stdio.h>
@@ -171,23 +172,37 @@ static const int call_nparams[P_COUNT] = {7, 7, 4, 2, 3};
 
 static const char *const pgsql_install[] = {install_sql, NULL};
 
+static const char *const pgsql_calls[P_COUNT] = {
+    "SELECT dbgauge_new_order(?, ?, ?, ?, ?, ?, ?)", "SELECT dbgauge_payment(?, ?, ?, ?, ?, ?, ?)",
+    "SELECT dbgauge_order_status(?, ?, ?, ?)", "SELECT dbgauge_delivery(?, ?)",
+    "SELECT dbgauge_stock_level(?, ?, ?)"};
+
 static const struct tpcc_proc_dialect proc_pgsql = {
     .install = pgsql_install,
     .version_fmt = "CREATE OR REPLACE FUNCTION dbgauge_procedures_version() RETURNS int "
                    "LANGUAGE sql IMMUTABLE AS 'SELECT %d'",
     .version_query = "SELECT dbgauge_procedures_version()",
-    .calls = {"SELECT dbgauge_new_order(?, ?, ?, ?, ?, ?, ?)", "SELECT dbgauge_payment(?, ?, ?, ?, ?, ?, ?)",
-              "SELECT dbgauge_order_status(?, ?, ?, ?)", "SELECT dbgauge_delivery(?, ?)",
-              "SELECT dbgauge_stock_level(?, ?, ?)"},
+    .calls = pgsql_calls,
     .iso_sql = {[DG_ISO_READ_COMMITTED] = "SET SESSION CHARACTERISTICS AS TRANSACTION ISOLATION LEVEL READ COMMITTED",
                 [DG_ISO_REPEATABLE_READ] = "SET SESSION CHARACTERISTICS AS TRANSACTION ISOLATION LEVEL REPEATABLE READ",
                 [DG_ISO_SERIALIZABLE] = "SET SESSION CHARACTERISTICS AS TRANSACTION ISOLATION LEVEL SERIALIZABLE"},
+};
+
+/* MySQL/MariaDB: procedures_mysql.c installs its own version marker. */
+static const struct tpcc_proc_dialect proc_mysql = {
+    .install_fn = tpcc_mysql_procedures_install,
+    .version_query = "SELECT dbgauge_procedures_version()",
+    .calls = tpcc_mysql_call_sql,
+    .iso_sql = {[DG_ISO_READ_COMMITTED] = "SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED",
+                [DG_ISO_REPEATABLE_READ] = "SET SESSION TRANSACTION ISOLATION LEVEL REPEATABLE READ",
+                [DG_ISO_SERIALIZABLE] = "SET SESSION TRANSACTION ISOLATION LEVEL SERIALIZABLE"},
 };
 
 const struct tpcc_proc_dialect *tpcc_proc_dialect(enum dg_dialect d)
 {
     switch (d) {
     case DG_DIALECT_PGSQL: return &proc_pgsql;
+    case DG_DIALECT_MYSQL: return &proc_mysql;
     case DG_DIALECT_MSSQL: return &tpcc_proc_mssql;
     default: return NULL;
     }
@@ -216,9 +231,11 @@ int tpcc_procedures_install(struct dg_conn_h *h, struct dg_err *err)
     char version[256];
     snprintf(version, sizeof version, pd->version_fmt, PROC_VERSION);
     int rc = 0;
-    for (int i = 0; pd->install[i] && rc == 0; i++)
+    if (pd->install_fn)
+        rc = pd->install_fn(h, PROC_VERSION, err);
+    for (int i = 0; !pd->install_fn && pd->install[i] && rc == 0; i++)
         rc = h->drv->exec(h->c, pd->install[i], err);
-    if (rc || h->drv->exec(h->c, version, err)) {
+    if (rc || (!pd->install_fn && h->drv->exec(h->c, version, err))) {
         if (err->cls != DG_ERR_CONN) {
             char msg[sizeof err->msg];
             snprintf(msg, sizeof msg, "%s", err->msg);

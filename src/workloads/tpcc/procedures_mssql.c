@@ -176,14 +176,16 @@ static const char stock_level[] =
 /* CREATE PROCEDURE must be alone in its batch: one exec per text. */
 static const char *const install[] = {new_order, payment, order_status, delivery, stock_level, NULL};
 
+static const char *const calls[] = {
+    "EXEC dbgauge_new_order ?, ?, ?, ?, ?, ?, ?", "EXEC dbgauge_payment ?, ?, ?, ?, ?, ?, ?",
+    "EXEC dbgauge_order_status ?, ?, ?, ?", "EXEC dbgauge_delivery ?, ?", "EXEC dbgauge_stock_level ?, ?, ?"};
+
 const struct tpcc_proc_dialect tpcc_proc_mssql = {
     .install = install,
     .version_fmt = "CREATE OR ALTER FUNCTION dbo.dbgauge_procedures_version() RETURNS int AS "
                    "BEGIN RETURN %d; END",
     .version_query = "SELECT dbo.dbgauge_procedures_version()",
-    .calls = {"EXEC dbgauge_new_order ?, ?, ?, ?, ?, ?, ?", "EXEC dbgauge_payment ?, ?, ?, ?, ?, ?, ?",
-              "EXEC dbgauge_order_status ?, ?, ?, ?", "EXEC dbgauge_delivery ?, ?",
-              "EXEC dbgauge_stock_level ?, ?, ?"},
+    .calls = calls,
     .iso_sql = {[DG_ISO_READ_COMMITTED] = "SET TRANSACTION ISOLATION LEVEL READ COMMITTED",
                 [DG_ISO_REPEATABLE_READ] = "SET TRANSACTION ISOLATION LEVEL REPEATABLE READ",
                 [DG_ISO_SERIALIZABLE] = "SET TRANSACTION ISOLATION LEVEL SERIALIZABLE"},

@@ -6,8 +6,9 @@
 
 #include "workloads/tpcc/tpcc.h"
 
-/* Column lists. On SQLite the keys go in the CREATE TABLE (rows arrive in key order, and
- * WITHOUT ROWID tables keep them clustered); elsewhere keys are built after the data. */
+/* Column lists. On SQLite and InnoDB the keys go in the CREATE TABLE (rows arrive in key
+ * order, and WITHOUT ROWID / InnoDB tables are clustered on them: adding the key afterwards
+ * would rebuild the table); elsewhere keys are built after the data. */
 struct table_def {
     const char *name;
     const char *columns;
@@ -65,13 +66,18 @@ static const char meta_ddl[] =
     "CREATE TABLE dbgauge_tpcc_meta (c_last_load INTEGER, c_id INTEGER, ol_i_id INTEGER, "
     "warehouses INTEGER, loaded_at VARCHAR(32))";
 
-/* Copies in to out with the T-SQL names of types: TIMESTAMP is a row version there. */
-static void mssql_types(const char *in, char *out, size_t cap)
+static int keys_inline(enum dg_dialect d) { return d == DG_DIALECT_SQLITE || d == DG_DIALECT_MYSQL; }
+
+/* The column list in the dialect's types: MySQL's TIMESTAMP is a 2038-bounded type with
+ * implicit defaults, so dates are DATETIME there; T-SQL's TIMESTAMP is a row version, so
+ * dates are DATETIME2 there. */
+static void columns_for(enum dg_dialect d, const char *cols, char *out, size_t cap)
 {
+    const char *date = d == DG_DIALECT_MYSQL ? "DATETIME" : d == DG_DIALECT_MSSQL ? "DATETIME2(3)" : NULL;
     size_t o = 0;
-    for (const char *p = in; *p && o + 16 < cap;) {
-        if (strncmp(p, "TIMESTAMP", 9) == 0) {
-            o += (size_t)snprintf(out + o, cap - o, "DATETIME2(3)");
+    for (const char *p = cols; *p && o + 16 < cap;) {
+        if (date && strncmp(p, "TIMESTAMP", 9) == 0) {
+            o += (size_t)snprintf(out + o, cap - o, "%s", date);
             p += 9;
         } else {
             out[o++] = *p++;
@@ -87,15 +93,12 @@ int tpcc_schema_sql(enum dg_dialect d, int i, char *out, size_t cap)
     if (i == (int)NTABLES)
         return snprintf(out, cap, "%s", meta_ddl);
     const struct table_def *t = &tables[i];
-    char cols[1024];
-    if (d == DG_DIALECT_MSSQL)
-        mssql_types(t->columns, cols, sizeof cols);
-    else
-        snprintf(cols, sizeof cols, "%s", t->columns);
-    if (d == DG_DIALECT_SQLITE && t->key) /* keys inline: rows arrive in key order */
-        return snprintf(out, cap, "CREATE TABLE %s (%s, PRIMARY KEY (%s)) WITHOUT ROWID", t->name, cols,
-                        t->key);
-    return snprintf(out, cap, "CREATE TABLE %s (%s)", t->name, cols);
+    char cols[1536];
+    const char *suffix = d == DG_DIALECT_SQLITE ? " WITHOUT ROWID" : d == DG_DIALECT_MYSQL ? " ENGINE=InnoDB" : "";
+    columns_for(d, t->columns, cols, sizeof cols);
+    if (keys_inline(d) && t->key) /* rows arrive in key order */
+        return snprintf(out, cap, "CREATE TABLE %s (%s, PRIMARY KEY (%s))%s", t->name, cols, t->key, suffix);
+    return snprintf(out, cap, "CREATE TABLE %s (%s)%s", t->name, cols, d == DG_DIALECT_MYSQL ? suffix : "");
 }
 
 int tpcc_schema_create(struct dg_conn_h *h, struct dg_err *err)
@@ -120,7 +123,7 @@ int tpcc_schema_drop(struct dg_conn_h *h, struct dg_err *err)
 
 /* Secondary access paths the transactions need: customers by last name (Payment,
  * Order-Status), a customer's latest order (Order-Status). */
-static const char *const sqlite_indexes[] = {
+static const char *const sqlite_indexes[] = { /* and MySQL: the keys are inline */
     "CREATE INDEX customer_name ON customer (c_w_id, c_d_id, c_last, c_first)",
     "CREATE INDEX orders_customer ON orders (o_w_id, o_d_id, o_c_id, o_id)",
     NULL,
@@ -157,11 +160,14 @@ static const char *const mssql_indexes[] = {
 
 const char *const *tpcc_schema_index_sql(enum dg_dialect d)
 {
-    return d == DG_DIALECT_SQLITE ? sqlite_indexes : d == DG_DIALECT_MSSQL ? mssql_indexes : pgsql_indexes;
+    return keys_inline(d) ? sqlite_indexes : d == DG_DIALECT_MSSQL ? mssql_indexes : pgsql_indexes;
 }
 
 const char *tpcc_analyze_sql(enum dg_dialect d)
 {
+    if (d == DG_DIALECT_MYSQL)
+        return "ANALYZE TABLE warehouse, district, customer, history, new_order, orders, order_line, "
+               "item, stock";
     return d == DG_DIALECT_MSSQL ? "EXEC sp_updatestats" : "ANALYZE";
 }
 

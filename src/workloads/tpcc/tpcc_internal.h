@@ -39,15 +39,21 @@ int tpcc_proc_worker_open(const struct tpcc_shared *sh, struct dg_conn_h *h,
                           struct tpcc_proc_worker **out, struct dg_err *err);
 void tpcc_proc_worker_close(struct tpcc_proc_worker *w);
 int tpcc_proc_run(struct tpcc_proc_worker *w, struct tpcc_term *t, int type, struct dg_err *err);
+/* procedures_mysql.c: the MySQL/MariaDB procedures (same parameters as the PostgreSQL ones)
+ * and their CALL texts, in the order New-Order, Payment, Order-Status, Delivery, Stock-Level. */
+int tpcc_mysql_procedures_install(struct dg_conn_h *h, int version, struct dg_err *err);
+extern const char *const tpcc_mysql_call_sql[5];
 /* What differs per engine in procedures mode: the texts that install the five transactions
  * (each one statement batch), the version marker, the five calls (New-Order, Payment,
  * Order-Status, Delivery, Stock-Level; parameters as procedures.c binds them), the session's
  * isolation statements, and the native code of New-Order's unused item (0: by SQLSTATE). */
 struct tpcc_proc_dialect {
     const char *const *install;
+    /* Instead of install and version_fmt: installs everything, the version marker included. */
+    int (*install_fn)(struct dg_conn_h *h, int version, struct dg_err *err);
     const char *version_fmt; /* printf with the version number */
     const char *version_query;
-    const char *calls[5];
+    const char *const *calls; /* 5 */
     const char *iso_sql[DG_ISO_SERIALIZABLE + 1];
     int bad_item_code;
 };

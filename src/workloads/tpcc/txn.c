@@ -90,7 +90,26 @@ struct tpcc_worker {
     const struct tpcc_shared *sh;
     struct dg_stmt *st[S_COUNT];
     struct dg_stmt *stock[TPCC_DISTRICTS]; /* S_DIST_xx differs per district */
+    struct dg_stmt *ret[S_COUNT]; /* no UPDATE ... RETURNING: the SELECT run after the UPDATE */
 };
+
+/* MySQL/MariaDB have no UPDATE ... RETURNING: the UPDATE runs without it and these SELECTs,
+ * run just after it in the same transaction (so they read the row as updated, under its
+ * lock), return the same columns. They take the UPDATE's parameters, laid out alike: a SET
+ * value the SELECT does not need is bound to a trailing select-list column nobody reads. */
+static const struct {
+    int id;
+    const char *sql;
+} returning_sql[] = {
+    {S_NO_DISTRICT, "SELECT d_tax, d_next_o_id - 1 FROM district WHERE d_w_id = ? AND d_id = ?"},
+    {S_PAY_WAREHOUSE, "SELECT w_name, w_street_1, w_street_2, w_city, w_state, w_zip, ? FROM "
+                      "warehouse WHERE w_id = ?"},
+    {S_PAY_DISTRICT, "SELECT d_name, d_street_1, d_street_2, d_city, d_state, d_zip, ? FROM "
+                     "district WHERE d_w_id = ? AND d_id = ?"},
+    {S_DL_ORDER, "SELECT o_c_id, ? FROM orders WHERE o_w_id = ? AND o_d_id = ? AND o_id = ?"},
+};
+
+static int has_returning(enum dg_dialect d) { return d != DG_DIALECT_MYSQL; }
 
 int tpcc_txn_sql(enum dg_dialect d, int i, char *out, size_t cap)
 {
@@ -111,13 +130,22 @@ int tpcc_sql_worker_open(const struct tpcc_shared *sh, struct dg_conn_h *h, stru
     w->h = h;
     w->sh = sh;
     char sql[1024];
+    int returning = has_returning(dg_conn_dialect(h));
     for (int i = 0; i < S_COUNT + TPCC_DISTRICTS; i++) {
         struct dg_stmt **st = i < S_COUNT ? &w->st[i] : &w->stock[i - S_COUNT];
         if (tpcc_txn_sql(dg_conn_dialect(h), i, sql, sizeof sql) < 0) {
             dg_err_set(err, DG_ERR_FATAL, 0, "TPC-C statement %d does not fit its dialect", i);
             goto fail;
         }
+        char *r = returning ? NULL : strstr(sql, " RETURNING ");
+        if (r)
+            *r = '\0';
         if (h->drv->prepare(h->c, sql, i < S_COUNT ? stmt_defs[i].nparams : 2, st, err))
+            goto fail;
+    }
+    for (size_t i = 0; !returning && i < sizeof returning_sql / sizeof *returning_sql; i++) {
+        int id = returning_sql[i].id;
+        if (h->drv->prepare(h->c, returning_sql[i].sql, stmt_defs[id].nparams, &w->ret[id], err))
             goto fail;
     }
     *out = w;
@@ -131,9 +159,12 @@ void tpcc_sql_worker_close(struct tpcc_worker *w)
 {
     if (!w)
         return;
-    for (int i = 0; i < S_COUNT; i++)
+    for (int i = 0; i < S_COUNT; i++) {
         if (w->st[i])
             w->h->drv->finalize(w->st[i]);
+        if (w->ret[i])
+            w->h->drv->finalize(w->ret[i]);
+    }
     for (int d = 0; d < TPCC_DISTRICTS; d++)
         if (w->stock[d])
             w->h->drv->finalize(w->stock[d]);
@@ -149,6 +180,20 @@ static struct dg_call call(struct tpcc_worker *w, int id, const struct dg_value 
 {
     return (struct dg_call){.stmt = w->st[id], .nparams = stmt_defs[id].nparams, .params = p,
                             .nsets = nsets, .fn = fn, .ctx = ctx};
+}
+
+/* Appends the call of id to calls[*n], rows to fn; where the dialect has no RETURNING, the
+ * UPDATE and then its SELECT (two calls, same parameters). */
+static void add_call(struct tpcc_worker *w, struct dg_call *calls, int *n, int id,
+                     const struct dg_value *p, int nsets, dg_row_fn fn, void *ctx)
+{
+    if (!w->ret[id]) {
+        calls[(*n)++] = call(w, id, p, nsets, fn, ctx);
+        return;
+    }
+    calls[(*n)++] = call(w, id, p, nsets, NULL, NULL);
+    calls[*n] = call(w, id, p, nsets, fn, ctx);
+    calls[(*n)++].stmt = w->ret[id];
 }
 
 /* One step of a transaction: calls in order, and with commit the COMMIT, in one go. */
@@ -381,15 +426,14 @@ static int new_order(struct tpcc_worker *w, struct tpcc_term *t, struct dg_err *
         ps[2 * i] = dg_int(lines[i].i_id);
         ps[2 * i + 1] = dg_int(lines[i].supply_w);
     }
-    struct dg_call reads[5] = {
-        call(w, S_NO_WAREHOUSE, pw, 1, on_no_warehouse, &x),
-        call(w, S_NO_DISTRICT, pd, 1, on_no_district, &x),
-        call(w, S_NO_CUSTOMER, pc, 1, on_no_customer, &x),
-        call(w, S_NO_ITEM, pi, in.ol_cnt, on_item, &x),
-        {.stmt = w->stock[in.d_id - 1], .nparams = 2, .params = ps, .nsets = in.ol_cnt,
-         .fn = on_stock, .ctx = &x},
-    };
-    if (run_calls(w, reads, 5, 0, err))
+    struct dg_call reads[6] = {call(w, S_NO_WAREHOUSE, pw, 1, on_no_warehouse, &x)};
+    int nr = 1;
+    add_call(w, reads, &nr, S_NO_DISTRICT, pd, 1, on_no_district, &x);
+    reads[nr++] = call(w, S_NO_CUSTOMER, pc, 1, on_no_customer, &x);
+    reads[nr++] = call(w, S_NO_ITEM, pi, in.ol_cnt, on_item, &x);
+    reads[nr++] = (struct dg_call){.stmt = w->stock[in.d_id - 1], .nparams = 2, .params = ps,
+                                   .nsets = in.ol_cnt, .fn = on_stock, .ctx = &x};
+    if (run_calls(w, reads, nr, 0, err))
         return -1;
     if (!(x.got & GOT_W))
         return no_row(S_NO_WAREHOUSE, err);
@@ -518,17 +562,17 @@ static int payment(struct tpcc_worker *w, struct tpcc_term *t, struct dg_err *er
     struct dg_value pd[3] = {dg_dec(amount, 2), dg_int(t->w_id), dg_int(d_id)};
     struct dg_value pn[3] = {dg_int(c_w), dg_int(c_d), dg_txt(in.c_last, (size_t)in.c_last_len)};
     struct dg_value pc[3] = {dg_int(c_w), dg_int(c_d), dg_int(c_id)};
-    struct dg_call calls[3] = {
-        call(w, S_PAY_WAREHOUSE, pw, 1, on_pay_warehouse, &x),
-        call(w, S_PAY_DISTRICT, pd, 1, on_pay_district, &x),
-        in.c_last_len ? call(w, S_CUST_BY_NAME, pn, 1, on_by_name, &x.names)
-                      : call(w, S_PAY_CUSTOMER, pc, 1, on_pay_customer, &x),
-    };
+    struct dg_call calls[5];
+    int nc = 0;
+    add_call(w, calls, &nc, S_PAY_WAREHOUSE, pw, 1, on_pay_warehouse, &x);
+    add_call(w, calls, &nc, S_PAY_DISTRICT, pd, 1, on_pay_district, &x);
+    calls[nc++] = in.c_last_len ? call(w, S_CUST_BY_NAME, pn, 1, on_by_name, &x.names)
+                                : call(w, S_PAY_CUSTOMER, pc, 1, on_pay_customer, &x);
     if (!in.c_last_len)
         x.data_len = (size_t)snprintf(x.data, sizeof x.data, "%d %d %d %d %d %lld.%02lld|", c_id,
                                       c_d, c_w, d_id, t->w_id, (long long)(amount / 100),
                                       (long long)(amount % 100));
-    if (run_calls(w, calls, 3, 0, err))
+    if (run_calls(w, calls, nc, 0, err))
         return -1;
     if (!(x.got & GOT_W))
         return no_row(S_PAY_WAREHOUSE, err);
@@ -672,7 +716,7 @@ static int delivery(struct tpcc_worker *w, struct tpcc_term *t, struct dg_err *e
         pn[2 * d] = dg_int(t->w_id);
         pn[2 * d + 1] = dg_int(d + 1);
     }
-    struct dg_call calls[4] = {call(w, S_DL_NEW_ORDER, pn, TPCC_DISTRICTS, on_dl_new_order, &x)};
+    struct dg_call calls[5] = {call(w, S_DL_NEW_ORDER, pn, TPCC_DISTRICTS, on_dl_new_order, &x)};
     if (run_calls(w, calls, 1, 0, err))
         return -1;
 
@@ -692,11 +736,12 @@ static int delivery(struct tpcc_worker *w, struct tpcc_term *t, struct dg_err *e
     }
     int skipped = TPCC_DISTRICTS - m;
     if (m) {
-        calls[0] = call(w, S_DL_DELETE, pk, m, NULL, NULL);
-        calls[1] = call(w, S_DL_ORDER, po, m, on_dl_order, &x);
-        calls[2] = call(w, S_DL_LINES, pk, m, NULL, NULL);
-        calls[3] = call(w, S_DL_SUM, pk, m, on_dl_sum, &x);
-        if (run_calls(w, calls, 4, 0, err))
+        int nc = 0;
+        calls[nc++] = call(w, S_DL_DELETE, pk, m, NULL, NULL);
+        add_call(w, calls, &nc, S_DL_ORDER, po, m, on_dl_order, &x);
+        calls[nc++] = call(w, S_DL_LINES, pk, m, NULL, NULL);
+        calls[nc++] = call(w, S_DL_SUM, pk, m, on_dl_sum, &x);
+        if (run_calls(w, calls, nc, 0, err))
             return -1;
         if (calls[0].changes != m) /* a concurrent Delivery took one first */
             return dg_err_set(err, DG_ERR_RETRY, 0, "%d of %d new orders were taken",

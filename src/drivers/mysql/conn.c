@@ -1,0 +1,482 @@
+/* conn.c — MariaDB/MySQL driver (MariaDB Connector/C): the URL, connecting, the secrets
+ * scrubbed from messages, error classes by server code, transactions, server facts and
+ * knobs, and the driver table. Must not leak a password into any message. */
+#include "drivers/mysql/internal.h"
+
+#include <errmsg.h>
+#include <mysql.h>
+#include <mysqld_error.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- messages and errors --------------------------------------------------------------- */
+
+/* Copies src into dst with every secret replaced by ***, newlines folded to spaces. */
+static void scrub_copy(const struct dg_conn *c, char *dst, size_t cap, const char *src)
+{
+    size_t o = 0;
+    while (*src && o + 1 < cap) {
+        size_t hit = 0;
+        for (int i = 0; c && i < c->nsecrets; i++) {
+            size_t n = strlen(c->secrets[i]);
+            if (n && strncmp(src, c->secrets[i], n) == 0) {
+                hit = n;
+                break;
+            }
+        }
+        if (hit) {
+            for (const char *r = "***"; *r && o + 1 < cap; r++)
+                dst[o++] = *r;
+            src += hit;
+            continue;
+        }
+        char ch = *src++;
+        dst[o++] = ch == '\n' || ch == '\r' || ch == '\t' ? ' ' : ch;
+    }
+    dst[o] = '\0';
+}
+
+int dg_my_err(const struct dg_conn *c, struct dg_err *err, enum dg_err_class cls, unsigned code,
+              const char *fmt, ...)
+{
+    if (!err)
+        return -1;
+    char tmp[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(tmp, sizeof tmp, fmt, ap);
+    va_end(ap);
+    err->cls = cls;
+    err->code = (int)code;
+    err->sqlstate[0] = '\0';
+    scrub_copy(c, err->msg, sizeof err->msg, tmp);
+    return -1;
+}
+
+enum dg_err_class dg_my_classify(unsigned code)
+{
+    switch (code) {
+    case ER_LOCK_DEADLOCK:      /* 1213 */
+    case ER_LOCK_WAIT_TIMEOUT:  /* 1205 */
+        return DG_ERR_RETRY;
+    case CR_SERVER_GONE_ERROR:  /* 2006 */
+    case CR_SERVER_LOST:        /* 2013 */
+    case CR_SERVER_LOST_EXTENDED:
+    case CR_CONNECTION_ERROR:   /* 2002 once connected */
+    case ER_CONNECTION_KILLED:  /* 1927 */
+    case ER_SERVER_SHUTDOWN:    /* 1053 */
+    case ER_QUERY_INTERRUPTED:
+        return DG_ERR_CONN;
+    case ER_PARSE_ERROR:        /* 1064 */
+    case ER_SYNTAX_ERROR:
+    case ER_NO_SUCH_TABLE:      /* 1146 */
+    case ER_BAD_FIELD_ERROR:    /* 1054 */
+    case ER_BAD_TABLE_ERROR:
+    case ER_BAD_DB_ERROR:       /* 1049 */
+    case ER_ACCESS_DENIED_ERROR:
+    case ER_DBACCESS_DENIED_ERROR:
+    case ER_TABLEACCESS_DENIED_ERROR:
+    case ER_SPECIFIC_ACCESS_DENIED_ERROR:
+    case ER_SP_DOES_NOT_EXIST:
+    case ER_WRONG_VALUE_COUNT_ON_ROW:
+    case ER_NO_DB_ERROR:
+    case ER_UNKNOWN_SYSTEM_VARIABLE:
+        return DG_ERR_USER;
+    default:
+        return DG_ERR_FATAL; /* 1062 during a run is a workload bug, not the user's target */
+    }
+}
+
+static int fill(const struct dg_conn *c, struct dg_err *err, unsigned code, const char *state,
+                const char *what, const char *msg)
+{
+    dg_my_err(c, err, dg_my_classify(code), code, "%s: %s (%u)", what, msg && *msg ? msg : "error",
+              code);
+    if (err && state && strlen(state) == 5 && strcmp(state, "00000") != 0)
+        memcpy(err->sqlstate, state, 6);
+    return -1;
+}
+
+int dg_my_conn_err(struct dg_conn *c, const char *what, struct dg_err *err)
+{
+    return fill(c, err, mysql_errno(c->my), mysql_sqlstate(c->my), what, mysql_error(c->my));
+}
+
+int dg_my_stmt_err(struct dg_stmt *s, const char *what, struct dg_err *err)
+{
+    unsigned code = mysql_stmt_errno(s->st);
+    if (code == 0) /* some failures leave the code on the connection only */
+        return dg_my_conn_err(s->c, what, err);
+    return fill(s->c, err, code, mysql_stmt_sqlstate(s->st), what, mysql_stmt_error(s->st));
+}
+
+int dg_my_reserve(char **buf, size_t *cap, size_t need)
+{
+    if (need <= *cap)
+        return 0;
+    size_t n = *cap ? *cap : 64;
+    while (n < need)
+        n *= 2;
+    char *p = realloc(*buf, n);
+    if (!p)
+        return -1;
+    *buf = p;
+    *cap = n;
+    return 0;
+}
+
+size_t dg_my_fmt_dec(char *out, int64_t v, int scale)
+{
+    if (scale < 0 || scale > 18)
+        return 0;
+    uint64_t a = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+    char digits[24];
+    int n = snprintf(digits, sizeof digits, "%llu", (unsigned long long)a);
+    size_t o = 0;
+    if (v < 0)
+        out[o++] = '-';
+    if (n <= scale) { /* 0.00ddd */
+        out[o++] = '0';
+        out[o++] = '.';
+        for (int i = n; i < scale; i++)
+            out[o++] = '0';
+        memcpy(out + o, digits, (size_t)n);
+        o += (size_t)n;
+    } else {
+        memcpy(out + o, digits, (size_t)(n - scale));
+        o += (size_t)(n - scale);
+        if (scale) {
+            out[o++] = '.';
+            memcpy(out + o, digits + n - scale, (size_t)scale);
+            o += (size_t)scale;
+        }
+    }
+    out[o] = '\0';
+    return o;
+}
+
+/* ---- the URL: mysql://user[:password]@host[:port]/database[?load=infile|insert] ---------- */
+
+struct my_url {
+    char user[128], pass[256], host[256], db[128];
+    unsigned port;
+    int have_pass;
+    enum my_load load;
+};
+
+static int hexval(char ch)
+{
+    if (ch >= '0' && ch <= '9')
+        return ch - '0';
+    if (ch >= 'a' && ch <= 'f')
+        return ch - 'a' + 10;
+    if (ch >= 'A' && ch <= 'F')
+        return ch - 'A' + 10;
+    return -1;
+}
+
+/* Percent-decodes p[0..n) into out; -1 when it does not fit or an escape is bad. */
+static int decode(const char *p, size_t n, char *out, size_t cap)
+{
+    size_t o = 0;
+    for (size_t i = 0; i < n; i++) {
+        char ch = p[i];
+        if (ch == '%') {
+            int a = i + 2 < n ? hexval(p[i + 1]) : -1, b = i + 2 < n ? hexval(p[i + 2]) : -1;
+            if (a < 0 || b < 0)
+                return -1;
+            int h = a * 16 + b;
+            ch = (char)h;
+            i += 2;
+        }
+        if (o + 1 >= cap)
+            return -1;
+        out[o++] = ch;
+    }
+    out[o] = '\0';
+    return 0;
+}
+
+static int parse_url(const char *url, const char *shown, struct my_url *u, struct dg_err *err)
+{
+    memset(u, 0, sizeof *u);
+    u->port = 3306;
+    const char *p = strstr(url, "://");
+    if (!p)
+        return dg_my_err(NULL, err, DG_ERR_USER, 0,
+                         "target %s: expected mysql://user[:password]@host[:port]/database", shown);
+    p += 3;
+    const char *end = p + strcspn(p, "/?#");
+    const char *at = NULL;
+    for (const char *q = p; q < end; q++)
+        if (*q == '@')
+            at = q;
+    if (!at || at == p)
+        return dg_my_err(NULL, err, DG_ERR_USER, 0, "target %s: the URL names no user (user@host)",
+                         shown);
+    const char *colon = memchr(p, ':', (size_t)(at - p));
+    size_t ulen = (size_t)((colon ? colon : at) - p);
+    if (ulen == 0 || decode(p, ulen, u->user, sizeof u->user))
+        return dg_my_err(NULL, err, DG_ERR_USER, 0, "target %s: bad user name in the URL", shown);
+    if (colon) {
+        if (decode(colon + 1, (size_t)(at - colon - 1), u->pass, sizeof u->pass))
+            return dg_my_err(NULL, err, DG_ERR_USER, 0, "target %s: bad password part in the URL",
+                             shown);
+        u->have_pass = 1;
+    }
+    const char *h = at + 1;
+    const char *hc = memchr(h, ':', (size_t)(end - h));
+    size_t hlen = (size_t)((hc ? hc : end) - h);
+    if (hlen == 0 || decode(h, hlen, u->host, sizeof u->host))
+        return dg_my_err(NULL, err, DG_ERR_USER, 0, "target %s: the URL names no host", shown);
+    if (hc) {
+        char *e;
+        long port = strtol(hc + 1, &e, 10);
+        if (e != end || port < 1 || port > 65535)
+            return dg_my_err(NULL, err, DG_ERR_USER, 0, "target %s: port '%.*s' is not 1..65535",
+                             shown, (int)(end - hc - 1), hc + 1);
+        u->port = (unsigned)port;
+    }
+    if (*end != '/')
+        return dg_my_err(NULL, err, DG_ERR_USER, 0, "target %s: the URL names no database (/db)",
+                         shown);
+    const char *d = end + 1;
+    size_t dlen = strcspn(d, "?#");
+    if (dlen == 0 || decode(d, dlen, u->db, sizeof u->db))
+        return dg_my_err(NULL, err, DG_ERR_USER, 0, "target %s: the URL names no database (/db)",
+                         shown);
+    const char *q = d[dlen] == '?' ? d + dlen + 1 : NULL;
+    while (q && *q) {
+        size_t len = strcspn(q, "&#");
+        if (len == 11 && strncmp(q, "load=infile", 11) == 0)
+            u->load = MY_LOAD_INFILE;
+        else if (len == 11 && strncmp(q, "load=insert", 11) == 0)
+            u->load = MY_LOAD_INSERT;
+        else
+            return dg_my_err(NULL, err, DG_ERR_USER, 0,
+                             "target %s: unknown parameter '%.*s' (known: load=infile|insert)",
+                             shown, (int)len, q);
+        q += len;
+        if (*q != '&')
+            break;
+        q++;
+    }
+    return 0;
+}
+
+/* ---- connection ------------------------------------------------------------------------ */
+
+static void add_secret(struct dg_conn *c, const char *s, size_t n)
+{
+    if (n == 0 || c->nsecrets >= MY_MAX_SECRETS)
+        return;
+    char *p = malloc(n + 1);
+    if (!p)
+        return;
+    memcpy(p, s, n);
+    p[n] = '\0';
+    c->secrets[c->nsecrets++] = p;
+}
+
+static void conn_free(struct dg_conn *c)
+{
+    if (!c)
+        return;
+    if (c->bulk)
+        dg_my_bulk_free(c->bulk);
+    while (c->stmts) {
+        struct dg_stmt *s = c->stmts;
+        c->stmts = s->next;
+        dg_my_stmt_free(s);
+    }
+    if (c->my)
+        mysql_close(c->my);
+    for (int i = 0; i < c->nsecrets; i++) {
+        memset(c->secrets[i], 0, strlen(c->secrets[i]));
+        free(c->secrets[i]);
+    }
+    free(c);
+}
+
+static int my_connect(const char *url, const struct dg_connect_opts *opts, struct dg_conn **out,
+                      struct dg_err *err)
+{
+    (void)opts;
+    *out = NULL;
+    char shown[1024];
+    dg_redact_url(url, shown, sizeof shown);
+    struct my_url u;
+    struct dg_conn *c = calloc(1, sizeof *c);
+    if (!c)
+        return dg_my_err(NULL, err, DG_ERR_FATAL, 0, "out of memory");
+    size_t n;
+    const char *raw = dg_url_password(url, &n);
+    if (raw)
+        add_secret(c, raw, n);
+    if (parse_url(url, shown, &u, err))
+        goto fail;
+    const char *pass = u.have_pass ? u.pass : getenv("DG_MYSQL_PASSWORD");
+    if (!pass)
+        pass = getenv("MYSQL_PWD");
+    if (pass)
+        add_secret(c, pass, strlen(pass));
+    c->load = u.load;
+    c->my = mysql_init(NULL);
+    if (!c->my) {
+        dg_my_err(c, err, DG_ERR_FATAL, 0, "out of memory connecting to %s", shown);
+        goto fail;
+    }
+    unsigned timeout_s = 10;
+    my_bool on = 1;
+    mysql_options(c->my, MYSQL_OPT_CONNECT_TIMEOUT, &timeout_s);
+    mysql_options(c->my, MYSQL_SET_CHARSET_NAME, "utf8mb4");
+    mysql_options(c->my, MYSQL_OPT_LOCAL_INFILE, &on);
+    if (!pass) /* the [client] group of the option files may hold the password */
+        mysql_options(c->my, MYSQL_READ_DEFAULT_GROUP, "client");
+    /* CLIENT_FOUND_ROWS: changes() counts the rows matched, as other engines do. */
+    if (!mysql_real_connect(c->my, u.host, u.user, pass, u.db, u.port, NULL, CLIENT_FOUND_ROWS)) {
+        /* Bad address, refused, bad password, missing database: the user must fix the target. */
+        unsigned code = mysql_errno(c->my);
+        dg_my_err(c, err, DG_ERR_USER, code, "cannot connect to %s: %s (%u)", shown,
+                  mysql_error(c->my), code);
+        goto fail;
+    }
+    memset(u.pass, 0, sizeof u.pass);
+    dg_my_infile_install(c);
+    *out = c;
+    return 0;
+fail:
+    memset(u.pass, 0, sizeof u.pass);
+    conn_free(c);
+    return -1;
+}
+
+static void my_disconnect(struct dg_conn *c) { conn_free(c); }
+
+/* Runs sql with the text protocol, discarding any rows. */
+static int run(struct dg_conn *c, const char *sql, const char *what, struct dg_err *err)
+{
+    if (mysql_query(c->my, sql))
+        return dg_my_conn_err(c, what, err);
+    do {
+        MYSQL_RES *r = mysql_store_result(c->my);
+        if (r)
+            mysql_free_result(r);
+        else if (mysql_field_count(c->my))
+            return dg_my_conn_err(c, what, err);
+    } while (mysql_next_result(c->my) == 0);
+    if (mysql_errno(c->my))
+        return dg_my_conn_err(c, what, err);
+    return 0;
+}
+
+static int my_exec(struct dg_conn *c, const char *sql, struct dg_err *err)
+{
+    char what[96];
+    snprintf(what, sizeof what, "exec '%.60s'", sql);
+    return run(c, sql, what, err);
+}
+
+/* ---- transactions ---------------------------------------------------------------------- */
+
+static int my_begin(struct dg_conn *c, enum dg_isolation iso, int write, struct dg_err *err)
+{
+    (void)write; /* InnoDB takes row locks as it goes */
+    static const char *const level[] = {
+        [DG_ISO_DEFAULT] = NULL,
+        [DG_ISO_READ_COMMITTED] = "SET TRANSACTION ISOLATION LEVEL READ COMMITTED",
+        [DG_ISO_REPEATABLE_READ] = "SET TRANSACTION ISOLATION LEVEL REPEATABLE READ",
+        [DG_ISO_SERIALIZABLE] = "SET TRANSACTION ISOLATION LEVEL SERIALIZABLE",
+    };
+    if ((unsigned)iso >= sizeof level / sizeof *level)
+        return dg_my_err(c, err, DG_ERR_USER, 0, "unknown isolation level %d", (int)iso);
+    if (level[iso] && run(c, level[iso], level[iso], err))
+        return -1;
+    return run(c, "START TRANSACTION", "START TRANSACTION", err);
+}
+
+static int my_commit(struct dg_conn *c, struct dg_err *err)
+{
+    return mysql_commit(c->my) ? dg_my_conn_err(c, "COMMIT", err) : 0;
+}
+
+static int my_rollback(struct dg_conn *c, struct dg_err *err)
+{
+    return mysql_rollback(c->my) ? dg_my_conn_err(c, "ROLLBACK", err) : 0;
+}
+
+/* ---- server facts and knobs ------------------------------------------------------------ */
+
+static int my_server_info(struct dg_conn *c, struct dg_server_info *info, struct dg_err *err)
+{
+    memset(info, 0, sizeof *info);
+    const char *v = mysql_get_server_info(c->my);
+    snprintf(info->engine, sizeof info->engine, "%s", v && strstr(v, "MariaDB") ? "mariadb" : "mysql");
+    snprintf(info->version, sizeof info->version, "%s", v ? v : "?");
+    if (mysql_query(c->my, "SHOW GLOBAL VARIABLES WHERE Variable_name IN ("
+                           "'innodb_buffer_pool_size','innodb_flush_log_at_trx_commit',"
+                           "'sync_binlog','max_connections','transaction_isolation',"
+                           "'tx_isolation','innodb_log_file_size','innodb_flush_method',"
+                           "'innodb_doublewrite','log_bin','innodb_io_capacity',"
+                           "'version_comment')"))
+        return dg_my_conn_err(c, "server settings", err);
+    MYSQL_RES *r = mysql_store_result(c->my);
+    if (!r)
+        return dg_my_conn_err(c, "server settings", err);
+    MYSQL_ROW row;
+    while ((row = mysql_fetch_row(r)) != NULL)
+        dg_server_info_add(info, row[0], row[1]);
+    mysql_free_result(r);
+    return 0;
+}
+
+static int my_set_memory(struct dg_conn *c, uint64_t bytes, struct dg_err *err)
+{
+    char sql[96];
+    snprintf(sql, sizeof sql, "SET GLOBAL innodb_buffer_pool_size = %llu", (unsigned long long)bytes);
+    return run(c, sql, sql, err);
+}
+
+/* A load session skips the secondary unique checks the loader's data does not need. */
+static int my_load_mode(struct dg_conn *c, int on, struct dg_err *err)
+{
+    const char *sql = on ? "SET SESSION unique_checks = 0, foreign_key_checks = 0"
+                         : "SET SESSION unique_checks = 1, foreign_key_checks = 1";
+    return run(c, sql, sql, err);
+}
+
+static const char *const my_schemes[] = {"mysql", "mariadb", NULL};
+
+const struct dg_driver dg_driver_mysql = {
+    .abi = DG_DRIVER_ABI,
+    .name = "mysql",
+    .schemes = my_schemes,
+    .dialect = DG_DIALECT_MYSQL,
+    .caps = DG_CAP_PREPARE | DG_CAP_BULK | DG_CAP_PROCEDURES | DG_CAP_MEMORY,
+    .connect = my_connect,
+    .disconnect = my_disconnect,
+    .exec = my_exec,
+    .prepare = dg_my_prepare,
+    .finalize = dg_my_finalize,
+    .execute = dg_my_execute,
+    .next_row = dg_my_next_row,
+    .reset = dg_my_reset,
+    .changes = dg_my_changes,
+    .ncols = dg_my_ncols,
+    .col_is_null = dg_my_col_is_null,
+    .col_int = dg_my_col_int,
+    .col_double = dg_my_col_double,
+    .col_text = dg_my_col_text,
+    .begin = my_begin,
+    .commit = my_commit,
+    .rollback = my_rollback,
+    .bulk_begin = dg_my_bulk_begin,
+    .bulk_row = dg_my_bulk_row,
+    .bulk_end = dg_my_bulk_end,
+    .server_info = my_server_info,
+    .set_memory = my_set_memory,
+    .load_mode = my_load_mode,
+    .set_streaming = dg_my_set_streaming,
+};

@@ -1,0 +1,107 @@
+/* internal.h — what the MariaDB/MySQL driver's files share: the connection, statement and
+ * bulk records and the helpers between files. Not for use outside src/drivers/mysql/. */
+#ifndef DG_MYSQL_INTERNAL_H
+#define DG_MYSQL_INTERNAL_H
+
+#include <mysql.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/driver.h"
+
+#define MY_MAX_SECRETS 4
+#define MY_BULK_FLUSH_BYTES (1024u * 1024u) /* one LOAD DATA or INSERT per this much text */
+#define MY_COL_FIRST_BYTES 256              /* a text column's buffer before it grows */
+
+enum my_load { MY_LOAD_INFILE = 0, MY_LOAD_INSERT };
+
+/* One result column: bound as LONGLONG, DOUBLE or STRING (decimals, text, dates). */
+struct my_col {
+    enum enum_field_types type; /* as bound */
+    char *buf;                  /* STRING: grows on truncation; owned by the statement */
+    size_t cap;
+    unsigned long len;
+    my_bool is_null, error;
+    int64_t i;
+    double d;
+    char num[40]; /* text of a number column, made on demand */
+};
+
+struct dg_stmt {
+    struct dg_conn *c;
+    struct dg_stmt *prev, *next; /* the connection's list */
+    MYSQL_STMT *st;
+    char what[72]; /* start of the SQL, for messages */
+    int nparams;
+    MYSQL_BIND *pbind;   /* nparams */
+    char (*ptext)[48];   /* per parameter: decimal text */
+    my_bool *pnull;
+    int ncols;
+    MYSQL_BIND *rbind;   /* ncols */
+    struct my_col *cols; /* ncols */
+    int64_t changes;
+    int streaming;  /* rows read as they come (no store_result) */
+    int active;     /* an execute's rows are not finished */
+    int late_bind;  /* columns known only after execute (CALL): bound again each execute */
+};
+
+struct dg_bulk {
+    struct dg_conn *c;
+    int ncols;
+    enum my_load method;
+    char *buf; /* the rows not yet sent (infile: tab-separated text; insert: VALUES tuples) */
+    size_t len, cap;
+    size_t sent;     /* infile: how much of buf the server has read */
+    int64_t pending; /* rows in buf */
+    char head[1536]; /* "LOAD DATA ... (cols)" or "INSERT INTO t (cols) VALUES " */
+    char table[64];
+};
+
+struct dg_conn {
+    MYSQL *my;
+    struct dg_stmt *stmts;
+    struct dg_bulk *bulk;
+    enum my_load load;
+    int nsecrets;
+    char *secrets[MY_MAX_SECRETS]; /* password texts to scrub from every message */
+};
+
+/* conn.c: errors. All return -1. dg_my_err formats a message with secrets scrubbed;
+ * dg_my_conn_err / dg_my_stmt_err take code, SQLSTATE and text from the library. */
+__attribute__((format(printf, 5, 6))) int dg_my_err(const struct dg_conn *c, struct dg_err *err,
+                                                    enum dg_err_class cls, unsigned code,
+                                                    const char *fmt, ...);
+int dg_my_conn_err(struct dg_conn *c, const char *what, struct dg_err *err);
+int dg_my_stmt_err(struct dg_stmt *s, const char *what, struct dg_err *err);
+enum dg_err_class dg_my_classify(unsigned code);
+/* Grows *buf (realloc) to hold need bytes; -1 when out of memory. */
+int dg_my_reserve(char **buf, size_t *cap, size_t need);
+/* Exact text of v / 10^scale into out (48 bytes); returns the length, 0 when out of range. */
+size_t dg_my_fmt_dec(char *out, int64_t v, int scale);
+
+/* stmt.c */
+void dg_my_stmt_free(struct dg_stmt *s);
+int dg_my_prepare(struct dg_conn *c, const char *sql, int nparams, struct dg_stmt **out,
+                  struct dg_err *err);
+void dg_my_finalize(struct dg_stmt *s);
+int dg_my_execute(struct dg_stmt *s, const struct dg_value *params, struct dg_err *err);
+int dg_my_next_row(struct dg_stmt *s, struct dg_err *err);
+void dg_my_reset(struct dg_stmt *s);
+int64_t dg_my_changes(struct dg_stmt *s);
+int dg_my_ncols(struct dg_stmt *s);
+int dg_my_col_is_null(struct dg_stmt *s, int i);
+int64_t dg_my_col_int(struct dg_stmt *s, int i);
+double dg_my_col_double(struct dg_stmt *s, int i);
+const char *dg_my_col_text(struct dg_stmt *s, int i, size_t *len);
+int dg_my_set_streaming(struct dg_stmt *s, int on, struct dg_err *err);
+
+/* bulk.c */
+void dg_my_bulk_free(struct dg_bulk *b);
+int dg_my_bulk_begin(struct dg_conn *c, const char *table, const char *const *cols, int ncols,
+                     struct dg_bulk **out, struct dg_err *err);
+int dg_my_bulk_row(struct dg_bulk *b, const struct dg_value *vals, struct dg_err *err);
+int dg_my_bulk_end(struct dg_bulk *b, struct dg_err *err);
+/* The LOCAL INFILE handler: reads come from the connection's open bulk load. */
+void dg_my_infile_install(struct dg_conn *c);
+
+#endif

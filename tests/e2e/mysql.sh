@@ -1,0 +1,154 @@
+#!/usr/bin/env bash
+# mysql.sh — TPC-C end to end on a real MariaDB server: parallel load (both loader methods) and
+# check, timed runs in both modes, lock waits retried and counted, query stress with exact row counts,
+# bad targets named without their password, and redacted stored runs. The caller (tests/run.sh)
+# starts and stops the server; this only reads tests/out/servers.env and never skips silently.
+. "$(dirname "$0")/../lib.sh"
+
+ENV_FILE=${DG_SERVERS_ENV:-$DG_ROOT/tests/out/servers.env}
+# shellcheck disable=SC1090
+[[ -z ${DG_MY_URL:-} && -f $ENV_FILE ]] && . "$ENV_FILE"
+if [[ -z ${DG_MY_URL:-} ]]; then
+    not_ok "mysql" "no MariaDB server (DG_MY_URL unset)"
+    finish
+    exit 1
+fi
+export DG_MYSQL_PASSWORD=$DG_MY_PASSWORD
+TGT=$DG_MY_URL
+RES=$T_TMP/results.db
+HOSTPORT=127.0.0.1:$DG_MY_PORT
+MY=(mariadb -h127.0.0.1 -P"$DG_MY_PORT" -uroot -N -B)
+
+sum_field() {
+    python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(sum(v[sys.argv[2]] for v in d["transactions"].values()))' "$1" "$2"
+}
+
+check_passes() {
+    run_dg "$T_TMP/check.json" "$T_TMP/check.err" tpcc check --target "$TGT" --json
+    if [[ $RC == 0 && $(json_get "$T_TMP/check.json" pass 2>/dev/null) == True ]]; then ok "$1"; else
+        not_ok "$1" "exit $RC; $(grep -h FAIL "$T_TMP/check.json" "$T_TMP/check.err" | head -3) $(head -c 300 "$T_TMP/check.err")"
+    fi
+}
+
+no_secret() {
+    if grep -qF -- "$3" "$2"; then not_ok "$1" "$(basename "$2") contains the password"; else ok "$1"; fi
+}
+
+# --- load 2 warehouses with 2 jobs, each loader method, then check ---------------------------
+for method in insert infile; do
+    run_dg "$T_TMP/load.json" "$T_TMP/load.err" tpcc load --target "$TGT?load=$method" --warehouses 2 --jobs 2 --drop --json
+    check "load ($method) 2 warehouses with 2 jobs exits 0" test "$RC" = 0
+    check "load ($method) used 2 jobs" test "$(json_get "$T_TMP/load.json" jobs 2>/dev/null)" = 2
+    check "load ($method): stock holds 200,000 rows" test \
+        "$("${MY[@]}" dbgauge -e 'SELECT COUNT(*) FROM stock' 2>&1)" = 200000
+    check "load ($method): tables are InnoDB" test \
+        "$("${MY[@]}" -e "SELECT COUNT(*) FROM information_schema.tables WHERE table_schema='dbgauge' AND engine='InnoDB' AND table_name IN ('warehouse','district','customer','history','new_order','orders','order_line','item','stock')" 2>&1)" = 9
+    check_passes "check after the $method load passes"
+done
+expect_exit "an unknown URL parameter exits 2" 2 tpcc load --target "$TGT?load=fast" --warehouses 1 --drop
+expect_stderr "the unknown parameter is named" "unknown parameter 'load=fast'"
+
+check "load installed the procedures" test \
+    "$("${MY[@]}" -e "SELECT COUNT(*) FROM information_schema.routines WHERE routine_schema='dbgauge' AND routine_name LIKE 'dbgauge\_%'" 2>&1)" = 6
+
+# --- timed runs in both modes --------------------------------------------------------------
+for mode in sql procedures; do
+    run_dg "$T_TMP/$mode.json" "$T_TMP/$mode.err" tpcc run --target "$TGT" --mode "$mode" --vus 4 \
+        --duration 12s --results "$RES" --json --label "e2e $mode"
+    check "$mode run exits 0" test "$RC" = 0
+    num_cmp "$mode run: NOPM > 0" "$(json_get "$T_TMP/$mode.json" nopm 2>/dev/null || echo 0)" ">" 0
+    check "$mode run: no errors" test "$(sum_field "$T_TMP/$mode.json" errors 2>/dev/null)" = 0
+    num_cmp "$mode run: New-Order rolls back about 1% (some)" \
+        "$(json_get "$T_TMP/$mode.json" transactions.new_order.rollbacks 2>/dev/null || echo 0)" ">" 0
+    check "$mode run records its mode" test "$(json_get "$T_TMP/$mode.json" options.mode 2>/dev/null)" = "$mode"
+    check "$mode run records the engine" test "$(json_get "$T_TMP/$mode.json" engine 2>/dev/null)" = mariadb
+    check_passes "check after the $mode run passes"
+done
+
+# --- procedures missing: tpcc run installs them again ---------------------------------------
+"${MY[@]}" dbgauge -e "DROP PROCEDURE dbgauge_payment; DROP FUNCTION dbgauge_procedures_version" >/dev/null 2>&1
+run_dg "$T_TMP/again.json" "$T_TMP/again.err" tpcc run --target "$TGT" --mode procedures --vus 1 --txns-per-vu 50 --results "$RES" --json
+check "procedures run after the procedures were dropped exits 0" test "$RC" = 0
+check "the run installed them again" test \
+    "$("${MY[@]}" -e "SELECT COUNT(*) FROM information_schema.routines WHERE routine_schema='dbgauge' AND routine_name LIKE 'dbgauge\_%'" 2>&1)" = 6
+
+# --- lock conflicts in a run: another session holds district rows of warehouse 1 for 3 s while
+# the server's lock wait timeout is 1 s; the waits that time out (1205) are retried with the
+# same inputs and counted, never reported as errors (1213 deadlocks: the conformance suite) ----
+if "${MY[@]}" -e "SET GLOBAL innodb_lock_wait_timeout = 1" >"$T_TMP/my.err" 2>&1; then
+    "$DG" tpcc run --target "$TGT" --mode sql --vus 4 --duration 8s --results "$RES" --json \
+        >"$T_TMP/lock.json" 2>"$T_TMP/lock.err" </dev/null &
+    runpid=$!
+    sleep 2
+    "${MY[@]}" dbgauge -e "START TRANSACTION; SELECT COUNT(*) FROM district WHERE d_w_id = 1 FOR UPDATE; SELECT SLEEP(3); ROLLBACK" >/dev/null 2>&1
+    wait "$runpid"
+    rc=$?
+    "${MY[@]}" -e "SET GLOBAL innodb_lock_wait_timeout = DEFAULT" >/dev/null 2>&1
+    check "run with a held lock exits 0" test "$rc" = 0
+    num_cmp "run with a held lock: lock wait timeouts retried (retries > 0)" "$(sum_field "$T_TMP/lock.json" retries 2>/dev/null || echo 0)" ">" 0
+    check "run with a held lock: errors = 0" test "$(sum_field "$T_TMP/lock.json" errors 2>/dev/null)" = 0
+    check_passes "check after the run with a held lock passes"
+else
+    not_ok "lock conflicts in a run" "cannot set the lock wait timeout: $(head -c 200 "$T_TMP/my.err")"
+fi
+
+# --- query stress: a prepared table read with exact row counts ---------------------------------
+expect_exit "stress prepare 100,000 rows" 0 stress prepare --target "$TGT" --rows 100000 --drop
+run_dg "$T_TMP/s.json" "$T_TMP/s.err" stress --target "$TGT" --threads 1,2 --iterations 3 --results "$RES" --json
+check "stress sweep 1,2 x 3 iterations exits 0" test "$RC" = 0
+python3 - "$T_TMP/s.json" >"$T_TMP/py.out" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+for s in d["steps"]:
+    want = 3 * s["threads"] * 100000
+    print(("ok" if s["rows"] == want else "not ok") + f" - stress: {s['threads']} threads read exactly {want} rows: {s['rows']}")
+PY
+while read -r l; do case $l in "ok - "*) ok "${l#ok - }" ;; *) not_ok "${l#not ok - }" "" ;; esac; done <"$T_TMP/py.out"
+[[ -s $T_TMP/py.out ]] || not_ok "stress: steps reported" "no steps in the JSON"
+expect_exit "stress drop" 0 stress drop --target "$TGT"
+
+# --- bad targets: exit 2, the problem named, the password never shown ----------------------
+expect_exit "unreachable server exits 2" 2 tpcc run --target "mysql://dbgauge@127.0.0.1:1/dbgauge" --duration 2s --results "$RES"
+expect_stderr "unreachable server is named" "cannot connect to mysql://dbgauge@127.0.0.1:1/dbgauge"
+no_secret "unreachable server: no password in the message" "$T_TMP/last.err" "$DG_MY_PASSWORD"
+expect_exit "a bad port exits 2" 2 tpcc run --target "mysql://dbgauge@127.0.0.1:99999/dbgauge" --duration 2s --results "$RES"
+expect_stderr "the bad port is named" "port '99999'"
+expect_exit "a URL without a database exits 2" 2 tpcc check --target "mysql://dbgauge@$HOSTPORT"
+expect_stderr "the missing database part is named" "names no database"
+
+BAD="mysql://dbgauge:wrong-pass-123@$HOSTPORT/dbgauge"
+expect_exit "wrong password exits 2" 2 tpcc run --target "$BAD" --duration 2s --results "$RES"
+expect_stderr "wrong password is named" "Access denied"
+no_secret "wrong password: not in the message" "$T_TMP/last.err" "wrong-pass-123"
+expect_exit "wrong password: check exits 2" 2 tpcc check --target "$BAD"
+no_secret "wrong password: not in check's message" "$T_TMP/last.err" "wrong-pass-123"
+
+expect_exit "missing database exits 2" 2 tpcc run --target "mysql://dbgauge@$HOSTPORT/dg_no_such_db" --duration 2s --results "$RES"
+expect_stderr "missing database is named" "dg_no_such_db"
+if "${MY[@]}" -e "DROP DATABASE IF EXISTS dg_e2e_empty; CREATE DATABASE dg_e2e_empty; GRANT ALL ON dg_e2e_empty.* TO 'dbgauge'@'%'" >"$T_TMP/my.err" 2>&1; then
+    EMPTY="mysql://dbgauge:$DG_MY_PASSWORD@$HOSTPORT/dg_e2e_empty"
+    expect_exit "missing schema (sql run) exits 2" 2 tpcc run --target "$EMPTY" --duration 2s --results "$RES"
+    expect_stderr "missing schema names the table and the fix" "no usable TPC-C table 'warehouse'.*tpcc load"
+    no_secret "missing schema: no password in the message" "$T_TMP/last.err" "$DG_MY_PASSWORD"
+    expect_exit "missing schema: check exits 2" 2 tpcc check --target "$EMPTY"
+    "${MY[@]}" -e "DROP DATABASE IF EXISTS dg_e2e_empty" >/dev/null 2>&1
+else
+    not_ok "missing schema" "could not create an empty database: $(head -c 200 "$T_TMP/my.err")"
+fi
+
+# --- stored runs keep the target without its password --------------------------------------
+WITHPASS="mysql://dbgauge:$DG_MY_PASSWORD@$HOSTPORT/dbgauge"
+run_dg "$T_TMP/pw.json" "$T_TMP/pw.err" tpcc run --target "$WITHPASS" --vus 1 --txns-per-vu 200 --results "$RES" --json
+check "run with the password in the URL exits 0" test "$RC" = 0
+id=$(json_get "$T_TMP/pw.json" run_id 2>/dev/null)
+run_dg "$T_TMP/show.json" "$T_TMP/show.err" runs show "$id" --json --results "$RES"
+check "runs show exits 0" test "$RC" = 0
+check "stored target is redacted" test "$(json_get "$T_TMP/show.json" target 2>/dev/null)" = "mysql://dbgauge:***@$HOSTPORT/dbgauge"
+no_secret "stored run holds no password" "$T_TMP/show.json" "$DG_MY_PASSWORD"
+no_secret "run output holds no password" "$T_TMP/pw.err" "$DG_MY_PASSWORD"
+if sqlite3 "$RES" .dump 2>/dev/null | grep -qF -- "$DG_MY_PASSWORD"; then
+    not_ok "results database holds no password" "found in the dump"
+else ok "results database holds no password"; fi
+check_passes "check after all runs passes"
+
+finish
