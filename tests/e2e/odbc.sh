@@ -116,6 +116,10 @@ else
     export DG_ODBC_PASSWORD=${DG_MY_PASSWORD:-}
     MYT="odbc:Driver=$MY_SO;Server=127.0.0.1;Port=$DG_MY_PORT;Database=dbgauge;UID=dbgauge"
     tpcc_cycle mariadb "$MYT" sql
+    run_dg "$T_TMP/myproc.json" "$T_TMP/myproc.err" tpcc run --target "$MYT" --mode procedures --vus 2 --duration 5s --results "$RES" --json
+    check "mariadb: procedures run through ODBC exits 0" test "$RC" = 0
+    [[ $RC == 0 ]] || echo "# $(tail -c 400 "$T_TMP/myproc.err")"
+    num_cmp "mariadb: procedures run NOPM > 0" "$(json_get "$T_TMP/myproc.json" nopm 2>/dev/null || echo 0)" ">" 0
     stress_cycle mariadb "$MYT"
     unset DG_ODBC_PASSWORD
 fi
