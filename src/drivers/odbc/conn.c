@@ -109,9 +109,11 @@ static int conn_string(const char *url, char *out, size_t cap, struct dg_err *er
         return dg_err_set(err, DG_ERR_USER, 0,
                           "target 'odbc:%.60s' is not a connection string (KEY=VALUE;...), e.g. odbc:DSN=NAME", s);
     size_t n = (size_t)snprintf(out, cap, "%s", s);
+    if (n + 2 >= cap)
+        return dg_err_set(err, DG_ERR_USER, 0, "target: the ODBC connection string is too long");
     const char *pw = getenv("DG_ODBC_PASSWORD");
     if (pw && *pw && !has_key(s, "PWD") && !has_key(s, "Password")) {
-        n += (size_t)snprintf(out + n, n < cap ? cap - n : 0, "%sPWD={", n && out[n - 1] != ';' ? ";" : "");
+        n += (size_t)snprintf(out + n, cap - n, "%sPWD={", n && out[n - 1] != ';' ? ";" : "");
         for (const char *p = pw; *p && n + 3 < cap; p++) {
             out[n++] = *p;
             if (*p == '}')
