@@ -12,12 +12,12 @@ if [[ ${1:-} == --list ]]; then
     shift
 fi
 
-build_pkgs="gcc libc6-dev meson ninja-build pkg-config libsqlite3-dev libpq-dev libcjson-dev libmariadb-dev libinih-dev python3"
+build_pkgs="gcc libc6-dev meson ninja-build pkg-config libsqlite3-dev libpq-dev libcjson-dev libmariadb-dev libinih-dev unixodbc-dev python3"
 # The report's chart library comes from npm at build time; a node that brings its own npm
 # (NodeSource) counts: ask for the Debian packages only when the commands are missing.
 command -v node >/dev/null 2>&1 || build_pkgs="$build_pkgs nodejs"
 command -v npm >/dev/null 2>&1 || build_pkgs="$build_pkgs npm"
-test_pkgs="$build_pkgs postgresql-15 postgresql-client-15 sqlite3 iproute2 time chromium mariadb-server mariadb-client"
+test_pkgs="$build_pkgs postgresql-15 postgresql-client-15 sqlite3 iproute2 time chromium mariadb-server mariadb-client unixodbc odbc-postgresql odbc-mariadb libsqliteodbc tdsodbc"
 bench_pkgs="$test_pkgs valgrind postgresql-contrib bc time sysbench"
 
 case ${1:-build} in

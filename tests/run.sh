@@ -123,6 +123,30 @@ if [[ $use_my == 1 ]]; then
         failed=$((failed + 1))
     fi
 fi
+# ODBC: the same suite through unixODBC's drivers (DSN-less strings naming the driver library).
+odbc_so() { dpkg -L "$1" 2>/dev/null | grep -m1 "/$2\$"; }
+if grep -q "DG_HAVE_ODBC 1" "$BUILD/dg_config.h" 2>/dev/null; then
+    so=$(odbc_so libsqliteodbc libsqlite3odbc.so)
+    conf_db=$(mktemp -u /tmp/dg-conformance-odbc.XXXXXX.db)
+    run_suite conformance/odbc-sqlite "$BUILD/tests/test_conformance" "odbc:Driver=$so;Database=$conf_db;Timeout=2000"
+    rm -f "$conf_db"*
+    if [[ $use_pg == 1 && -n ${DG_PG_PORT:-} ]]; then
+        so=$(odbc_so odbc-postgresql psqlodbcw.so)
+        run_suite conformance/odbc-pgsql "$BUILD/tests/test_conformance" \
+            "odbc:Driver=$so;Server=127.0.0.1;Port=$DG_PG_PORT;Database=dbgauge;UID=dbgauge;PWD=$DG_PG_PASSWORD"
+    fi
+    if [[ -n ${DG_MY_PORT:-} ]]; then
+        so=$(odbc_so odbc-mariadb libmaodbc.so)
+        run_suite conformance/odbc-mariadb "$BUILD/tests/test_conformance" \
+            "odbc:Driver=$so;Server=127.0.0.1;Port=$DG_MY_PORT;Database=dbgauge;UID=dbgauge;PWD=${DG_MY_PASSWORD:-}"
+    elif [[ -z $only || conformance/odbc-mariadb == *"$only"* ]]; then
+        echo "not ok - conformance/odbc-mariadb: no MariaDB server (DG_MY_PORT unset)"
+        failed=$((failed + 1))
+    fi
+elif [[ -z $only || conformance/odbc == *"$only"* ]]; then
+    echo "not ok - conformance/odbc: the ODBC driver is not built (unixodbc-dev missing?)"
+    failed=$((failed + 1))
+fi
 for s in tests/e2e/*.sh; do
     name=e2e/$(basename "$s" .sh)
     if [[ $use_pg == 0 && $name == e2e/pgsql ]]; then

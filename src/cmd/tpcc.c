@@ -491,11 +491,12 @@ static int prepare_target(const struct tpcc_opts *o, const char *cmd, int k, str
         c_load.c_id = (int)dg_rng_range(rng, 0, 1023);
         c_load.ol_i_id = (int)dg_rng_range(rng, 0, 8191);
     }
+    rt->sh.dialect = dg_conn_dialect(&h);
     rt->sh.c_run = c_load;
     rt->sh.c_run.c_last = tpcc_c_last_run(rng, c_load.c_last);
     dg_disconnect(&h);
     if (o->warehouses_set) {
-        if (rt->t.drv->dialect != DG_DIALECT_NONE)
+        if (rt->sh.dialect != DG_DIALECT_NONE)
             return dg_usage_error(cmd, "--warehouses on 'tpcc run' is for the null: target only; "
                                        "a database's scale is read from it (%d in %s)",
                                   rt->sh.warehouses, rt->t.redacted);
@@ -673,6 +674,20 @@ out:
     return rc;
 }
 
+/* dbgauge tpcc sql DIALECT: prints the SQL TPC-C would send (no connection). */
+static int cmd_sql(int argc, char **argv)
+{
+    static const struct {
+        const char *name;
+        enum dg_dialect d;
+    } names[] = {{"sqlite", DG_DIALECT_SQLITE}, {"pgsql", DG_DIALECT_PGSQL},
+                 {"mysql", DG_DIALECT_MYSQL}, {"mssql", DG_DIALECT_MSSQL}};
+    for (size_t i = 0; argc == 2 && i < sizeof names / sizeof *names; i++)
+        if (!strcmp(argv[1], names[i].name))
+            return tpcc_dump_sql(names[i].d, stdout) ? DG_EXIT_FAILED : DG_EXIT_OK;
+    return dg_usage_error("tpcc sql", "expected one dialect: sqlite, pgsql, mysql or mssql");
+}
+
 int dg_cmd_tpcc(int argc, char **argv)
 {
     if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
@@ -680,6 +695,8 @@ int dg_cmd_tpcc(int argc, char **argv)
         return argc < 2 ? DG_EXIT_USAGE : DG_EXIT_OK;
     }
     struct tpcc_opts o = {.sub = argv[1]};
+    if (!strcmp(o.sub, "sql")) /* for developers, not in the help: tests/golden */
+        return cmd_sql(argc - 1, argv + 1);
     if (strcmp(o.sub, "load") && strcmp(o.sub, "run") && strcmp(o.sub, "check"))
         return dg_usage_error("tpcc", "unknown subcommand '%s' (load, run or check)", o.sub);
     int rc = parse(argc - 1, argv + 1, &o);

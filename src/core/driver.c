@@ -118,9 +118,11 @@ void dg_redact_url(const char *url, char *out, size_t cap)
         while (k > p && (isalnum((unsigned char)k[-1]) || k[-1] == '_'))
             k--;
         size_t vlen = strcspn(eq + 1, ";&");
-        if (eq[1] == '{') { /* ODBC braced value may hold ';' */
-            const char *close = strchr(eq + 1, '}');
-            if (close)
+        if (eq[1] == '{') { /* ODBC braced value may hold ';', and '}' written as "}}" */
+            const char *close = eq + 2;
+            while (*close && !(close[0] == '}' && close[1] != '}'))
+                close += close[0] == '}' ? 2 : 1;
+            if (*close)
                 vlen = (size_t)(close - eq);
         }
         put(out, cap, &pos, p, (size_t)(eq + 1 - p));
@@ -189,6 +191,13 @@ void dg_disconnect(struct dg_conn_h *h)
     if (h->c)
         h->drv->disconnect(h->c);
     h->c = NULL;
+}
+
+enum dg_dialect dg_conn_dialect(const struct dg_conn_h *h)
+{
+    if (h->c && h->drv->conn_dialect)
+        return h->drv->conn_dialect(h->c);
+    return h->drv->dialect;
 }
 
 int dg_query_int(struct dg_conn_h *h, const char *sql, int64_t *out, struct dg_err *err)

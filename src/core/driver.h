@@ -207,6 +207,12 @@ struct dg_driver {
      * Returns 0, 1 when the server is remote or will not say (data_dir "" and *pid 0), -1
      * with err on failure. */
     int (*server_local)(struct dg_conn *c, char *data_dir, size_t n, long *pid, struct dg_err *err);
+
+    /* ---- appended to ABI 1: may be NULL (the dialect is then the static dialect field) ---- */
+
+    /* The SQL dialect of this connection, for drivers that reach several engines (ODBC:
+     * decided from the server's DBMS name at connect). */
+    enum dg_dialect (*conn_dialect)(struct dg_conn *c);
 };
 
 /* A target: which driver, the URL as given (may hold a password: never print it) and the
@@ -237,6 +243,8 @@ struct dg_conn_h {
 int dg_connect(const struct dg_target *t, const struct dg_connect_opts *opts, struct dg_conn_h *h,
                struct dg_err *err);
 void dg_disconnect(struct dg_conn_h *h);
+/* The dialect of a connected handle: the driver's conn_dialect, else its static dialect. */
+enum dg_dialect dg_conn_dialect(const struct dg_conn_h *h);
 /* Runs a query expected to return one integer (first column of the first row). */
 int dg_query_int(struct dg_conn_h *h, const char *sql, int64_t *out, struct dg_err *err);
 /* execute_batch, or the plain loop for drivers without it. */

@@ -10,6 +10,9 @@ extern const struct dg_driver dg_driver_pgsql;
 #if DG_HAVE_MYSQL
 extern const struct dg_driver dg_driver_mysql;
 #endif
+#if DG_HAVE_ODBC
+extern const struct dg_driver dg_driver_odbc;
+#endif
 
 const struct dg_driver *const dg_drivers[] = {
     &dg_driver_sqlite,
@@ -18,6 +21,9 @@ const struct dg_driver *const dg_drivers[] = {
 #endif
 #if DG_HAVE_MYSQL
     &dg_driver_mysql,
+#endif
+#if DG_HAVE_ODBC
+    &dg_driver_odbc,
 #endif
     &dg_driver_null,
     NULL,

@@ -141,6 +141,10 @@ static void check_redact(struct dg_test *t)
          "postgres://h/db?user=u&password=***&sslmode=disable"},
         {"mysql://root:hunter2@127.0.0.1:3306/tpcc", "hunter2", "mysql://root:***@127.0.0.1:3306/tpcc"},
         {"odbc:DSN=x;Pwd={se;cret};UID=u", "se;cret", "odbc:DSN=x;Pwd=***;UID=u"},
+        {"odbc:DSN=pg;UID=u;PWD=s3cr3t", "s3cr3t", "odbc:DSN=pg;UID=u;PWD=***"},
+        {"odbc:Driver={ODBC Driver 18 for SQL Server};Server=h,1433;Database=d;Uid=sa;Password=Xy!9;Encrypt=no",
+         "Xy!9", "odbc:Driver={ODBC Driver 18 for SQL Server};Server=h,1433;Database=d;Uid=sa;Password=***;Encrypt=no"},
+        {"odbc:Driver=/usr/lib/x.so;Server=h;Port=5432;pwd={a}}b;c};UID=u", "b;c", "odbc:Driver=/usr/lib/x.so;Server=h;Port=5432;pwd=***;UID=u"},
         {"postgres://u:abc@def@h/db", "abc@def", "postgres://u:***@h/db"},
         {"postgres://u:pa?ss@h/db", "pa?ss", "postgres://u:***@h/db"},
         {"postgres://u:pa#ss@h:5432/db", "pa#ss", "postgres://u:***@h:5432/db"},
@@ -219,6 +223,27 @@ static void check_targets(struct dg_test *t)
     CHECK(t, rc != 0 && err.cls == DG_ERR_USER, "target longer than the buffer rejected", "rc %d", rc);
 }
 
+static enum dg_dialect dialect_mssql(struct dg_conn *c)
+{
+    (void)c;
+    return DG_DIALECT_MSSQL;
+}
+
+/* dg_conn_dialect: the connection's answer where the driver has one, else the static field. */
+static void check_conn_dialect(struct dg_test *t)
+{
+    struct dg_driver plain = {.dialect = DG_DIALECT_PGSQL};
+    struct dg_driver per_conn = {.dialect = DG_DIALECT_NONE, .conn_dialect = dialect_mssql};
+    struct dg_conn *fake = (struct dg_conn *)&plain; /* never dereferenced */
+    struct dg_conn_h h1 = {&plain, fake}, h2 = {&per_conn, fake}, h3 = {&per_conn, NULL};
+    CHECK(t, dg_conn_dialect(&h1) == DG_DIALECT_PGSQL, "dialect: no conn_dialect, the driver's field",
+          "got %d", (int)dg_conn_dialect(&h1));
+    CHECK(t, dg_conn_dialect(&h2) == DG_DIALECT_MSSQL, "dialect: conn_dialect decides per connection",
+          "got %d", (int)dg_conn_dialect(&h2));
+    CHECK(t, dg_conn_dialect(&h3) == DG_DIALECT_NONE, "dialect: no connection yet, the driver's field",
+          "got %d", (int)dg_conn_dialect(&h3));
+}
+
 /* Values too large for their type are refused, not wrapped. */
 static void check_overflow(struct dg_test *t)
 {
@@ -251,5 +276,6 @@ int main(void)
     check_format(&t);
     check_redact(&t);
     check_targets(&t);
+    check_conn_dialect(&t);
     return dg_test_done(&t);
 }

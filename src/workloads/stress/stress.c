@@ -265,8 +265,9 @@ out:
         h->drv->load_mode(h->c, 0, &ignore);
     }
     if (rc == 0)
-        rc = h->drv->exec(h->c, h->drv->dialect == DG_DIALECT_MYSQL ? "ANALYZE TABLE " STRESS_TABLE
-                                                                     : "ANALYZE " STRESS_TABLE,
+        rc = h->drv->exec(h->c, dg_conn_dialect(h) == DG_DIALECT_MSSQL ? "UPDATE STATISTICS " STRESS_TABLE
+                                : dg_conn_dialect(h) == DG_DIALECT_MYSQL ? "ANALYZE TABLE " STRESS_TABLE
+                                                                         : "ANALYZE " STRESS_TABLE,
                           err);
     free(buf);
     return rc;
@@ -274,7 +275,7 @@ out:
 
 int stress_server_blocks(struct dg_conn_h *h, int64_t *hit, int64_t *read, struct dg_err *err)
 {
-    if (h->drv->dialect != DG_DIALECT_PGSQL)
+    if (dg_conn_dialect(h) != DG_DIALECT_PGSQL)
         return 0;
     /* The statistics snapshot is per transaction: a fresh one each call. */
     struct dg_err ignore;

@@ -8,7 +8,7 @@
 #include <time.h>
 
 #include "core/clock.h"
-#include "workloads/tpcc/tpcc.h"
+#include "workloads/tpcc/tpcc_internal.h"
 
 struct loader {
     const struct tpcc_load_opts *o;
@@ -473,7 +473,7 @@ int tpcc_load(const struct tpcc_load_opts *o, struct tpcc_load_result *res, stru
 
     /* One SQLite file has one writer at a time: more jobs would only queue on its lock. */
     int jobs = o->jobs < 1 ? 1 : o->jobs > 64 ? 64 : o->jobs;
-    if (h.drv->dialect == DG_DIALECT_SQLITE)
+    if (dg_conn_dialect(&h) == DG_DIALECT_SQLITE)
         jobs = 1;
     if (jobs > o->warehouses + 1)
         jobs = o->warehouses + 1;
@@ -491,22 +491,18 @@ int tpcc_load(const struct tpcc_load_opts *o, struct tpcc_load_result *res, stru
     {
         pthread_mutex_t imu = PTHREAD_MUTEX_INITIALIZER;
         int next = 0;
-        struct index_job ij = {&ld, tpcc_schema_index_sql(h.drv->dialect), &imu, &next};
+        struct index_job ij = {&ld, tpcc_schema_index_sql(dg_conn_dialect(&h)), &imu, &next};
         run_parallel(jobs, index_job, &ij);
         if (ld.failed) {
             *err = ld.first_err;
             goto out;
         }
     }
-    const char *analyze = h.drv->dialect == DG_DIALECT_MYSQL
-                              ? "ANALYZE TABLE warehouse, district, customer, history, new_order, "
-                                "orders, order_line, item, stock"
-                              : "ANALYZE";
-    if (h.drv->exec(h.c, analyze, err) || tpcc_meta_write(&h, &ld.c_load, o->warehouses, err))
+    if (h.drv->exec(h.c, tpcc_analyze_sql(dg_conn_dialect(&h)), err) ||
+        tpcc_meta_write(&h, &ld.c_load, o->warehouses, err))
         goto out;
     /* The server-side transactions of --mode procedures, where the engine has them. */
-    if ((h.drv->dialect == DG_DIALECT_PGSQL || h.drv->dialect == DG_DIALECT_MYSQL) &&
-        tpcc_procedures_install(&h, err))
+    if (tpcc_proc_dialect(dg_conn_dialect(&h)) && tpcc_procedures_install(&h, err))
         goto out;
     if (h.drv->load_mode && h.drv->load_mode(h.c, 0, err))
         goto out;

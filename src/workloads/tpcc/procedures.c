@@ -173,20 +173,50 @@ static const char install_sql[] =
 
 enum { P_NEW_ORDER, P_PAYMENT, P_ORDER_STATUS, P_DELIVERY, P_STOCK_LEVEL, P_COUNT };
 
-static const struct {
-    const char *sql;
-    int nparams;
-} calls[P_COUNT] = {
-    [P_NEW_ORDER] = {"SELECT dbgauge_new_order(?, ?, ?, ?, ?, ?, ?)", 7},
-    [P_PAYMENT] = {"SELECT dbgauge_payment(?, ?, ?, ?, ?, ?, ?)", 7},
-    [P_ORDER_STATUS] = {"SELECT dbgauge_order_status(?, ?, ?, ?)", 4},
-    [P_DELIVERY] = {"SELECT dbgauge_delivery(?, ?)", 2},
-    [P_STOCK_LEVEL] = {"SELECT dbgauge_stock_level(?, ?, ?)", 3},
+static const int call_nparams[P_COUNT] = {7, 7, 4, 2, 3};
+
+static const char *const pgsql_install[] = {install_sql, NULL};
+
+static const char *const pgsql_calls[P_COUNT] = {
+    "SELECT dbgauge_new_order(?, ?, ?, ?, ?, ?, ?)", "SELECT dbgauge_payment(?, ?, ?, ?, ?, ?, ?)",
+    "SELECT dbgauge_order_status(?, ?, ?, ?)", "SELECT dbgauge_delivery(?, ?)",
+    "SELECT dbgauge_stock_level(?, ?, ?)"};
+
+static const struct tpcc_proc_dialect proc_pgsql = {
+    .install = pgsql_install,
+    .version_fmt = "CREATE OR REPLACE FUNCTION dbgauge_procedures_version() RETURNS int "
+                   "LANGUAGE sql IMMUTABLE AS 'SELECT %d'",
+    .version_query = "SELECT dbgauge_procedures_version()",
+    .calls = pgsql_calls,
+    .iso_sql = {[DG_ISO_READ_COMMITTED] = "SET SESSION CHARACTERISTICS AS TRANSACTION ISOLATION LEVEL READ COMMITTED",
+                [DG_ISO_REPEATABLE_READ] = "SET SESSION CHARACTERISTICS AS TRANSACTION ISOLATION LEVEL REPEATABLE READ",
+                [DG_ISO_SERIALIZABLE] = "SET SESSION CHARACTERISTICS AS TRANSACTION ISOLATION LEVEL SERIALIZABLE"},
 };
+
+/* MySQL/MariaDB: procedures_mysql.c installs its own version marker. */
+static const struct tpcc_proc_dialect proc_mysql = {
+    .install_fn = tpcc_mysql_procedures_install,
+    .version_query = "SELECT dbgauge_procedures_version()",
+    .calls = tpcc_mysql_call_sql,
+    .iso_sql = {[DG_ISO_READ_COMMITTED] = "SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED",
+                [DG_ISO_REPEATABLE_READ] = "SET SESSION TRANSACTION ISOLATION LEVEL REPEATABLE READ",
+                [DG_ISO_SERIALIZABLE] = "SET SESSION TRANSACTION ISOLATION LEVEL SERIALIZABLE"},
+};
+
+const struct tpcc_proc_dialect *tpcc_proc_dialect(enum dg_dialect d)
+{
+    switch (d) {
+    case DG_DIALECT_PGSQL: return &proc_pgsql;
+    case DG_DIALECT_MYSQL: return &proc_mysql;
+    case DG_DIALECT_MSSQL: return &tpcc_proc_mssql;
+    default: return NULL;
+    }
+}
 
 struct tpcc_proc_worker {
     struct dg_conn_h *h;
     const struct tpcc_shared *sh;
+    const struct tpcc_proc_dialect *pd;
     struct dg_stmt *st[P_COUNT];
 };
 
@@ -198,20 +228,19 @@ static int no_procedures(enum dg_dialect d, struct dg_err *err)
                       "--mode procedures is not available for this target yet; use --mode sql");
 }
 
-/* PostgreSQL and MySQL/MariaDB (procedures_mysql.c) have the procedures. */
-static int has_procedures(enum dg_dialect d) { return d == DG_DIALECT_PGSQL || d == DG_DIALECT_MYSQL; }
-
 int tpcc_procedures_install(struct dg_conn_h *h, struct dg_err *err)
 {
-    if (!has_procedures(h->drv->dialect))
-        return no_procedures(h->drv->dialect, err);
-    char version[160];
-    snprintf(version, sizeof version,
-             "CREATE OR REPLACE FUNCTION dbgauge_procedures_version() RETURNS int "
-             "LANGUAGE sql IMMUTABLE AS 'SELECT %d'", PROC_VERSION);
-    if (h->drv->dialect == DG_DIALECT_MYSQL ? tpcc_mysql_procedures_install(h, PROC_VERSION, err)
-                                            : h->drv->exec(h->c, install_sql, err) ||
-                                                  h->drv->exec(h->c, version, err)) {
+    const struct tpcc_proc_dialect *pd = tpcc_proc_dialect(dg_conn_dialect(h));
+    if (!pd)
+        return no_procedures(dg_conn_dialect(h), err);
+    char version[256];
+    snprintf(version, sizeof version, pd->version_fmt, PROC_VERSION);
+    int rc = 0;
+    if (pd->install_fn)
+        rc = pd->install_fn(h, PROC_VERSION, err);
+    for (int i = 0; !pd->install_fn && pd->install[i] && rc == 0; i++)
+        rc = h->drv->exec(h->c, pd->install[i], err);
+    if (rc || (!pd->install_fn && h->drv->exec(h->c, version, err))) {
         if (err->cls != DG_ERR_CONN) {
             char msg[sizeof err->msg];
             snprintf(msg, sizeof msg, "%s", err->msg);
@@ -224,13 +253,14 @@ int tpcc_procedures_install(struct dg_conn_h *h, struct dg_err *err)
 
 int tpcc_procedures_ensure(struct dg_conn_h *h, struct dg_err *err)
 {
-    if (!has_procedures(h->drv->dialect))
-        return no_procedures(h->drv->dialect, err);
+    const struct tpcc_proc_dialect *pd = tpcc_proc_dialect(dg_conn_dialect(h));
+    if (!pd)
+        return no_procedures(dg_conn_dialect(h), err);
     int64_t v = 0;
     struct dg_err ignore;
     dg_err_clear(&ignore);
     /* Absent (an error outside any transaction: harmless) or older: install this version. */
-    if (dg_query_int(h, "SELECT dbgauge_procedures_version()", &v, &ignore) == 0 && v == PROC_VERSION)
+    if (dg_query_int(h, pd->version_query, &v, &ignore) == 0 && v == PROC_VERSION)
         return 0;
     if (ignore.cls == DG_ERR_CONN && v == 0) {
         *err = ignore;
@@ -243,25 +273,15 @@ int tpcc_proc_worker_open(const struct tpcc_shared *sh, struct dg_conn_h *h,
                           struct tpcc_proc_worker **out, struct dg_err *err)
 {
     *out = NULL;
-    if (!has_procedures(h->drv->dialect))
-        return no_procedures(h->drv->dialect, err);
-    int my = h->drv->dialect == DG_DIALECT_MYSQL;
-    /* Each call is its own implicit transaction (one round trip); the isolation level is the
+    const struct tpcc_proc_dialect *pd = tpcc_proc_dialect(dg_conn_dialect(h));
+    if (!pd)
+        return no_procedures(dg_conn_dialect(h), err);
+    /* Each call is its own transaction (one round trip); the isolation level is the
      * session's default, so it applies to every call and to every retry. */
-    static const char *const iso_sql[] = {
-        [DG_ISO_READ_COMMITTED] = "SET SESSION CHARACTERISTICS AS TRANSACTION ISOLATION LEVEL READ COMMITTED",
-        [DG_ISO_REPEATABLE_READ] = "SET SESSION CHARACTERISTICS AS TRANSACTION ISOLATION LEVEL REPEATABLE READ",
-        [DG_ISO_SERIALIZABLE] = "SET SESSION CHARACTERISTICS AS TRANSACTION ISOLATION LEVEL SERIALIZABLE",
-    };
-    static const char *const iso_sql_my[] = {
-        [DG_ISO_READ_COMMITTED] = "SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED",
-        [DG_ISO_REPEATABLE_READ] = "SET SESSION TRANSACTION ISOLATION LEVEL REPEATABLE READ",
-        [DG_ISO_SERIALIZABLE] = "SET SESSION TRANSACTION ISOLATION LEVEL SERIALIZABLE",
-    };
     if (sh->isolation != DG_ISO_DEFAULT) {
-        if ((unsigned)sh->isolation >= sizeof iso_sql / sizeof *iso_sql)
+        if ((unsigned)sh->isolation > DG_ISO_SERIALIZABLE || !pd->iso_sql[sh->isolation])
             return dg_err_set(err, DG_ERR_USER, 0, "unknown isolation level %d", (int)sh->isolation);
-        if (h->drv->exec(h->c, (my ? iso_sql_my : iso_sql)[sh->isolation], err))
+        if (h->drv->exec(h->c, pd->iso_sql[sh->isolation], err))
             return -1;
     }
     struct tpcc_proc_worker *w = calloc(1, sizeof *w);
@@ -269,9 +289,9 @@ int tpcc_proc_worker_open(const struct tpcc_shared *sh, struct dg_conn_h *h,
         return dg_err_set(err, DG_ERR_FATAL, 0, "out of memory");
     w->h = h;
     w->sh = sh;
+    w->pd = pd;
     for (int i = 0; i < P_COUNT; i++)
-        if (h->drv->prepare(h->c, my ? tpcc_mysql_call_sql[i] : calls[i].sql, calls[i].nparams,
-                            &w->st[i], err)) {
+        if (h->drv->prepare(h->c, pd->calls[i], call_nparams[i], &w->st[i], err)) {
             tpcc_proc_worker_close(w);
             return -1;
         }
@@ -320,7 +340,8 @@ static int call(struct tpcc_proc_worker *w, int id, const struct dg_value *p, in
     const struct dg_driver *drv = w->h->drv;
     struct dg_stmt *s = w->st[id];
     if (drv->execute(s, p, err)) {
-        if (id == P_NEW_ORDER && strcmp(err->sqlstate, SQLSTATE_BAD_ITEM) == 0)
+        if (id == P_NEW_ORDER && (w->pd->bad_item_code ? err->code == w->pd->bad_item_code
+                                                        : strcmp(err->sqlstate, SQLSTATE_BAD_ITEM) == 0))
             /* clause 2.4.2.3: "Item number is not valid"; nothing of it remains */
             return dg_err_set(err, DG_ERR_EXPECTED, 0, "item number is not valid");
         return -1;
@@ -328,7 +349,7 @@ static int call(struct tpcc_proc_worker *w, int id, const struct dg_value *p, in
     int rc = drv->next_row(s, err);
     if (rc != 1) {
         if (rc == 0)
-            dg_err_set(err, DG_ERR_FATAL, 0, "no result from: %s", calls[id].sql);
+            dg_err_set(err, DG_ERR_FATAL, 0, "no result from: %s", w->pd->calls[id]);
         return -1;
     }
     if (iv)

@@ -73,45 +73,47 @@ static const char meta_ddl[] =
 static int keys_inline(enum dg_dialect d) { return d == DG_DIALECT_SQLITE || d == DG_DIALECT_MYSQL; }
 
 /* The column list in the dialect's types: MySQL's TIMESTAMP is a 2038-bounded type with
- * implicit defaults, so dates are DATETIME there. */
+ * implicit defaults, so dates are DATETIME there; T-SQL's TIMESTAMP is a row version, so
+ * dates are DATETIME2 there. */
 static void columns_for(enum dg_dialect d, const char *cols, char *out, size_t cap)
 {
+    const char *date = d == DG_DIALECT_MYSQL ? "DATETIME" : d == DG_DIALECT_MSSQL ? "DATETIME2(3)" : NULL;
     size_t o = 0;
-    for (const char *p = cols; *p && o + 9 < cap; p++) {
-        if (d == DG_DIALECT_MYSQL && strncmp(p, "TIMESTAMP", 9) == 0) {
-            memcpy(out + o, "DATETIME", 8);
-            o += 8;
-            p += 8;
+    for (const char *p = cols; *p && o + 16 < cap;) {
+        if (date && strncmp(p, "TIMESTAMP", 9) == 0) {
+            o += (size_t)snprintf(out + o, cap - o, "%s", date);
+            p += 9;
         } else {
-            out[o++] = *p;
+            out[o++] = *p++;
         }
     }
     out[o] = '\0';
 }
 
+int tpcc_schema_sql(enum dg_dialect d, int i, char *out, size_t cap)
+{
+    if (i < 0 || i > (int)NTABLES)
+        return -1;
+    if (i == (int)NTABLES)
+        return snprintf(out, cap, "%s", meta_ddl);
+    const struct table_def *t = &tables[i];
+    char cols[1536];
+    const char *suffix = d == DG_DIALECT_SQLITE ? " WITHOUT ROWID" : d == DG_DIALECT_MYSQL ? " ENGINE=InnoDB" : "";
+    columns_for(d, t->columns, cols, sizeof cols);
+    if (keys_inline(d) && t->key) /* rows arrive in key order */
+        return snprintf(out, cap, "CREATE TABLE %s (%s, PRIMARY KEY (%s))%s", t->name, cols, t->key, suffix);
+    if (t->fillfactor && d == DG_DIALECT_PGSQL)
+        return snprintf(out, cap, "CREATE TABLE %s (%s) WITH (fillfactor = %d)", t->name, cols, t->fillfactor);
+    return snprintf(out, cap, "CREATE TABLE %s (%s)%s", t->name, cols, d == DG_DIALECT_MYSQL ? suffix : "");
+}
+
 int tpcc_schema_create(struct dg_conn_h *h, struct dg_err *err)
 {
-    char sql[2048], cols[1536];
-    enum dg_dialect d = h->drv->dialect;
-    const char *suffix = d == DG_DIALECT_SQLITE ? " WITHOUT ROWID"
-                         : d == DG_DIALECT_MYSQL ? " ENGINE=InnoDB"
-                                                 : "";
-    for (size_t i = 0; i < NTABLES; i++) {
-        const struct table_def *t = &tables[i];
-        columns_for(d, t->columns, cols, sizeof cols);
-        if (keys_inline(d) && t->key)
-            snprintf(sql, sizeof sql, "CREATE TABLE %s (%s, PRIMARY KEY (%s))%s", t->name, cols,
-                     t->key, suffix);
-        else if (t->fillfactor && d == DG_DIALECT_PGSQL)
-            snprintf(sql, sizeof sql, "CREATE TABLE %s (%s) WITH (fillfactor = %d)", t->name, cols,
-                     t->fillfactor);
-        else
-            snprintf(sql, sizeof sql, "CREATE TABLE %s (%s)%s", t->name, cols,
-                     d == DG_DIALECT_MYSQL ? suffix : "");
+    char sql[2048];
+    for (int i = 0; tpcc_schema_sql(dg_conn_dialect(h), i, sql, sizeof sql) >= 0; i++)
         if (h->drv->exec(h->c, sql, err))
             return -1;
-    }
-    return h->drv->exec(h->c, meta_ddl, err);
+    return 0;
 }
 
 int tpcc_schema_drop(struct dg_conn_h *h, struct dg_err *err)
@@ -146,9 +148,33 @@ static const char *const pgsql_indexes[] = {
     NULL,
 };
 
+/* SQL Server: clustered primary keys (the table is stored in key order), named. */
+static const char *const mssql_indexes[] = {
+    "ALTER TABLE warehouse ADD CONSTRAINT warehouse_pk PRIMARY KEY CLUSTERED (w_id)",
+    "ALTER TABLE district ADD CONSTRAINT district_pk PRIMARY KEY CLUSTERED (d_w_id, d_id)",
+    "ALTER TABLE customer ADD CONSTRAINT customer_pk PRIMARY KEY CLUSTERED (c_w_id, c_d_id, c_id)",
+    "ALTER TABLE new_order ADD CONSTRAINT new_order_pk PRIMARY KEY CLUSTERED (no_w_id, no_d_id, no_o_id)",
+    "ALTER TABLE orders ADD CONSTRAINT orders_pk PRIMARY KEY CLUSTERED (o_w_id, o_d_id, o_id)",
+    "ALTER TABLE order_line ADD CONSTRAINT order_line_pk PRIMARY KEY CLUSTERED "
+    "(ol_w_id, ol_d_id, ol_o_id, ol_number)",
+    "ALTER TABLE item ADD CONSTRAINT item_pk PRIMARY KEY CLUSTERED (i_id)",
+    "ALTER TABLE stock ADD CONSTRAINT stock_pk PRIMARY KEY CLUSTERED (s_w_id, s_i_id)",
+    "CREATE NONCLUSTERED INDEX customer_name ON customer (c_w_id, c_d_id, c_last, c_first)",
+    "CREATE NONCLUSTERED INDEX orders_customer ON orders (o_w_id, o_d_id, o_c_id, o_id)",
+    NULL,
+};
+
 const char *const *tpcc_schema_index_sql(enum dg_dialect d)
 {
-    return keys_inline(d) ? sqlite_indexes : pgsql_indexes;
+    return keys_inline(d) ? sqlite_indexes : d == DG_DIALECT_MSSQL ? mssql_indexes : pgsql_indexes;
+}
+
+const char *tpcc_analyze_sql(enum dg_dialect d)
+{
+    if (d == DG_DIALECT_MYSQL)
+        return "ANALYZE TABLE warehouse, district, customer, history, new_order, orders, order_line, "
+               "item, stock";
+    return d == DG_DIALECT_MSSQL ? "EXEC sp_updatestats" : "ANALYZE";
 }
 
 int tpcc_meta_write(struct dg_conn_h *h, const struct tpcc_nurand *c, int warehouses,
@@ -185,7 +211,11 @@ int tpcc_schema_probe(struct dg_conn_h *h, int *warehouses, struct dg_err *err)
     char sql[128];
     for (size_t i = 0; i < NTABLES; i++) {
         int64_t n;
-        snprintf(sql, sizeof sql, "SELECT COUNT(*) FROM (SELECT 1 FROM %s LIMIT 1) t", tables[i].name);
+        if (dg_conn_dialect(h) == DG_DIALECT_MSSQL)
+            snprintf(sql, sizeof sql, "SELECT COUNT(*) FROM (SELECT TOP (1) 1 AS one FROM %s) t",
+                     tables[i].name);
+        else
+            snprintf(sql, sizeof sql, "SELECT COUNT(*) FROM (SELECT 1 FROM %s LIMIT 1) t", tables[i].name);
         if (dg_query_int(h, sql, &n, err)) {
             if (err->cls != DG_ERR_CONN) {
                 char msg[sizeof err->msg];

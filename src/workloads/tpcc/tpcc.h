@@ -4,6 +4,7 @@
 #ifndef DG_TPCC_H
 #define DG_TPCC_H
 
+#include <stdio.h>
 #include <stdint.h>
 
 #include "core/driver.h"
@@ -66,6 +67,12 @@ int tpcc_schema_create(struct dg_conn_h *h, struct dg_err *err);
 int tpcc_schema_drop(struct dg_conn_h *h, struct dg_err *err);
 /* Statements that build keys and indexes after the data, NULL-terminated. */
 const char *const *tpcc_schema_index_sql(enum dg_dialect d);
+/* CREATE TABLE i (0.., the last is dbgauge_tpcc_meta) of dialect d into out; -1 past the end. */
+int tpcc_schema_sql(enum dg_dialect d, int i, char *out, size_t cap);
+/* dialect.c: prints every SQL text of dialect d, for review (dbgauge tpcc sql, tests/golden). */
+int tpcc_dump_sql(enum dg_dialect d, FILE *out);
+/* The statement that refreshes the optimizer's statistics after a load. */
+const char *tpcc_analyze_sql(enum dg_dialect d);
 int tpcc_meta_write(struct dg_conn_h *h, const struct tpcc_nurand *c_load, int warehouses,
                     struct dg_err *err);
 /* Reads the load-time constants; returns 1 if found, 0 if the table is absent (other kit). */

@@ -23,6 +23,11 @@ struct tpcc_no_input {
     int i_id[15], supply_w[15], qty[15];
 };
 
+/* dialect.c: in (written with "%L" for the row lock, LIMIT 1, RETURNING) in dialect d. */
+int tpcc_dialect_sql(enum dg_dialect d, const char *in, char *out, size_t cap);
+/* txn.c: statement i (0.. until it returns -1) of the SQL mode, in dialect d. */
+int tpcc_txn_sql(enum dg_dialect d, int i, char *out, size_t cap);
+
 struct tpcc_worker;
 int tpcc_sql_worker_open(const struct tpcc_shared *sh, struct dg_conn_h *h, struct tpcc_worker **out,
                          struct dg_err *err);
@@ -38,6 +43,23 @@ int tpcc_proc_run(struct tpcc_proc_worker *w, struct tpcc_term *t, int type, str
  * and their CALL texts, in the order New-Order, Payment, Order-Status, Delivery, Stock-Level. */
 int tpcc_mysql_procedures_install(struct dg_conn_h *h, int version, struct dg_err *err);
 extern const char *const tpcc_mysql_call_sql[5];
+/* What differs per engine in procedures mode: the texts that install the five transactions
+ * (each one statement batch), the version marker, the five calls (New-Order, Payment,
+ * Order-Status, Delivery, Stock-Level; parameters as procedures.c binds them), the session's
+ * isolation statements, and the native code of New-Order's unused item (0: by SQLSTATE). */
+struct tpcc_proc_dialect {
+    const char *const *install;
+    /* Instead of install and version_fmt: installs everything, the version marker included. */
+    int (*install_fn)(struct dg_conn_h *h, int version, struct dg_err *err);
+    const char *version_fmt; /* printf with the version number */
+    const char *version_query;
+    const char *const *calls; /* 5 */
+    const char *iso_sql[DG_ISO_SERIALIZABLE + 1];
+    int bad_item_code;
+};
+extern const struct tpcc_proc_dialect tpcc_proc_mssql;
+/* The procedures of dialect d, NULL where the engine has none here. */
+const struct tpcc_proc_dialect *tpcc_proc_dialect(enum dg_dialect d);
 
 /* Payment's (2.5.1) and Order-Status's (2.6.1) inputs. c_last_len > 0: select the customer
  * by the last name in c_last (c_id is then 0); otherwise by c_id. */

@@ -111,25 +111,14 @@ static const struct {
 
 static int has_returning(enum dg_dialect d) { return d != DG_DIALECT_MYSQL; }
 
-static const char *lock_clause(enum dg_dialect d)
+int tpcc_txn_sql(enum dg_dialect d, int i, char *out, size_t cap)
 {
-    return d == DG_DIALECT_SQLITE ? "" : " FOR UPDATE";
-}
-
-/* Expands %L in a statement text. */
-static void expand(const char *in, const char *lock, char *out, size_t cap)
-{
-    size_t o = 0;
-    for (const char *p = in; *p && o + 1 < cap; p++) {
-        if (p[0] == '%' && p[1] == 'L') {
-            for (const char *l = lock; *l && o + 1 < cap; l++)
-                out[o++] = *l;
-            p++;
-        } else {
-            out[o++] = *p;
-        }
-    }
-    out[o] = '\0';
+    char tmp[1024];
+    if (i < 0 || i >= S_COUNT + TPCC_DISTRICTS)
+        return -1;
+    if (i >= S_COUNT)
+        snprintf(tmp, sizeof tmp, stock_sql, i - S_COUNT + 1, "%L");
+    return tpcc_dialect_sql(d, i < S_COUNT ? stmt_defs[i].sql : tmp, out, cap);
 }
 
 int tpcc_sql_worker_open(const struct tpcc_shared *sh, struct dg_conn_h *h, struct tpcc_worker **out,
@@ -140,25 +129,23 @@ int tpcc_sql_worker_open(const struct tpcc_shared *sh, struct dg_conn_h *h, stru
         return dg_err_set(err, DG_ERR_FATAL, 0, "out of memory");
     w->h = h;
     w->sh = sh;
-    const char *lock = lock_clause(h->drv->dialect);
     char sql[1024];
-    int returning = has_returning(h->drv->dialect);
-    for (int i = 0; i < S_COUNT; i++) {
-        expand(stmt_defs[i].sql, lock, sql, sizeof sql);
+    int returning = has_returning(dg_conn_dialect(h));
+    for (int i = 0; i < S_COUNT + TPCC_DISTRICTS; i++) {
+        struct dg_stmt **st = i < S_COUNT ? &w->st[i] : &w->stock[i - S_COUNT];
+        if (tpcc_txn_sql(dg_conn_dialect(h), i, sql, sizeof sql) < 0) {
+            dg_err_set(err, DG_ERR_FATAL, 0, "TPC-C statement %d does not fit its dialect", i);
+            goto fail;
+        }
         char *r = returning ? NULL : strstr(sql, " RETURNING ");
         if (r)
             *r = '\0';
-        if (h->drv->prepare(h->c, sql, stmt_defs[i].nparams, &w->st[i], err))
+        if (h->drv->prepare(h->c, sql, i < S_COUNT ? stmt_defs[i].nparams : 2, st, err))
             goto fail;
     }
     for (size_t i = 0; !returning && i < sizeof returning_sql / sizeof *returning_sql; i++) {
         int id = returning_sql[i].id;
         if (h->drv->prepare(h->c, returning_sql[i].sql, stmt_defs[id].nparams, &w->ret[id], err))
-            goto fail;
-    }
-    for (int d = 0; d < TPCC_DISTRICTS; d++) {
-        snprintf(sql, sizeof sql, stock_sql, d + 1, lock);
-        if (h->drv->prepare(h->c, sql, 2, &w->stock[d], err))
             goto fail;
     }
     *out = w;

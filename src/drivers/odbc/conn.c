@@ -1,0 +1,402 @@
+/* conn.c — the ODBC driver (unixODBC): connection strings (DSN= or DSN-less Driver=...),
+ * the dialect from SQL_DBMS_NAME, diagnostics classified by SQLSTATE, transactions, server
+ * facts, the memory knob per engine, and the driver table. Never prints a connection string:
+ * it may hold PWD=; the target's redacted copy is what others show. */
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "drivers/odbc/internal.h"
+
+static int ok(SQLRETURN rc) { return rc == SQL_SUCCESS || rc == SQL_SUCCESS_WITH_INFO; }
+
+/* The class of one diagnostic record. */
+static enum dg_err_class classify(const char *state, SQLINTEGER native, const char *msg,
+                                  enum dg_dialect d)
+{
+    if (!strcmp(state, "40001") || !strcmp(state, "40P01"))
+        return DG_ERR_RETRY;
+    if (d == DG_DIALECT_MYSQL && (native == 1213 || native == 1205))
+        return DG_ERR_RETRY;
+    if (d == DG_DIALECT_MSSQL && (native == 1205 || native == 1222))
+        return DG_ERR_RETRY;
+    if (strstr(msg, "database is locked") || strstr(msg, "database table is locked"))
+        return DG_ERR_RETRY;
+    if (!strncmp(state, "08", 2) || !strcmp(state, "57P01") || !strcmp(state, "HYT01"))
+        return DG_ERR_CONN;
+    if (!strncmp(state, "23", 2) || strstr(msg, "constraint failed") || strstr(msg, "UNIQUE constraint"))
+        return DG_ERR_FATAL;
+    if (!strncmp(state, "42", 2) || !strcmp(state, "HY000") || !strncmp(state, "3D", 2) ||
+        !strncmp(state, "28", 2) || !strncmp(state, "IM", 2) || !strcmp(state, "37000") ||
+        !strcmp(state, "07002") || !strcmp(state, "07009"))
+        return DG_ERR_USER;
+    return DG_ERR_FATAL;
+}
+
+int dg_odbc_fail(struct dg_conn *c, SQLSMALLINT type, SQLHANDLE h, const char *what, struct dg_err *err)
+{
+    SQLCHAR state[6] = "", msg[400] = "";
+    SQLINTEGER native = 0;
+    SQLSMALLINT len = 0;
+    SQLRETURN rc = SQLGetDiagRec(type, h, 1, state, &native, msg, sizeof msg, &len);
+    if (!ok(rc)) {
+        snprintf((char *)state, sizeof state, "HY000");
+        snprintf((char *)msg, sizeof msg, "no diagnostic record");
+    }
+    /* Drivers prefix messages with [vendor][driver]: keep them, they name the layer. */
+    enum dg_dialect d = c ? c->dialect : DG_DIALECT_NONE;
+    enum dg_err_class cls = classify((const char *)state, native, (const char *)msg, d);
+    /* psqlodbc reports a dead socket as a general error naming the connection. */
+    if (cls == DG_ERR_USER && strstr((const char *)msg, "connection") &&
+        (strstr((const char *)msg, "dead") || strstr((const char *)msg, "closed") ||
+         strstr((const char *)msg, "terminat") || strstr((const char *)msg, "lost")))
+        cls = DG_ERR_CONN;
+    if (c && c->in_txn)
+        c->txn_failed = 1;
+    dg_err_set(err, cls, (int)native, "%s: %s (SQLSTATE %s)", what, (const char *)msg, (const char *)state);
+    if (err)
+        snprintf(err->sqlstate, sizeof err->sqlstate, "%s", (const char *)state);
+    return -1;
+}
+
+int dg_odbc_exec(struct dg_conn *c, const char *sql, struct dg_err *err)
+{
+    SQLRETURN rc = SQLExecDirect(c->scratch, (SQLCHAR *)sql, SQL_NTS);
+    int r = 0;
+    if (!ok(rc) && rc != SQL_NO_DATA)
+        r = dg_odbc_fail(c, SQL_HANDLE_STMT, c->scratch, "exec", err);
+    /* Later statements of a batch report their errors here. */
+    while (r == 0 && (rc = SQLMoreResults(c->scratch)) != SQL_NO_DATA)
+        if (!ok(rc))
+            r = dg_odbc_fail(c, SQL_HANDLE_STMT, c->scratch, "exec", err);
+    SQLFreeStmt(c->scratch, SQL_CLOSE);
+    return r;
+}
+
+static int has_key(const char *s, const char *key)
+{
+    size_t n = strlen(key);
+    for (const char *p = s; *p;) {
+        while (*p == ' ' || *p == ';')
+            p++;
+        if (!strncasecmp(p, key, n) && (p[n] == '=' || p[n] == ' '))
+            return 1;
+        /* skip this pair, braced values may hold ';' */
+        const char *eq = strchr(p, '=');
+        if (!eq)
+            break;
+        p = eq + 1;
+        if (*p == '{') {
+            for (p++; *p && !(p[0] == '}' && p[1] != '}'); p += p[0] == '}' ? 2 : 1) {
+            }
+        }
+        p += strcspn(p, ";");
+    }
+    return 0;
+}
+
+/* The connection string: the target after "odbc:", plus PWD from DG_ODBC_PASSWORD when the
+ * string has none (braced, '}' doubled, so any character may be in it). */
+static int conn_string(const char *url, char *out, size_t cap, struct dg_err *err)
+{
+    const char *s = url + strlen("odbc:");
+    if (!*s)
+        return dg_err_set(err, DG_ERR_USER, 0,
+                          "target 'odbc:' is empty: expected odbc:DSN=NAME;... or odbc:Driver=...;Server=...");
+    if (!strchr(s, '='))
+        return dg_err_set(err, DG_ERR_USER, 0,
+                          "target 'odbc:%.60s' is not a connection string (KEY=VALUE;...), e.g. odbc:DSN=NAME", s);
+    size_t n = (size_t)snprintf(out, cap, "%s", s);
+    if (n + 2 >= cap)
+        return dg_err_set(err, DG_ERR_USER, 0, "target: the ODBC connection string is too long");
+    const char *pw = getenv("DG_ODBC_PASSWORD");
+    if (pw && *pw && !has_key(s, "PWD") && !has_key(s, "Password")) {
+        n += (size_t)snprintf(out + n, cap - n, "%sPWD={", n && out[n - 1] != ';' ? ";" : "");
+        for (const char *p = pw; *p && n + 3 < cap; p++) {
+            out[n++] = *p;
+            if (*p == '}')
+                out[n++] = '}';
+        }
+        if (n + 2 < cap) {
+            out[n++] = '}';
+            out[n] = '\0';
+        }
+    }
+    if (n + 2 >= cap)
+        return dg_err_set(err, DG_ERR_USER, 0, "target: the ODBC connection string is too long");
+    return 0;
+}
+
+static enum dg_dialect dialect_of(const char *dbms)
+{
+    if (strcasestr(dbms, "postgres"))
+        return DG_DIALECT_PGSQL;
+    if (strcasestr(dbms, "mysql") || strcasestr(dbms, "mariadb"))
+        return DG_DIALECT_MYSQL;
+    if (strcasestr(dbms, "sqlite"))
+        return DG_DIALECT_SQLITE;
+    if (strcasestr(dbms, "sql server"))
+        return DG_DIALECT_MSSQL;
+    return DG_DIALECT_NONE;
+}
+
+static void odbc_disconnect(struct dg_conn *c)
+{
+    while (c->stmts)
+        dg_odbc_finalize(c->stmts);
+    if (c->scratch)
+        SQLFreeHandle(SQL_HANDLE_STMT, c->scratch);
+    if (c->dbc) {
+        if (c->in_txn && !c->sql_txn)
+            SQLEndTran(SQL_HANDLE_DBC, c->dbc, SQL_ROLLBACK);
+        SQLDisconnect(c->dbc);
+        SQLFreeHandle(SQL_HANDLE_DBC, c->dbc);
+    }
+    if (c->env)
+        SQLFreeHandle(SQL_HANDLE_ENV, c->env);
+    free(c);
+}
+
+static void info_str(struct dg_conn *c, SQLUSMALLINT what, char *out, size_t cap)
+{
+    SQLSMALLINT len = 0;
+    if (!ok(SQLGetInfo(c->dbc, what, out, (SQLSMALLINT)cap, &len)))
+        out[0] = '\0';
+}
+
+static int odbc_connect(const char *url, const struct dg_connect_opts *opts, struct dg_conn **out,
+                        struct dg_err *err)
+{
+    (void)opts;
+    char cs[1280];
+    if (conn_string(url, cs, sizeof cs, err))
+        return -1;
+    struct dg_conn *c = calloc(1, sizeof *c);
+    if (!c)
+        return dg_err_set(err, DG_ERR_FATAL, 0, "out of memory");
+    if (!ok(SQLAllocHandle(SQL_HANDLE_ENV, SQL_NULL_HANDLE, &c->env)) ||
+        !ok(SQLSetEnvAttr(c->env, SQL_ATTR_ODBC_VERSION, (SQLPOINTER)SQL_OV_ODBC3, 0)) ||
+        !ok(SQLAllocHandle(SQL_HANDLE_DBC, c->env, &c->dbc))) {
+        dg_err_set(err, DG_ERR_FATAL, 0, "ODBC: cannot allocate the environment (unixODBC)");
+        goto fail;
+    }
+    SQLRETURN rc = SQLDriverConnect(c->dbc, NULL, (SQLCHAR *)cs, SQL_NTS, NULL, 0, NULL, SQL_DRIVER_NOPROMPT);
+    memset(cs, 0, sizeof cs);
+    if (!ok(rc)) {
+        dg_odbc_fail(NULL, SQL_HANDLE_DBC, c->dbc, "ODBC connect", err);
+        /* A target that does not connect is the user's to fix (driver, server, password). */
+        err->cls = DG_ERR_USER;
+        const char *pw = getenv("DG_ODBC_PASSWORD");
+        if (pw && strlen(pw) >= 3 && strstr(err->msg, pw))
+            snprintf(err->msg, sizeof err->msg, "ODBC connect failed (SQLSTATE %s)", err->sqlstate);
+        SQLFreeHandle(SQL_HANDLE_DBC, c->dbc);
+        c->dbc = NULL;
+        goto fail;
+    }
+    if (!ok(SQLAllocHandle(SQL_HANDLE_STMT, c->dbc, &c->scratch))) {
+        dg_odbc_fail(c, SQL_HANDLE_DBC, c->dbc, "ODBC statement handle", err);
+        goto fail;
+    }
+    info_str(c, SQL_DBMS_NAME, c->dbms, sizeof c->dbms);
+    info_str(c, SQL_DBMS_VER, c->dbms_ver, sizeof c->dbms_ver);
+    info_str(c, SQL_DRIVER_NAME, c->driver, sizeof c->driver);
+    info_str(c, SQL_DRIVER_VER, c->driver_ver, sizeof c->driver_ver);
+    c->dialect = dialect_of(c->dbms);
+    if (c->dialect == DG_DIALECT_NONE) {
+        dg_err_set(err, DG_ERR_USER, 0,
+                   "ODBC: the server calls itself '%s'; dbgauge speaks PostgreSQL, MySQL/MariaDB, "
+                   "SQLite and Microsoft SQL Server", c->dbms);
+        goto fail;
+    }
+    /* SQLite's ODBC driver begins its own deferred transactions; BEGIN IMMEDIATE as text
+     * takes the write lock up front as the native driver does. */
+    c->sql_txn = c->dialect == DG_DIALECT_SQLITE;
+    *out = c;
+    return 0;
+fail:
+    odbc_disconnect(c);
+    return -1;
+}
+
+static enum dg_dialect odbc_conn_dialect(struct dg_conn *c) { return c->dialect; }
+
+static int odbc_exec(struct dg_conn *c, const char *sql, struct dg_err *err)
+{
+    return dg_odbc_exec(c, sql, err);
+}
+
+static SQLULEN iso_attr(enum dg_isolation iso)
+{
+    switch (iso) {
+    case DG_ISO_READ_COMMITTED: return SQL_TXN_READ_COMMITTED;
+    case DG_ISO_REPEATABLE_READ: return SQL_TXN_REPEATABLE_READ;
+    case DG_ISO_SERIALIZABLE: return SQL_TXN_SERIALIZABLE;
+    default: return 0;
+    }
+}
+
+int dg_odbc_begin(struct dg_conn *c, enum dg_isolation iso, int write, struct dg_err *err)
+{
+    c->txn_failed = 0;
+    if (c->sql_txn) { /* SQLite: serializable always */
+        if (dg_odbc_exec(c, write ? "BEGIN IMMEDIATE" : "BEGIN", err))
+            return -1;
+        c->in_txn = 1;
+        return 0;
+    }
+    SQLULEN want = iso_attr(iso);
+    if (want && want != c->iso_now) {
+        if (!ok(SQLSetConnectAttr(c->dbc, SQL_ATTR_TXN_ISOLATION, (SQLPOINTER)want, 0)))
+            return dg_odbc_fail(c, SQL_HANDLE_DBC, c->dbc, "set isolation", err);
+        c->iso_now = want;
+    }
+    if (!ok(SQLSetConnectAttr(c->dbc, SQL_ATTR_AUTOCOMMIT, (SQLPOINTER)SQL_AUTOCOMMIT_OFF, 0)))
+        return dg_odbc_fail(c, SQL_HANDLE_DBC, c->dbc, "autocommit off", err);
+    c->in_txn = 1;
+    return 0;
+}
+
+/* Ends the open transaction; back to autocommit. */
+static int end_txn(struct dg_conn *c, SQLSMALLINT how, struct dg_err *err)
+{
+    int r = 0;
+    if (c->sql_txn) {
+        r = dg_odbc_exec(c, how == SQL_COMMIT ? "COMMIT" : "ROLLBACK", err);
+        if (r && how == SQL_COMMIT) {
+            struct dg_err ignore;
+            dg_odbc_exec(c, "ROLLBACK", &ignore);
+        }
+        c->in_txn = 0;
+        return r;
+    }
+    if (!ok(SQLEndTran(SQL_HANDLE_DBC, c->dbc, how)))
+        r = dg_odbc_fail(c, SQL_HANDLE_DBC, c->dbc, how == SQL_COMMIT ? "commit" : "rollback", err);
+    c->in_txn = 0;
+    if (!ok(SQLSetConnectAttr(c->dbc, SQL_ATTR_AUTOCOMMIT, (SQLPOINTER)SQL_AUTOCOMMIT_ON, 0)) && r == 0)
+        r = dg_odbc_fail(c, SQL_HANDLE_DBC, c->dbc, "autocommit on", err);
+    return r;
+}
+
+int dg_odbc_commit(struct dg_conn *c, struct dg_err *err)
+{
+    if (!c->in_txn)
+        return 0;
+    /* PostgreSQL turns COMMIT of an aborted transaction into a rollback without an error;
+     * the work is lost, so say so. */
+    if (c->txn_failed && c->dialect == DG_DIALECT_PGSQL) {
+        struct dg_err ignore;
+        end_txn(c, SQL_ROLLBACK, &ignore);
+        return dg_err_set(err, DG_ERR_FATAL, 0,
+                          "commit: the transaction had failed earlier and was rolled back");
+    }
+    return end_txn(c, SQL_COMMIT, err);
+}
+
+int dg_odbc_rollback(struct dg_conn *c, struct dg_err *err)
+{
+    if (!c->in_txn)
+        return 0;
+    return end_txn(c, SQL_ROLLBACK, err);
+}
+
+static int odbc_begin(struct dg_conn *c, enum dg_isolation iso, int write, struct dg_err *err)
+{
+    return dg_odbc_begin(c, iso, write, err);
+}
+static int odbc_commit(struct dg_conn *c, struct dg_err *err) { return dg_odbc_commit(c, err); }
+static int odbc_rollback(struct dg_conn *c, struct dg_err *err) { return dg_odbc_rollback(c, err); }
+
+static const char *dialect_name(enum dg_dialect d)
+{
+    switch (d) {
+    case DG_DIALECT_PGSQL: return "pgsql";
+    case DG_DIALECT_MYSQL: return "mysql";
+    case DG_DIALECT_SQLITE: return "sqlite";
+    case DG_DIALECT_MSSQL: return "mssql";
+    default: return "none";
+    }
+}
+
+static int odbc_server_info(struct dg_conn *c, struct dg_server_info *info, struct dg_err *err)
+{
+    (void)err;
+    memset(info, 0, sizeof *info);
+    snprintf(info->engine, sizeof info->engine, "%s", c->dbms);
+    for (char *p = info->engine; *p; p++)
+        *p = (char)tolower((unsigned char)*p);
+    snprintf(info->version, sizeof info->version, "%s", c->dbms_ver);
+    dg_server_info_add(info, "odbc_driver", c->driver);
+    dg_server_info_add(info, "odbc_driver_version", c->driver_ver);
+    dg_server_info_add(info, "dialect", dialect_name(c->dialect));
+    return 0;
+}
+
+static int odbc_set_memory(struct dg_conn *c, uint64_t bytes, struct dg_err *err)
+{
+    char sql[256];
+    unsigned long long kb = (unsigned long long)((bytes + 1023) / 1024);
+    switch (c->dialect) {
+    case DG_DIALECT_PGSQL: /* takes effect at the next server restart, the caller's to do */
+        snprintf(sql, sizeof sql, "ALTER SYSTEM SET shared_buffers = '%llukB'", kb);
+        break;
+    case DG_DIALECT_MYSQL:
+        snprintf(sql, sizeof sql, "SET GLOBAL innodb_buffer_pool_size = %llu", (unsigned long long)bytes);
+        break;
+    case DG_DIALECT_SQLITE: snprintf(sql, sizeof sql, "PRAGMA cache_size=-%llu", kb); break;
+    case DG_DIALECT_MSSQL:
+        snprintf(sql, sizeof sql,
+                 "EXEC sp_configure 'show advanced options', 1; RECONFIGURE; "
+                 "EXEC sp_configure 'max server memory (MB)', %llu; RECONFIGURE",
+                 (unsigned long long)((bytes + (1u << 20) - 1) >> 20));
+        break;
+    default: return dg_err_set(err, DG_ERR_USER, 0, "ODBC: no memory knob for '%s'", c->dbms);
+    }
+    return dg_odbc_exec(c, sql, err);
+}
+
+static int odbc_load_mode(struct dg_conn *c, int on, struct dg_err *err)
+{
+    switch (c->dialect) {
+    case DG_DIALECT_PGSQL:
+        return dg_odbc_exec(c, on ? "SET synchronous_commit = off" : "RESET synchronous_commit", err);
+    case DG_DIALECT_SQLITE:
+        return dg_odbc_exec(c, on ? "PRAGMA synchronous=OFF" : "PRAGMA synchronous=NORMAL", err);
+    default: return 0;
+    }
+}
+
+static const char *const schemes[] = {"odbc", NULL};
+
+const struct dg_driver dg_driver_odbc = {
+    .abi = DG_DRIVER_ABI,
+    .name = "odbc",
+    .schemes = schemes,
+    .dialect = DG_DIALECT_NONE, /* per connection: conn_dialect */
+    .caps = DG_CAP_PREPARE | DG_CAP_BULK | DG_CAP_MEMORY,
+    .connect = odbc_connect,
+    .disconnect = odbc_disconnect,
+    .exec = odbc_exec,
+    .prepare = dg_odbc_prepare,
+    .finalize = dg_odbc_finalize,
+    .execute = dg_odbc_execute,
+    .next_row = dg_odbc_next_row,
+    .reset = dg_odbc_reset,
+    .changes = dg_odbc_changes,
+    .ncols = dg_odbc_ncols,
+    .col_is_null = dg_odbc_col_is_null,
+    .col_int = dg_odbc_col_int,
+    .col_double = dg_odbc_col_double,
+    .col_text = dg_odbc_col_text,
+    .begin = odbc_begin,
+    .commit = odbc_commit,
+    .rollback = odbc_rollback,
+    .bulk_begin = dg_odbc_bulk_begin,
+    .bulk_row = dg_odbc_bulk_row,
+    .bulk_end = dg_odbc_bulk_end,
+    .server_info = odbc_server_info,
+    .set_memory = odbc_set_memory,
+    .load_mode = odbc_load_mode,
+    .conn_dialect = odbc_conn_dialect,
+};

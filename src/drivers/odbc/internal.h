@@ -1,0 +1,91 @@
+/* internal.h — what the files of the ODBC driver share: the connection, statement and bulk
+ * records and the diagnostics helper. Included only by the .c files of src/drivers/odbc;
+ * nothing outside this folder may include sql.h. */
+#ifndef DG_ODBC_INTERNAL_H
+#define DG_ODBC_INTERNAL_H
+
+#include <sql.h>
+#include <sqlext.h>
+
+#include "core/driver.h"
+
+struct dg_conn {
+    SQLHENV env;
+    SQLHDBC dbc;
+    SQLHSTMT scratch; /* for exec and small queries */
+    enum dg_dialect dialect;
+    char dbms[64], dbms_ver[64], driver[64], driver_ver[32];
+    struct dg_stmt *stmts; /* every prepared statement, for disconnect */
+    int in_txn;            /* autocommit is off (or BEGIN sent, SQLite) */
+    int txn_failed;        /* a statement failed inside the open transaction */
+    int sql_txn;           /* SQLite: the transaction is BEGIN/COMMIT text, autocommit stays on */
+    SQLULEN iso_now;       /* isolation last set on the connection, 0 = driver default */
+};
+
+/* One column of the current row, read with SQLGetData. The buffer is the statement's and
+ * grows to the largest value seen (no allocation per row once warm). */
+struct odbc_col {
+    SQLSMALLINT type; /* SQL type as described */
+    SQLSMALLINT ctype; /* SQL_C_SBIGINT, SQL_C_DOUBLE or SQL_C_CHAR */
+    int is_null;
+    int64_t i;
+    double d;
+    char *buf;
+    size_t cap, len; /* text in buf (ctype SQL_C_CHAR, or formatted on demand: has_text) */
+    int has_text;
+};
+
+struct odbc_param {
+    enum dg_type bound; /* what is bound now; rebinding only when it changes */
+    const void *ptr;
+    SQLLEN ind;
+    int64_t i;
+    double d;
+    char dec[32];
+};
+
+struct dg_stmt {
+    struct dg_conn *conn;
+    SQLHSTMT h;
+    struct dg_stmt *next;
+    int nparams;
+    struct odbc_param *params;
+    int ncols; /* of the current result; -1 until described */
+    struct odbc_col *cols;
+    int open;  /* a cursor is open */
+    int64_t changes;
+};
+
+/* Fills err from the diagnostics of handle (type SQL_HANDLE_*), classifying by SQLSTATE,
+ * native code and message; marks the open transaction failed. Returns -1. */
+int dg_odbc_fail(struct dg_conn *c, SQLSMALLINT type, SQLHANDLE h, const char *what, struct dg_err *err);
+/* Runs one SQL text (possibly several statements) on the scratch handle, draining results. */
+int dg_odbc_exec(struct dg_conn *c, const char *sql, struct dg_err *err);
+/* Transactions: autocommit off + SQLEndTran (SQLite: BEGIN IMMEDIATE / COMMIT as text). */
+int dg_odbc_begin(struct dg_conn *c, enum dg_isolation iso, int write, struct dg_err *err);
+int dg_odbc_commit(struct dg_conn *c, struct dg_err *err);
+int dg_odbc_rollback(struct dg_conn *c, struct dg_err *err);
+
+/* stmt.c */
+int dg_odbc_prepare(struct dg_conn *c, const char *sql, int nparams, struct dg_stmt **out,
+                    struct dg_err *err);
+void dg_odbc_finalize(struct dg_stmt *s);
+int dg_odbc_execute(struct dg_stmt *s, const struct dg_value *params, struct dg_err *err);
+int dg_odbc_next_row(struct dg_stmt *s, struct dg_err *err);
+void dg_odbc_reset(struct dg_stmt *s);
+int64_t dg_odbc_changes(struct dg_stmt *s);
+int dg_odbc_ncols(struct dg_stmt *s);
+int dg_odbc_col_is_null(struct dg_stmt *s, int i);
+int64_t dg_odbc_col_int(struct dg_stmt *s, int i);
+double dg_odbc_col_double(struct dg_stmt *s, int i);
+const char *dg_odbc_col_text(struct dg_stmt *s, int i, size_t *len);
+/* Writes v as decimal text (dec.v / 10^scale) into out; returns its length. */
+int dg_odbc_dec_text(const struct dg_value *v, char *out, size_t cap);
+
+/* bulk.c */
+int dg_odbc_bulk_begin(struct dg_conn *c, const char *table, const char *const *cols, int ncols,
+                       struct dg_bulk **out, struct dg_err *err);
+int dg_odbc_bulk_row(struct dg_bulk *b, const struct dg_value *vals, struct dg_err *err);
+int dg_odbc_bulk_end(struct dg_bulk *b, struct dg_err *err);
+
+#endif

@@ -1,0 +1,135 @@
+#!/usr/bin/env bash
+# odbc.sh — the ODBC driver end to end through unixODBC's real drivers: TPC-C load, check, run,
+# check and query stress on PostgreSQL (psqlodbc), SQLite (sqliteodbc) and MariaDB (MariaDB
+# Connector/ODBC), DSN-less strings, the password from DG_ODBC_PASSWORD, never shown. Reads the
+# servers tests/run.sh started; a server or driver that is missing is a `not ok`, never a pass.
+. "$(dirname "$0")/../lib.sh"
+
+ENV_FILE=${DG_SERVERS_ENV:-$DG_ROOT/tests/out/servers.env}
+# shellcheck disable=SC1090
+[[ -f $ENV_FILE ]] && . "$ENV_FILE"
+RES=$T_TMP/results.db
+
+# so_path PACKAGE NAME: the driver library a Debian package installed
+so_path() { dpkg -L "$1" 2>/dev/null | grep -m1 "/$2\$"; }
+PG_SO=$(so_path odbc-postgresql psqlodbcw.so)
+SQLITE_SO=$(so_path libsqliteodbc libsqlite3odbc.so)
+MY_SO=$(so_path odbc-mariadb libmaodbc.so)
+
+sum_field() {
+    python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(sum(v[sys.argv[2]] for v in d["transactions"].values()))' "$1" "$2"
+}
+no_secret() {
+    if grep -qF -- "$3" "$2"; then not_ok "$1" "$(basename "$2") contains the password"; else ok "$1"; fi
+}
+
+# tpcc_cycle NAME TARGET MODE: load 1 warehouse, check, a 10 s run with 3 users, check
+tpcc_cycle() {
+    local e=$1 tgt=$2 mode=${3:-sql}
+    run_dg "$T_TMP/$e.load.json" "$T_TMP/$e.load.err" tpcc load --target "$tgt" --warehouses 1 --jobs 2 --drop --json
+    check "$e: tpcc load exits 0" test "$RC" = 0
+    [[ $RC == 0 ]] || { echo "# $(tail -c 400 "$T_TMP/$e.load.err")"; return; }
+    num_cmp "$e: load reports its rows" "$(json_get "$T_TMP/$e.load.json" rows 2>/dev/null || echo 0)" ">" 500000
+    run_dg "$T_TMP/$e.check.json" "$T_TMP/$e.check.err" tpcc check --target "$tgt" --json
+    check "$e: check after load passes" test "$RC:$(json_get "$T_TMP/$e.check.json" pass 2>/dev/null)" = 0:True
+    run_dg "$T_TMP/$e.run.json" "$T_TMP/$e.run.err" tpcc run --target "$tgt" --mode "$mode" --vus 3 \
+        --duration 10s --results "$RES" --json --label "odbc $e"
+    check "$e: $mode run exits 0" test "$RC" = 0
+    [[ $RC == 0 ]] || echo "# $(tail -c 400 "$T_TMP/$e.run.err")"
+    num_cmp "$e: NOPM > 0" "$(json_get "$T_TMP/$e.run.json" nopm 2>/dev/null || echo 0)" ">" 0
+    check "$e: no errors" test "$(sum_field "$T_TMP/$e.run.json" errors 2>/dev/null)" = 0
+    num_cmp "$e: client CPU is reported" "$(json_get "$T_TMP/$e.run.json" client_cpu_seconds 2>/dev/null || echo 0)" ">" 0
+    for t in new_order payment order_status delivery stock_level; do
+        num_cmp "$e: $t committed" "$(json_get "$T_TMP/$e.run.json" "transactions.$t.count" 2>/dev/null || echo 0)" ">" 0
+    done
+    run_dg "$T_TMP/$e.check2.json" "$T_TMP/$e.check2.err" tpcc check --target "$tgt" --json
+    check "$e: check after the run passes" test "$RC:$(json_get "$T_TMP/$e.check2.json" pass 2>/dev/null)" = 0:True
+}
+
+# stress_cycle NAME TARGET: prepare 20,000 rows, a 1,2-thread sweep reads exactly what it should
+stress_cycle() {
+    local e=$1 tgt=$2
+    expect_exit "$e: stress prepare" 0 stress prepare --target "$tgt" --rows 20000 --drop
+    run_dg "$T_TMP/$e.s.json" "$T_TMP/$e.s.err" stress --target "$tgt" --threads 1,2 --iterations 2 --results "$RES" --json
+    check "$e: stress sweep exits 0" test "$RC" = 0
+    check "$e: stress reads 40,000 and 80,000 rows" test "$(python3 -c 'import json,sys; print([s["rows"] for s in json.load(open(sys.argv[1]))["steps"]])' "$T_TMP/$e.s.json" 2>&1)" = "[40000, 80000]"
+    expect_exit "$e: stress drop" 0 stress drop --target "$tgt"
+}
+
+# --- PostgreSQL through psqlodbc --------------------------------------------------------
+if [[ -z $PG_SO ]]; then
+    not_ok "odbc-postgresql" "psqlodbcw.so not installed (odbc-postgresql)"
+elif [[ -z ${DG_PG_PORT:-} || -z ${DG_PG_ADMIN_URL:-} ]]; then
+    not_ok "odbc/pgsql" "no PostgreSQL server (DG_PG_PORT unset)"
+else
+    psql -X -q -At "$DG_PG_ADMIN_URL" -c "DROP DATABASE IF EXISTS dg_odbc" -c "CREATE DATABASE dg_odbc OWNER dbgauge" >"$T_TMP/psql.err" 2>&1 ||
+        not_ok "odbc/pgsql: a database of its own" "$(head -c 200 "$T_TMP/psql.err")"
+    export DG_ODBC_PASSWORD=$DG_PG_PASSWORD
+    PGT="odbc:Driver=$PG_SO;Server=127.0.0.1;Port=$DG_PG_PORT;Database=dg_odbc;UID=dbgauge"
+    tpcc_cycle pgsql "$PGT" sql
+    check "pgsql: the engine is PostgreSQL" test "$(json_get "$T_TMP/pgsql.run.json" engine 2>/dev/null)" = postgresql
+    # procedures mode works through ODBC where the engine behind it has them
+    run_dg "$T_TMP/proc.json" "$T_TMP/proc.err" tpcc run --target "$PGT" --mode procedures --vus 2 --duration 5s --results "$RES" --json
+    check "pgsql: procedures run through ODBC exits 0" test "$RC" = 0
+    num_cmp "pgsql: procedures run NOPM > 0" "$(json_get "$T_TMP/proc.json" nopm 2>/dev/null || echo 0)" ">" 0
+    stress_cycle pgsql "$PGT"
+    # the password never appears: output, stored runs, the results database
+    id=$(json_get "$T_TMP/pgsql.run.json" run_id 2>/dev/null)
+    run_dg "$T_TMP/show.json" "$T_TMP/show.err" runs show "$id" --json --results "$RES"
+    check "pgsql: stored target as given (no password in it)" test "$(json_get "$T_TMP/show.json" target 2>/dev/null)" = "$PGT"
+    for f in pgsql.load.err pgsql.run.err pgsql.run.json show.json; do
+        no_secret "pgsql: no password in $f" "$T_TMP/$f" "$DG_PG_PASSWORD"
+    done
+    WITHPW="$PGT;PWD=$DG_PG_PASSWORD"
+    unset DG_ODBC_PASSWORD
+    run_dg "$T_TMP/pw.json" "$T_TMP/pw.err" tpcc run --target "$WITHPW" --vus 1 --txns-per-vu 50 --results "$RES" --json
+    check "pgsql: PWD= in the string works" test "$RC" = 0
+    no_secret "pgsql: PWD= not in the output" "$T_TMP/pw.err" "$DG_PG_PASSWORD"
+    check "pgsql: PWD= stored redacted" test "$(json_get "$T_TMP/pw.json" target 2>/dev/null)" = "$PGT;PWD=***"
+    if sqlite3 "$RES" .dump 2>/dev/null | grep -qF -- "$DG_PG_PASSWORD"; then
+        not_ok "pgsql: results database holds no password" "found in the dump"
+    else ok "pgsql: results database holds no password"; fi
+    expect_exit "pgsql: wrong password exits 2" 2 tpcc run --target "$PGT;PWD=wrong-odbc-77" --duration 2s --results "$RES"
+    expect_stderr "pgsql: wrong password is named" "password authentication failed"
+    no_secret "pgsql: wrong password not shown" "$T_TMP/last.err" "wrong-odbc-77"
+    psql -X -q "$DG_PG_ADMIN_URL" -c "DROP DATABASE IF EXISTS dg_odbc" >/dev/null 2>&1
+fi
+
+# --- SQLite through sqliteodbc -----------------------------------------------------------
+if [[ -z $SQLITE_SO ]]; then
+    not_ok "libsqliteodbc" "libsqlite3odbc.so not installed (libsqliteodbc)"
+else
+    SQT="odbc:Driver=$SQLITE_SO;Database=$T_TMP/odbc.db;Timeout=10000"
+    tpcc_cycle sqlite "$SQT" sql
+    check "sqlite: the engine is SQLite" test "$(json_get "$T_TMP/sqlite.run.json" engine 2>/dev/null)" = sqlite
+    stress_cycle sqlite "$SQT"
+    expect_exit "sqlite: procedures mode exits 2" 2 tpcc run --target "$SQT" --mode procedures --duration 2s --results "$RES"
+    expect_stderr "sqlite: procedures mode says why" "no stored procedures"
+fi
+
+# --- MariaDB through Connector/ODBC (server from tests/servers.sh start mariadb) -----------
+if [[ -z $MY_SO ]]; then
+    not_ok "odbc-mariadb" "libmaodbc.so not installed (odbc-mariadb)"
+elif [[ -z ${DG_MY_PORT:-} ]]; then
+    not_ok "odbc/mariadb" "no MariaDB server (DG_MY_PORT unset: tests/servers.sh start mariadb)"
+else
+    export DG_ODBC_PASSWORD=${DG_MY_PASSWORD:-}
+    MYT="odbc:Driver=$MY_SO;Server=127.0.0.1;Port=$DG_MY_PORT;Database=dbgauge;UID=dbgauge"
+    tpcc_cycle mariadb "$MYT" sql
+    run_dg "$T_TMP/myproc.json" "$T_TMP/myproc.err" tpcc run --target "$MYT" --mode procedures --vus 2 --duration 5s --results "$RES" --json
+    check "mariadb: procedures run through ODBC exits 0" test "$RC" = 0
+    [[ $RC == 0 ]] || echo "# $(tail -c 400 "$T_TMP/myproc.err")"
+    num_cmp "mariadb: procedures run NOPM > 0" "$(json_get "$T_TMP/myproc.json" nopm 2>/dev/null || echo 0)" ">" 0
+    stress_cycle mariadb "$MYT"
+    unset DG_ODBC_PASSWORD
+fi
+
+# --- bad targets: exit 2 and the part that is wrong named ---------------------------------
+expect_exit "odbc: an empty target exits 2" 2 tpcc run --target "odbc:" --duration 2s --results "$RES"
+expect_stderr "odbc: an empty target is explained" "odbc:DSN=NAME"
+expect_exit "odbc: a missing driver library exits 2" 2 tpcc check --target "odbc:Driver=/nonexistent/libnone.so;Database=x"
+expect_stderr "odbc: a missing driver library is named" "libnone|IM0|Can't open lib"
+expect_exit "odbc: an unknown DSN exits 2" 2 tpcc check --target "odbc:DSN=dg_no_such_dsn"
+expect_stderr "odbc: an unknown DSN is named" "IM002|not found"
+
+finish
