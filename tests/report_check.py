@@ -9,6 +9,8 @@
 #   report_check.py compare-groups OUT.txt RESULTS.db GA GB
 #   report_check.py browser REPORT.html SCREENSHOT.png [LABEL]
 #   report_check.py card REPORT.html RESULTS.db RUN_ID KEY SQL-EXPRESSION-ON-run
+#   report_check.py monitor REPORT.html RESULTS.db RUN_ID   (monitor charts, cards, means = run_monitor)
+#   report_check.py targets REPORT.html RESULTS.db RUN_ID   (per-target charts, table, spread = run_target)
 import csv, html.parser, json, math, os, re, sqlite3, subprocess, sys, tempfile
 
 def check(cond, name, detail=""):
@@ -31,15 +33,17 @@ class Page(html.parser.HTMLParser):
     def __init__(self):
         super().__init__(convert_charrefs=True)
         self.cards, self.rows, self.charts, self.labels = {}, [], [], []
-        self.section = None; self.tr = None; self.script = None; self.in_label = None; self.td = None
+        self.section = None; self.tr = None; self.script = None; self.in_label = None; self.td = None; self.figure = None
     def handle_starttag(self, tag, attrs):
         a = dict(attrs)
         if tag == "section":
             self.section = a.get("data-run-id") or ("g" + a["data-group-id"] if "data-group-id" in a else "cmp")
         if tag == "div" and a.get("class") == "card":
             self.cards[(self.section, a["data-key"])] = float(a["data-v"])
+        if tag == "figure":
+            self.figure = a.get("id")
         if tag == "tr":
-            self.tr = {"attrs": a, "cells": [], "text": [], "section": self.section}
+            self.tr = {"attrs": a, "cells": [], "text": [], "section": self.section, "figure": self.figure}
             self.rows.append(self.tr)
         if tag == "td" and self.tr is not None:
             self.tr["cells"].append(float(a["data-v"]) if "data-v" in a else None)
@@ -49,6 +53,7 @@ class Page(html.parser.HTMLParser):
         if tag == "span" and a.get("class") == "label":
             self.in_label = ""
     def handle_endtag(self, tag):
+        if tag == "figure": self.figure = None
         if tag == "script" and self.script is not None:
             self.charts.append((self.section, json.loads(self.script))); self.script = None
         if tag == "span" and self.in_label is not None:
@@ -126,6 +131,87 @@ def html_check(path, dbp, run_id, group_id, label):
     check(n_scripts == 3 + len(p.charts), f"html: only our scripts ({n_scripts} = 3 + {len(p.charts)} data blocks)")
     check(not re.search(r"(src|href)\s*=\s*[\"']?(https?:)?//", raw) and "<link" not in raw, "html: nothing loaded from the network (no src/href/link)")
 
+MON_COLS = ("cpu_user_pct", "cpu_sys_pct", "cpu_iowait_pct", "disk_read_mb_s", "disk_write_mb_s", "disk_read_iops",
+            "disk_write_iops", "disk_await_ms", "server_rss_bytes", "server_read_mb_s", "server_write_mb_s",
+            "cache_hits_per_s", "cache_misses_per_s")
+
+def mon_means(rows):
+    """Means of the measured window (second >= 0) over the available (non-NULL) samples, from run_monitor rows."""
+    out = {}
+    for c in MON_COLS:
+        v = [r[c] for r in rows if r["second"] >= 0 and r[c] is not None]
+        out[c] = sum(v) / len(v) if v else None
+    h = sum(r["cache_hits_per_s"] for r in rows if r["second"] >= 0 and r["cache_hits_per_s"] is not None)
+    m = sum(r["cache_misses_per_s"] for r in rows if r["second"] >= 0 and r["cache_misses_per_s"] is not None)
+    out["cache_hit_ratio"] = h / (h + m) if h + m > 0 else None
+    return out
+
+def monitor_check(path, dbp, run_id):
+    d = db(dbp); p = parse(path); s = str(run_id)
+    rows = d.execute("SELECT * FROM run_monitor WHERE run_id = ? ORDER BY second", (run_id,)).fetchall()
+    if not check(len(rows) >= 2, f"monitor: run {run_id} has monitor samples stored ({len(rows)})"):
+        return
+    secs = [r["second"] for r in rows]
+    same = lambda got, col: len(got) == len(rows) and all((g is None and r[col] is None) or close(g, r[col]) for g, r in zip(got, rows))
+    for suffix, cols in (("moncpu", ("cpu_user_pct", "cpu_sys_pct", "cpu_iowait_pct")), ("mondisk", ("disk_read_mb_s", "disk_write_mb_s")),
+                         ("moniops", ("disk_read_iops", "disk_write_iops", "disk_await_ms"))):
+        c = chart(p, s, suffix)
+        ok = c is not None and c["x"] == secs and len(c["series"]) == len(cols)
+        ok = ok and all(same(c["series"][k]["values"], col) for k, col in enumerate(cols))
+        check(ok, f"monitor: chart {suffix} of run {run_id} equals run_monitor {'/'.join(cols)} per second ({len(rows)} s)")
+        check(c is not None and (secs[0] >= 0 or c.get("shade", {}).get("from") == secs[0]), f"monitor: chart {suffix} shades the warm-up from second {secs[0]}")
+    # the table under the CPU chart: one row per second with the same numbers
+    cpu_rows = [r for r in p.rows if r["figure"] == "run%d-moncpu" % run_id and r["cells"]]
+    check(len(cpu_rows) == len(rows) and [t["cells"][0] for t in cpu_rows] == secs and all(close(t["cells"][1], r["cpu_user_pct"]) for t, r in zip(cpu_rows, rows)),
+          "monitor: the table under the CPU chart holds the same numbers")
+    want = mon_means(rows)
+    means = {r["attrs"]["data-mean"]: r["cells"][1] for r in p.rows if r["section"] == s and "data-mean" in r["attrs"]}
+    bad = [c for c, v in want.items() if not ((v is None and means.get(c) is None) or close(means.get(c), v))]
+    check(len(means) == len(want) and not bad, f"monitor: measured-window means in the configuration equal those of run_monitor", bad)
+    for key, v in (("mon_disk_read_mb_s", want["disk_read_mb_s"]), ("mon_disk_write_mb_s", want["disk_write_mb_s"]),
+                   ("mon_cache_hit_pct", None if want["cache_hit_ratio"] is None else 100 * want["cache_hit_ratio"])):
+        got = p.cards.get((s, key))
+        check((v is None and got is None) or close(got, v), f"monitor: headline {key} = {v} from run_monitor", got)
+
+def targets_check(path, dbp, run_id):
+    d = db(dbp); p = parse(path); s = str(run_id); raw = open(path, encoding="utf-8").read()
+    run = d.execute("SELECT * FROM run WHERE id = ?", (run_id,)).fetchone()
+    ts = d.execute("SELECT * FROM run_target WHERE run_id = ? ORDER BY idx", (run_id,)).fetchall()
+    n = len(ts)
+    if not check(n >= 2, f"targets: run {run_id} has {n} stored targets"):
+        return
+    mean = sum(t["nopm"] for t in ts) / n
+    pcts = ["%+.1f%%" % (100.0 * (t["nopm"] - mean) / mean) for t in ts]
+    c = chart(p, s, "tnopm")
+    ok = c is not None and c["bars"] and c["x_text"] == ["#%d" % (k + 1) for k in range(n)] + ["mean", "total"]
+    ok = ok and all(close(a, b) for a, b in zip(c["series"][0]["values"], [t["nopm"] for t in ts] + [mean, run["nopm"]]))
+    ok = ok and all(close(a, b) for a, b in zip(c["series"][1]["values"], [t["tpm"] for t in ts] + [sum(t["tpm"] for t in ts) / n, run["tpm"]]))
+    check(ok, f"targets: NOPM/TPM bars per target equal run_target, then their mean and the run's total", c and c["series"][0]["values"])
+    check(c is not None and c.get("labels", [])[:n] == pcts, f"targets: each target's percent from the mean NOPM written on the chart {pcts}", c and c.get("labels"))
+    lc = chart(p, s, "tlat")
+    lmean = sum(t["avg_ms"] for t in ts) / n
+    ok = lc is not None and all(close(a, b) for a, b in zip(lc["series"][0]["values"], [t["avg_ms"] for t in ts] + [lmean]))
+    ok = ok and all(close(a, t["p95_ms"]) for a, t in zip(lc["series"][1]["values"], ts)) and len(lc["x"]) == n + 1
+    check(ok, "targets: avg/p95 latency bars per target equal run_target, then the mean")
+    check(lc is not None and lc.get("labels", [])[:n] == ["%+.1f%%" % (100.0 * (t["avg_ms"] - lmean) / lmean) for t in ts],
+          "targets: each target's avg latency percent from the mean written on the chart")
+    rows = {int(r["attrs"]["data-target-idx"]): r for r in p.rows if r["section"] == s and "data-target-idx" in r["attrs"]}
+    ok = len(rows) == n
+    for t in ts:
+        r = rows.get(t["idx"])
+        if not r or r["text"][1] != t["target_redacted"] or not all(close(r["cells"][i], t[col]) for i, col in
+                ((3, "warehouses"), (4, "vus"), (5, "nopm"), (6, "tpm"), (8, "avg_ms"), (9, "p50_ms"), (10, "p95_ms"), (11, "p99_ms"), (12, "max_ms"))):
+            ok = False
+    check(ok, f"targets: per-target table equals run_target (targets as text, figures exact)")
+    sp = {r["attrs"]["data-spread"]: r["cells"][1:] for r in p.rows if r["section"] == s and "data-spread" in r["attrs"]}
+    nv = [t["nopm"] for t in ts]
+    want = [mean, min(nv), nv.index(min(nv)) + 1, 100 * (min(nv) - mean) / mean, max(nv), nv.index(max(nv)) + 1, 100 * (max(nv) - mean) / mean]
+    check("nopm" in sp and all(close(a, b) for a, b in zip(sp["nopm"], want)), f"targets: spread of NOPM (mean, min, max and whose) recomputed from run_target", sp.get("nopm"))
+    note = re.search(r"fastest: target #(\d+).*slowest: target #(\d+)", raw)
+    check(note is not None and int(note[1]) == want[5] and int(note[2]) == want[2], "targets: fastest and slowest named from run_target")
+    for t in ts:
+        check(t["target_redacted"] not in raw or "<" not in t["target_redacted"], f"targets: target {t['idx'] + 1} text is escaped in the page")
+
 def csv_check(path, dbp):
     d = db(dbp)
     rows = list(csv.DictReader(open(path, newline="", encoding="utf-8")))
@@ -165,11 +251,18 @@ def csv_check(path, dbp):
             x = d.execute("SELECT * FROM run_txn WHERE run_id = ? AND type = ?", (int(r["run_id"]), r["type"])).fetchone()
             if num(r["latency_ms"]) != x["p" + r["percentile"] + "_ms"]: ok = False
     check(ok, f"csv: percentile rows (from the histograms) agree with the stored p50/p95/p99")
+    mon = [r for r in rows if r["kind"] == "monitor"]
+    stored = d.execute("SELECT COUNT(*) FROM run_monitor WHERE run_id IN (%s)" % ",".join(r["run_id"] for r in runs)).fetchone()[0]
+    ok = len(mon) == stored and stored > 0
+    for r in mon:
+        x = d.execute("SELECT * FROM run_monitor WHERE run_id = ? AND second = ?", (int(r["run_id"]), int(r["second"]))).fetchone()
+        if not x or any(num(r[c]) != x[c] for c in MON_COLS): ok = False
+    check(ok, f"csv: {len(mon)} monitor rows equal run_monitor exactly ({stored} stored)")
 
 def json_check(path, dbp):
     d = db(dbp); doc = json.load(open(path))
     check(doc.get("schema_version") == 1, "json: schema_version 1")
-    ok = True; n = 0
+    ok = True; n = 0; nmon = 0
     for it in doc["items"]:
         for r in it["runs"]:
             n += 1
@@ -177,7 +270,12 @@ def json_check(path, dbp):
             secs = d.execute("SELECT COUNT(DISTINCT second) FROM run_series WHERE run_id = ?", (r["run_id"],)).fetchone()[0]
             if not (close(r["nopm"], x["nopm"]) and r["label"] == (x["label"] or "") and len(r["series"]) == secs and r["percentiles"]):
                 ok = False
-    check(ok and n > 0, f"json: {n} runs with their series and percentiles equal the database")
+            mon = d.execute("SELECT * FROM run_monitor WHERE run_id = ? ORDER BY second", (r["run_id"],)).fetchall()
+            nmon += len(mon)
+            got = r.get("monitor_series", [])
+            if len(got) != len(mon) or any(g["second"] != m["second"] or any(not ((g[c] is None and m[c] is None) or close(g[c], m[c], 1e-13)) for c in MON_COLS) for g, m in zip(got, mon)):
+                ok = False
+    check(ok and n > 0 and nmon > 0, f"json: {n} runs with their series, percentiles and monitor_series ({nmon} samples) equal the database")
 
 def compare_check(path, dbp, a, b):
     d = db(dbp); text = open(path).read()
@@ -239,5 +337,7 @@ if __name__ == "__main__":
     elif mode == "compare": compare_check(args[0], args[1], int(args[2]), int(args[3]))
     elif mode == "compare-groups": compare_groups_check(args[0], args[1], int(args[2]), int(args[3]))
     elif mode == "browser": browser(*args)
+    elif mode == "monitor": monitor_check(args[0], args[1], int(args[2]))
+    elif mode == "targets": targets_check(args[0], args[1], int(args[2]))
     elif mode == "card": card_check(args[0], args[1], int(args[2]), args[3], args[4])
     else: sys.exit("unknown mode " + mode)

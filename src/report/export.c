@@ -11,10 +11,13 @@
 static const char csv_header[] =
     "schema_version,kind,run_id,group_id,workload,label,engine,type,second,percentile,threads,"
     "measured_s,committed,rollbacks,retries,errors,count,avg_ms,p50_ms,p90_ms,p95_ms,p99_ms,max_ms,"
-    "latency_ms,nopm,tpm,rows,bytes,mb_per_s\n";
+    "latency_ms,nopm,tpm,rows,bytes,mb_per_s,"
+    "cpu_user_pct,cpu_sys_pct,cpu_iowait_pct,disk_read_mb_s,disk_write_mb_s,disk_read_iops,"
+    "disk_write_iops,disk_await_ms,server_rss_bytes,server_read_mb_s,server_write_mb_s,"
+    "cache_hits_per_s,cache_misses_per_s\n";
 enum { C_TYPE = 7, C_SECOND, C_PCT, C_THREADS, C_MEASURED, C_COMMITTED, C_ROLLBACKS, C_RETRIES,
        C_ERRORS, C_COUNT, C_AVG, C_P50, C_P90, C_P95, C_P99, C_MAX, C_LAT, C_NOPM, C_TPM, C_ROWS,
-       C_BYTES, C_MBPS, C_END };
+       C_BYTES, C_MBPS, C_MON, C_END = C_MON + 13 };
 
 /* One CSV row under construction: numeric cells as text, empty when unset. */
 struct row {
@@ -105,6 +108,21 @@ static void csv_run(FILE *out, const struct dg_run_record *r)
             setn(&w, C_P99, x->p99_ms);
             emit(out, "series", r, r->txn[t].name, &w);
         }
+    for (size_t k = 0; k < r->nmonitor; k++) {
+        const struct dg_monitor_point *p = &r->monitor[k];
+        const double v[] = {p->cpu_user_pct,     p->cpu_sys_pct,       p->cpu_iowait_pct,
+                            p->disk_read_mb_s,   p->disk_write_mb_s,   p->disk_read_iops,
+                            p->disk_write_iops,  p->disk_await_ms,     p->server_rss_bytes,
+                            p->server_read_mb_s, p->server_write_mb_s, p->cache_hits_per_s,
+                            p->cache_misses_per_s};
+        _Static_assert(sizeof v / sizeof *v == C_END - C_MON, "one CSV column per monitor figure");
+        memset(&w, 0, sizeof w);
+        setn(&w, C_SECOND, (double)p->second);
+        for (int i = 0; i < C_END - C_MON; i++)
+            if (v[i] >= 0) /* -1: not available, an empty cell */
+                setn(&w, C_MON + i, v[i]);
+        emit(out, "monitor", r, NULL, &w);
+    }
 }
 
 void dg_report_csv(FILE *out, const struct dg_report_item *items, int n)
@@ -125,6 +143,8 @@ static cJSON *run_json(const struct dg_run_record *r)
         cJSON_AddNumberToObject(o, "rows_per_s", dg_run_per_s(r, (double)r->rows));
         cJSON_AddNumberToObject(o, "iterations_per_s", dg_run_per_s(r, (double)dg_run_completed(r)));
     }
+    if (r->nmonitor) /* "monitor" holds the measured means; the samples sit beside them */
+        cJSON_AddItemToObject(o, "monitor_series", dg_report_monitor_series_json(r));
     cJSON *pct = cJSON_AddObjectToObject(o, "percentiles");
     for (int t = 0; t < r->ntypes; t++) {
         cJSON *arr = cJSON_AddArrayToObject(pct, r->txn[t].name);

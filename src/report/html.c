@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "report/assets.h"
+#include "report/htmlparts.h"
 #include "report/runcharts.h"
 #include "report/summary.h"
 
@@ -139,6 +140,7 @@ static void run_config(FILE *out, const struct dg_run_record *r)
     fprintf(out, "</table></div><div>\n");
     kv_json(out, "engine settings", r->settings_json, "settings");
     kv_json(out, "options", r->options_json, "options");
+    dg_html_monitor_means(out, r);
     fprintf(out, "</div></div></details>\n");
 }
 
@@ -215,6 +217,7 @@ static void cards(FILE *out, const struct dg_run_record *r)
         dg_html_card(out, "p95_ms", r->ntypes > 1 ? "p95 ms (first type)" : "p95 ms", r->txn[0].p95_ms, 2);
         dg_html_card(out, "p99_ms", r->ntypes > 1 ? "p99 ms (first type)" : "p99 ms", r->txn[0].p99_ms, 2);
     }
+    dg_html_monitor_cards(out, r);
     fprintf(out, "</div>\n");
 }
 
@@ -250,6 +253,8 @@ static int run_section(FILE *out, const struct dg_run_record *r)
         rc |= dg_html_emit(out, &c, dg_chart_run_latency(&c, prefix, r));
     }
     rc |= dg_html_emit(out, &c, dg_chart_run_percentiles(&c, prefix, r));
+    rc |= dg_html_targets(out, prefix, r);
+    rc |= dg_html_monitor_charts(out, prefix, r);
     run_config(out, r);
     fprintf(out, "</section>\n");
     return rc;

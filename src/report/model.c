@@ -143,3 +143,12 @@ const char *dg_pct_change(char *buf, size_t n, double from, double to)
         snprintf(buf, n, "%+.1f%%", 100.0 * (to / from - 1));
     return buf;
 }
+
+const char *dg_pct_from_mean(char *buf, size_t n, double pct)
+{
+    if (!isfinite(pct))
+        snprintf(buf, n, "n/a");
+    else
+        snprintf(buf, n, "%+.1f%%", pct);
+    return buf;
+}

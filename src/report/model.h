@@ -42,5 +42,7 @@ double dg_curve_x(double p);
 double dg_curve_ms(const struct dg_hist *h, double p);
 /* "+12.3%" or "n/a" (a zero base) into buf. */
 const char *dg_pct_change(char *buf, size_t n, double from, double to);
+/* A percent from a mean already computed (core/spread), as "+12.3%" ("n/a" when not finite). */
+const char *dg_pct_from_mean(char *buf, size_t n, double pct);
 
 #endif

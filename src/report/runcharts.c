@@ -1,16 +1,29 @@
 /* runcharts.c — builds the charts of runs (per-second throughput and latency, percentile
- * curves from the full histograms) and of groups (a figure per step, with percent changes).
+ * curves from the full histograms, the monitor's series, each target's figures) and of groups (a figure per step, with percent changes).
  * Reads records only; renders nothing. */
 #include "report/runcharts.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "core/spread.h"
 #include "report/summary.h"
 
 static void make_id(char *buf, size_t n, const char *prefix, const char *what)
 {
     snprintf(buf, n, "%s-%s", prefix, what);
+}
+
+/* Shades the warm-up, from the first (negative) second to 0; nothing when there is none. */
+static void shade_warmup(struct dg_chart *c, size_t n, int64_t first_second)
+{
+    if (!n || first_second >= 0)
+        return;
+    c->has_shade = 1;
+    c->shade_lo = (double)first_second;
+    c->shade_hi = 0;
+    snprintf(c->shade_label, sizeof c->shade_label, "warm-up");
 }
 
 int dg_chart_run_throughput(struct dg_chart *c, const char *id_prefix, const struct dg_run_record *r)
@@ -36,12 +49,7 @@ int dg_chart_run_throughput(struct dg_chart *c, const char *id_prefix, const str
         if (first)
             first[k] = (double)p->t[0].c.committed;
     }
-    if (r->nseries && r->series[0].second < 0) {
-        c->has_shade = 1;
-        c->shade_lo = (double)r->series[0].second;
-        c->shade_hi = 0;
-        snprintf(c->shade_label, sizeof c->shade_label, "warm-up");
-    }
+    shade_warmup(c, r->nseries, r->nseries ? r->series[0].second : 0);
     return 0;
 }
 
@@ -68,11 +76,7 @@ int dg_chart_run_latency(struct dg_chart *c, const char *id_prefix, const struct
     }
     for (size_t k = 0; k < r->nseries; k++)
         c->x[k] = (double)r->series[k].second;
-    if (r->nseries && r->series[0].second < 0) {
-        c->has_shade = 1;
-        c->shade_lo = (double)r->series[0].second;
-        snprintf(c->shade_label, sizeof c->shade_label, "warm-up");
-    }
+    shade_warmup(c, r->nseries, r->nseries ? r->series[0].second : 0);
     return 0;
 }
 
@@ -184,4 +188,99 @@ int dg_chart_group_latency(struct dg_chart *c, const char *id_prefix, const stru
         p99[i] = r->ntypes ? r->txn[0].p99_ms : NAN;
     }
     return 0;
+}
+
+/* The monitor's figure k of a point (in the order of struct dg_monitor_point after second). */
+static double mon_fig(const struct dg_monitor_point *p, int k)
+{
+    const double v[] = {p->cpu_user_pct,    p->cpu_sys_pct,     p->cpu_iowait_pct, p->disk_read_mb_s,
+                        p->disk_write_mb_s, p->disk_read_iops,  p->disk_write_iops, p->disk_await_ms};
+    return v[k] < 0 ? NAN : v[k]; /* -1: not available */
+}
+
+int dg_chart_run_monitor(struct dg_chart *c, const char *id_prefix, const struct dg_run_record *r,
+                         enum dg_monitor_chart which)
+{
+    static const char *const ids[] = {"moncpu", "mondisk", "moniops"};
+    static const char *const what[] = {"host CPU", "disk MB/s", "disk IOPS and mean I/O time"};
+    static const char *const units[] = {"%", "MB/s", "IOPS"};
+    static const char *const names[][3] = {{"user", "system", "iowait"},
+                                           {"read", "write", NULL},
+                                           {"read IOPS", "write IOPS", "await ms"}};
+    static const int first[] = {0, 3, 5};
+    char id[40], title[200];
+    make_id(id, sizeof id, id_prefix, ids[which]);
+    snprintf(title, sizeof title, "Run %lld: monitor, %s per second (device %s)", (long long)r->id,
+             what[which], which == DG_MON_CPU ? "-" : r->monitor_device[0] ? r->monitor_device : "none");
+    if (dg_chart_init(c, id, title, "second", units[which], r->nmonitor))
+        return -1;
+    for (int k = 0; k < 3 && names[which][k]; k++) {
+        /* await is in ms, not IOPS: in the table and the legend, off the plot until asked */
+        double *v = dg_chart_add(c, names[which][k], which == DG_MON_CPU ? "%" : k == 2 ? "ms" : units[which],
+                                 which == DG_MON_IOPS && k == 2);
+        if (!v)
+            return -1;
+        for (size_t i = 0; i < r->nmonitor; i++)
+            v[i] = mon_fig(&r->monitor[i], first[which] + k);
+    }
+    for (size_t i = 0; i < r->nmonitor; i++)
+        c->x[i] = (double)r->monitor[i].second;
+    shade_warmup(c, r->nmonitor, r->nmonitor ? r->monitor[0].second : 0);
+    return 0;
+}
+
+int dg_chart_run_targets(struct dg_chart *c, const char *id_prefix, const struct dg_run_record *r,
+                         int latency)
+{
+    char id[40], title[200], text[32];
+    int n = r->ntargets;
+    double *v = malloc(sizeof *v * (size_t)(n ? n : 1)), *pct = malloc(sizeof *pct * (size_t)(n ? n : 1));
+    struct dg_spread sp;
+    int rc = -1;
+    if (!v || !pct || n < 1)
+        goto out;
+    make_id(id, sizeof id, id_prefix, latency ? "tlat" : "tnopm");
+    snprintf(title, sizeof title, latency ? "Run %lld: each target's latency, all types (percent from the mean of avg)"
+                                          : "Run %lld: each target's NOPM and TPM beside the mean and the total (percent from the mean)",
+             (long long)r->id);
+    /* x: the targets, then the mean of the targets, then (throughput only) the run's total */
+    if (dg_chart_init(c, id, title, "target", latency ? "ms" : "per minute", (size_t)n + (latency ? 1 : 2)))
+        goto out;
+    c->bars = 1;
+    double *a = dg_chart_add(c, latency ? "avg" : "NOPM", latency ? "ms" : "/min", 0);
+    double *b = dg_chart_add(c, latency ? "p95" : "TPM", latency ? "ms" : "/min", 0);
+    if (!a || !b)
+        goto out;
+    for (int k = 0; k < n; k++)
+        v[k] = latency ? r->targets[k].avg_ms : r->targets[k].nopm;
+    dg_spread_compute(v, n, &sp, pct);
+    double mean_b = 0;
+    for (int k = 0; k < n; k++) {
+        const struct dg_target_summary *t = &r->targets[k];
+        c->x[k] = k + 1;
+        a[k] = v[k];
+        b[k] = latency ? t->p95_ms : t->tpm;
+        mean_b += b[k] / n;
+        snprintf(text, sizeof text, "#%d", k + 1);
+        if (dg_chart_x_text(c, (size_t)k, text) ||
+            dg_chart_label(c, (size_t)k, dg_pct_from_mean(text, sizeof text, pct[k])))
+            goto out;
+    }
+    c->x[n] = n + 1;
+    a[n] = sp.mean;
+    b[n] = mean_b;
+    if (dg_chart_x_text(c, (size_t)n, "mean"))
+        goto out;
+    if (!latency) {
+        c->x[n + 1] = n + 2;
+        a[n + 1] = r->nopm;
+        b[n + 1] = r->tpm;
+        if (dg_chart_x_text(c, (size_t)n + 1, "total"))
+            goto out;
+    }
+    rc = 0;
+out:
+    free(v);
+    free(pct);
+    return rc;
 }

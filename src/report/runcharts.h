@@ -1,6 +1,5 @@
 /* runcharts.h — the charts of stored runs and groups, built as generic dg_charts from records
- * read from the results database. Experiment-step, monitor and per-target charts join here
- * (one builder each) at merge. No HTML here. */
+ * read from the results database (experiment steps join here at merge). No HTML here. */
 #ifndef DG_REPORT_RUNCHARTS_H
 #define DG_REPORT_RUNCHARTS_H
 
@@ -17,6 +16,19 @@ int dg_chart_run_latency(struct dg_chart *c, const char *id_prefix, const struct
 int dg_chart_curve_init(struct dg_chart *c, const char *id, const char *title);
 /* Latency percentile curve per type from the full histograms, log scale. */
 int dg_chart_run_percentiles(struct dg_chart *c, const char *id_prefix, const struct dg_run_record *r);
+
+/* The monitor's samples per second, warm-up shaded: host CPU user/system/iowait %, the
+ * watched device's read/write MB/s, or its read/write IOPS (with the mean I/O time in ms as a
+ * series off the plot until turned on). Not available figures are gaps. */
+enum dg_monitor_chart { DG_MON_CPU = 0, DG_MON_DISK, DG_MON_IOPS };
+int dg_chart_run_monitor(struct dg_chart *c, const char *id_prefix, const struct dg_run_record *r,
+                         enum dg_monitor_chart which);
+/* A run with several targets (r->ntargets >= 1): bars per target (x "#1".."#n"), then the
+ * plain mean of the targets and (throughput) the run's total; NOPM and TPM, or (latency) the
+ * all-types avg and p95 in ms. Each target's percent from the mean (of NOPM, or of avg) is
+ * written on the chart. */
+int dg_chart_run_targets(struct dg_chart *c, const char *id_prefix, const struct dg_run_record *r,
+                         int latency);
 
 /* What a step chart plots for one run. */
 enum dg_step_figure { DG_STEP_MB_PER_S = 0, DG_STEP_RUN_TIME, DG_STEP_ROWS_PER_S, DG_STEP_P95 };

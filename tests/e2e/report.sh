@@ -3,7 +3,8 @@
 # TPC-C runs, two stress sweeps, labels with <script> and quotes): HTML numbers equal the
 # stored ones, CSV/JSON round trips, compare's percentages, and headless Chromium drawing
 # every chart with no error (screenshots in tests/out/). The targets are deleted before
-# rendering: reports read the results database only.
+# rendering: reports read the results database only. Run A is monitored (the default) and
+# a two-target run (one target's path holding <, > and &) gives the per-target charts.
 . "$(dirname "$0")/../lib.sh"
 
 RES=$T_TMP/results.db
@@ -24,19 +25,33 @@ expect_exit "fixture: tpcc run B" 0 tpcc run --target "$TPCC" --vus 1 --warmup 1
 B=$(last_id)
 expect_exit "fixture: tpcc run C, open loop --rate" 0 tpcc run --target "$TPCC" --vus 2 --rate 100 --duration 2s --results "$RES"
 C=$(last_id)
+TA=$T_TMP/ta.db
+TB="$T_TMP/t<b>&.db"
+cp "$T_TMP/tpcc.db" "$TA" && cp "$T_TMP/tpcc.db" "$TB"
+expect_exit "fixture: tpcc run on two SQLite targets at once" 0 tpcc run --target "sqlite:$TA" --target "sqlite:$TB" --vus 2 --warmup 1s --duration 3s --results "$RES"
+M=$(last_id)
 expect_exit "fixture: stress prepare" 0 stress prepare --target "$STRESS" --rows 20000
 expect_exit "fixture: stress sweep 1,2,3 with a query holding '<'" 0 stress --target "$STRESS" --threads 1,2,3 --iterations 3 \
     --query "SELECT * FROM dbgauge_stress WHERE id < 15000" --results "$RES" --label "$LABEL"
 G1=$(sqlite3 "$RES" "SELECT group_id FROM run WHERE id = $(last_id)")
 expect_exit "fixture: stress sweep 2,1" 0 stress --target "$STRESS" --threads 2,1 --iterations 2 --results "$RES"
 G2=$(sqlite3 "$RES" "SELECT group_id FROM run WHERE id = $(last_id)")
-rm -f "$T_TMP"/tpcc.db* "$T_TMP"/stress.db*
+rm -f "$T_TMP"/tpcc.db* "$T_TMP"/stress.db* "$TA"* "$TB"*
 
 # HTML: numbers, escaping, and a real browser.
 expect_exit "report RUN group:ID writes HTML" 0 report "$A" "group:$G1" --results "$RES" -o "$OUT/report-run-group.html"
 py html "$OUT/report-run-group.html" "$RES" "$A" "$G1" "$LABEL"
 check "html: the query's '<' is escaped" grep -q 'WHERE id &lt; 15000' "$OUT/report-run-group.html"
+py monitor "$OUT/report-run-group.html" "$RES" "$A"
 py browser "$OUT/report-run-group.html" "$OUT/report-run-group.png" "$LABEL"
+
+# Several targets at once: each target's figures, the mean, the total and the spread.
+expect_exit "report of a two-target run" 0 report "$M" --results "$RES" -o "$OUT/report-targets.html"
+py targets "$OUT/report-targets.html" "$RES" "$M"
+py monitor "$OUT/report-targets.html" "$RES" "$M"
+check "html: the target's '<b>&' is escaped" grep -qF 't&lt;b&gt;&amp;.db' "$OUT/report-targets.html"
+check "html: the target's '<b>' is not in the page raw" bash -c '! grep -qF "t<b>" "$0"' "$OUT/report-targets.html"
+py browser "$OUT/report-targets.html" "$OUT/report-targets.png"
 
 # An open-loop run: asked and achieved rates, start lag, service time beside response time.
 expect_exit "report of a --rate run" 0 report "$C" --results "$RES" -o "$OUT/report-rate.html"

@@ -1,0 +1,150 @@
+/* htmlparts.c — the parts of a run's HTML section that only some runs have: the monitor's
+ * headline cards, measured means and charts, and a multi-target run's per-target charts, table
+ * and spread. Every user text through dg_html_text; reads records only, computes only means. */
+#include "report/htmlparts.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+#include "core/spread.h"
+#include "report/runcharts.h"
+#include "report/summary.h"
+
+/* -1 (not available) as NAN: an empty cell */
+static double avail(double v) { return v < 0 ? NAN : v; }
+
+void dg_html_monitor_cards(FILE *out, const struct dg_run_record *r)
+{
+    if (!r->nmonitor)
+        return;
+    struct dg_monitor_summary s;
+    dg_monitor_summarise(r->monitor, r->nmonitor, &s);
+    if (s.disk_read_mb_s >= 0)
+        dg_html_card(out, "mon_disk_read_mb_s", "disk read MB/s", s.disk_read_mb_s, 2);
+    if (s.disk_write_mb_s >= 0)
+        dg_html_card(out, "mon_disk_write_mb_s", "disk write MB/s", s.disk_write_mb_s, 2);
+    if (s.cache_hit_ratio >= 0)
+        dg_html_card(out, "mon_cache_hit_pct", "cache hit %", 100 * s.cache_hit_ratio, 2);
+    if (s.cpu_user_pct >= 0)
+        dg_html_card(out, "mon_cpu_busy_pct", "host CPU user+sys %",
+                     s.cpu_user_pct + (s.cpu_sys_pct >= 0 ? s.cpu_sys_pct : 0), 1);
+}
+
+void dg_html_monitor_means(FILE *out, const struct dg_run_record *r)
+{
+    if (!r->nmonitor)
+        return;
+    struct dg_monitor_summary s;
+    dg_monitor_summarise(r->monitor, r->nmonitor, &s);
+    const struct {
+        const char *key, *name;
+        double v;
+        int decimals;
+    } rows[] = {
+        {"cpu_user_pct", "CPU user %", s.cpu_user_pct, 2},
+        {"cpu_sys_pct", "CPU system %", s.cpu_sys_pct, 2},
+        {"cpu_iowait_pct", "CPU iowait %", s.cpu_iowait_pct, 2},
+        {"disk_read_mb_s", "disk read MB/s", s.disk_read_mb_s, 3},
+        {"disk_write_mb_s", "disk write MB/s", s.disk_write_mb_s, 3},
+        {"disk_read_iops", "disk read IOPS", s.disk_read_iops, 1},
+        {"disk_write_iops", "disk write IOPS", s.disk_write_iops, 1},
+        {"disk_await_ms", "disk mean I/O time ms", s.disk_await_ms, 3},
+        {"server_rss_bytes", "server resident bytes", s.server_rss_bytes, 0},
+        {"server_read_mb_s", "server read MB/s", s.server_read_mb_s, 3},
+        {"server_write_mb_s", "server write MB/s", s.server_write_mb_s, 3},
+        {"cache_hits_per_s", "engine cache hits/s", s.cache_hits_per_s, 0},
+        {"cache_misses_per_s", "engine cache misses/s", s.cache_misses_per_s, 0},
+        {"cache_hit_ratio", "engine cache hit ratio", s.cache_hit_ratio, 4},
+    };
+    fprintf(out, "<h3>monitor (means of the %zu measured seconds)</h3><table class=\"kv monitor\">\n"
+                 "<tr><td>device</td><td class=\"code\">",
+            s.n);
+    dg_html_text(out, r->monitor_device[0] ? r->monitor_device : "none");
+    fprintf(out, "</td></tr>\n");
+    for (size_t i = 0; i < sizeof rows / sizeof *rows; i++) {
+        fprintf(out, "<tr data-mean=\"%s\"><td>%s</td>", rows[i].key, rows[i].name);
+        dg_html_num_td(out, avail(rows[i].v), rows[i].decimals);
+        fprintf(out, "</tr>\n");
+    }
+    fprintf(out, "</table>\n");
+}
+
+int dg_html_monitor_charts(FILE *out, const char *prefix, const struct dg_run_record *r)
+{
+    struct dg_chart c;
+    int rc = 0;
+    if (!r->nmonitor)
+        return 0;
+    rc |= dg_html_emit(out, &c, dg_chart_run_monitor(&c, prefix, r, DG_MON_CPU));
+    rc |= dg_html_emit(out, &c, dg_chart_run_monitor(&c, prefix, r, DG_MON_DISK));
+    rc |= dg_html_emit(out, &c, dg_chart_run_monitor(&c, prefix, r, DG_MON_IOPS));
+    return rc;
+}
+
+static void spread_row(FILE *out, const char *key, const char *name, const struct dg_spread *s, int decimals)
+{
+    fprintf(out, "<tr data-spread=\"%s\"><td>%s</td>", key, name);
+    dg_html_num_td(out, s->mean, decimals);
+    dg_html_num_td(out, s->min, decimals);
+    dg_html_num_td(out, s->min_idx + 1, 0);
+    dg_html_num_td(out, s->min_pct, 1);
+    dg_html_num_td(out, s->max, decimals);
+    dg_html_num_td(out, s->max_idx + 1, 0);
+    dg_html_num_td(out, s->max_pct, 1);
+    fprintf(out, "</tr>\n");
+}
+
+int dg_html_targets(FILE *out, const char *prefix, const struct dg_run_record *r)
+{
+    int n = r->ntargets;
+    if (n < 1)
+        return 0;
+    double *v = malloc(sizeof *v * (size_t)n * 3);
+    if (!v)
+        return -1;
+    double *pct = v + n, *lat_pct = v + 2 * n;
+    struct dg_spread nopm, lat;
+    for (int k = 0; k < n; k++)
+        v[k] = r->targets[k].nopm;
+    dg_spread_compute(v, n, &nopm, pct);
+    for (int k = 0; k < n; k++)
+        v[k] = r->targets[k].avg_ms;
+    dg_spread_compute(v, n, &lat, lat_pct);
+    fprintf(out, "<h3>per target (%d at once, one measured window)</h3><table class=\"data targets\"><thead><tr>"
+                 "<th>#</th><th>target (redacted)</th><th>engine</th><th>W</th><th>VUs</th><th>NOPM</th>"
+                 "<th>TPM</th><th>NOPM from mean %%</th><th>avg ms</th><th>p50 ms</th><th>p95 ms</th>"
+                 "<th>p99 ms</th><th>max ms</th><th>avg from mean %%</th><th>VUs stopped</th></tr></thead><tbody>\n", n);
+    for (int k = 0; k < n; k++) {
+        const struct dg_target_summary *t = &r->targets[k];
+        fprintf(out, "<tr data-target-idx=\"%d\">", t->idx);
+        dg_html_num_td(out, k + 1, 0);
+        fprintf(out, "<td class=\"code\">");
+        dg_html_text(out, t->target);
+        fprintf(out, "</td><td>");
+        dg_html_text(out, t->engine);
+        fprintf(out, " ");
+        dg_html_text(out, t->engine_version);
+        fprintf(out, "</td>");
+        const double x[] = {t->warehouses, t->vus, t->nopm, t->tpm, pct[k], t->avg_ms, t->p50_ms,
+                            t->p95_ms, t->p99_ms, t->max_ms, lat_pct[k], t->workers_failed};
+        const int d[] = {0, 0, 0, 0, 1, 3, 3, 3, 3, 3, 1, 0};
+        for (size_t i = 0; i < sizeof x / sizeof *x; i++)
+            dg_html_num_td(out, x[i], d[i]);
+        fprintf(out, "</tr>\n");
+    }
+    fprintf(out, "</tbody></table>\n<h3>spread (around the plain mean of the targets)</h3>"
+                 "<table class=\"data spread\"><thead><tr><th>figure</th><th>mean</th><th>min</th>"
+                 "<th>min #</th><th>min from mean %%</th><th>max</th><th>max #</th><th>max from mean %%</th>"
+                 "</tr></thead><tbody>\n");
+    spread_row(out, "nopm", "NOPM", &nopm, 0);
+    spread_row(out, "avg_ms", "avg latency ms", &lat, 3);
+    fprintf(out, "</tbody></table>\n<p class=\"spread-note\">fastest: target #%d (%+.1f%% from the mean NOPM); "
+                 "slowest: target #%d (%+.1f%%).</p>\n",
+            nopm.max_idx + 1, nopm.max_pct, nopm.min_idx + 1, nopm.min_pct);
+    free(v);
+    struct dg_chart c;
+    int rc = 0;
+    rc |= dg_html_emit(out, &c, dg_chart_run_targets(&c, prefix, r, 0));
+    rc |= dg_html_emit(out, &c, dg_chart_run_targets(&c, prefix, r, 1));
+    return rc;
+}

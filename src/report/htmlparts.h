@@ -1,0 +1,21 @@
+/* htmlparts.h — pieces of a run's HTML section for monitored runs and runs with several
+ * targets, written inside html.c's run section. Records read from the results database only. */
+#ifndef DG_REPORT_HTMLPARTS_H
+#define DG_REPORT_HTMLPARTS_H
+
+#include <stdio.h>
+
+#include "report/html.h"
+
+/* Headline cards from the monitor's measured-window means (disk read/write MB/s, engine
+ * cache hit %, host CPU busy %), each only when available; nothing for an unmonitored run. */
+void dg_html_monitor_cards(FILE *out, const struct dg_run_record *r);
+/* The measured-window means as a key/value table (for the configuration area). */
+void dg_html_monitor_means(FILE *out, const struct dg_run_record *r);
+/* The CPU, disk MB/s and disk IOPS charts; 0, or -1 out of memory. */
+int dg_html_monitor_charts(FILE *out, const char *prefix, const struct dg_run_record *r);
+/* The per-target table, the spread table and the two per-target charts (nothing for a
+ * one-target run); 0, or -1 out of memory. */
+int dg_html_targets(FILE *out, const char *prefix, const struct dg_run_record *r);
+
+#endif
