@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/monitor.h"
 #include "report/summary.h"
 
 #define MAX_SWEPT 16
@@ -14,7 +15,12 @@
 struct row {
     struct dg_run_record rec;
     double rows_s, mb_s, avg_ms, p95_ms, head, d_prev, d_first; /* NAN: no figure */
+    /* The monitor's measured-window means: the storage traffic behind the step and the
+     * engine's cache hit ratio (NAN: not monitored or not available). */
+    double disk_read_mb_s, disk_write_mb_s, hit_ratio;
 };
+
+static double known(double v) { return v >= 0 ? v : NAN; }
 
 static double pct(double now, double then)
 {
@@ -45,6 +51,12 @@ static void fill(struct row *w)
     w->rows_s = ok ? (double)r->rows / r->measured_s : NAN;
     w->mb_s = ok ? (double)r->bytes / 1e6 / r->measured_s : NAN;
     latency(r, &w->avg_ms, &w->p95_ms);
+    struct dg_monitor_summary m;
+    dg_monitor_summarise(r->monitor, r->nmonitor, &m);
+    int mon = m.n > 0;
+    w->disk_read_mb_s = mon ? known(m.disk_read_mb_s) : NAN;
+    w->disk_write_mb_s = mon ? known(m.disk_write_mb_s) : NAN;
+    w->hit_ratio = mon ? known(m.cache_hit_ratio) : NAN;
     if (!ok)
         w->avg_ms = w->p95_ms = NAN;
     w->head = !ok ? NAN : !strcmp(r->workload, "stress") ? w->mb_s : r->nopm;
@@ -139,9 +151,6 @@ int dg_report_experiment(struct dg_store *s, int64_t id, FILE *text, cJSON **jso
         }
     }
 #define SWEPT_VAL(i, k) (cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(swept[i], keys[k])))
-    /* MONITOR: the storage read/write MB/s and cache hit ratio columns (dg_monitor_summarise
-     * over each run's monitor samples) belong in the text, JSON and CSV rows below; the lead
-     * wires them when the monitor branch is merged. Nothing else here needs to change. */
     if (text) {
         fprintf(text, "\nExperiment %lld (%s%s%s): %d step%s, %s\n", (long long)ex.id, ex.file,
                 ex.label[0] ? ", " : "", ex.label, n, n == 1 ? "" : "s", ex.status);
@@ -150,8 +159,9 @@ int dg_report_experiment(struct dg_store *s, int64_t id, FILE *text, cJSON **jso
         fprintf(text, "%4s", "step");
         for (int k = 0; k < nkeys; k++)
             fprintf(text, "  %10s", keys[k]);
-        fprintf(text, "  %10s  %10s  %9s  %9s  %9s  %9s  %6s  %s\n", stress0 ? "rows/s" : "TPM",
-                stress0 ? "MB/s" : "NOPM", "avg ms", "p95 ms", "vs prev", "vs first", "run", "status");
+        fprintf(text, "  %10s  %10s  %9s  %9s  %8s  %8s  %6s  %9s  %9s  %6s  %s\n",
+                stress0 ? "rows/s" : "TPM", stress0 ? "MB/s" : "NOPM", "avg ms", "p95 ms", "disk rd",
+                "disk wr", "hit %", "vs prev", "vs first", "run", "status");
         for (int i = 0; i < n; i++) {
             const struct row *w = &rows[i];
             int stress = !strcmp(w->rec.workload, "stress"), ok = !isnan(w->head);
@@ -164,6 +174,9 @@ int dg_report_experiment(struct dg_store *s, int64_t id, FILE *text, cJSON **jso
             cell(text, stress ? "  %*.2f" : "  %*.0f", 10, !ok ? NAN : stress ? w->mb_s : w->rec.nopm);
             cell(text, "  %*.2f", 9, w->avg_ms);
             cell(text, "  %*.2f", 9, w->p95_ms);
+            cell(text, "  %*.1f", 8, w->disk_read_mb_s);
+            cell(text, "  %*.1f", 8, w->disk_write_mb_s);
+            cell(text, "  %*.1f", 6, 100 * w->hit_ratio);
             pct_cell(text, w->d_prev);
             pct_cell(text, w->d_first);
             fprintf(text, "  %6lld  %s%s%s%s\n", (long long)w->rec.id, w->rec.status,
@@ -172,7 +185,8 @@ int dg_report_experiment(struct dg_store *s, int64_t id, FILE *text, cJSON **jso
                     strcmp(w->rec.status, "complete") ? w->rec.error : "");
         }
         if (n)
-            fprintf(text, "(changes are of %s; latency over all transaction types)\n",
+            fprintf(text, "(changes are of %s; latency over all transaction types; disk MB/s and the "
+                          "cache hit ratio are the monitor's means over the measured window)\n",
                     stress0 ? "MB/s" : "NOPM");
     }
     if (csv) {
@@ -182,7 +196,7 @@ int dg_report_experiment(struct dg_store *s, int64_t id, FILE *text, cJSON **jso
             csv_str(csv, keys[k]);
         }
         fprintf(csv, ",workload,run_id,status,tpm,nopm,rows_per_s,mb_per_s,avg_ms,p95_ms,"
-                     "change_prev_pct,change_first_pct\n");
+                     "disk_read_mb_s,disk_write_mb_s,cache_hit_ratio,change_prev_pct,change_first_pct\n");
         for (int i = 0; i < n; i++) {
             const struct row *w = &rows[i];
             fprintf(csv, "%lld,%d", (long long)ex.id, w->rec.experiment_step);
@@ -204,6 +218,12 @@ int dg_report_experiment(struct dg_store *s, int64_t id, FILE *text, cJSON **jso
             csv_num(csv, w->avg_ms);
             fputc(',', csv);
             csv_num(csv, w->p95_ms);
+            fputc(',', csv);
+            csv_num(csv, w->disk_read_mb_s);
+            fputc(',', csv);
+            csv_num(csv, w->disk_write_mb_s);
+            fputc(',', csv);
+            csv_num(csv, w->hit_ratio);
             fputc(',', csv);
             csv_num(csv, w->d_prev);
             fputc(',', csv);
@@ -238,6 +258,9 @@ int dg_report_experiment(struct dg_store *s, int64_t id, FILE *text, cJSON **jso
             }
             num(o, "avg_ms", w->avg_ms);
             num(o, "p95_ms", w->p95_ms);
+            num(o, "disk_read_mb_s", w->disk_read_mb_s);
+            num(o, "disk_write_mb_s", w->disk_write_mb_s);
+            num(o, "cache_hit_ratio", w->hit_ratio);
             num(o, "change_prev_pct", w->d_prev);
             num(o, "change_first_pct", w->d_first);
             cJSON_AddItemToObject(o, "summary", dg_report_run_json(&w->rec));

@@ -71,6 +71,17 @@ rows = list(csv.DictReader(open(f"{d}/ex.csv")))
 say(len(rows) == 3 and [float(r["nopm"]) for r in rows] == nopm and rows[2]["db_memory"] == "512k",
     "CSV: one row per step with the stored NOPM")
 say(all(r["label"] == "memsweep" for r in runs), "--label reaches every step's run")
+# The monitor's columns: each step's storage traffic and cache hit ratio are its run's means.
+def same(a, b): return (a is None and b is None) or (a is not None and b is not None and abs(a - b) < 1e-9)
+mon_ok = all(same(s["disk_write_mb_s"], r["monitor"]["disk_write_mb_s"]) and
+             same(s["disk_read_mb_s"], r["monitor"]["disk_read_mb_s"]) and
+             same(s["cache_hit_ratio"], r["monitor"]["cache_hit_ratio"]) for s, r in zip(ex["steps"], runs))
+say(mon_ok, "step table: disk MB/s and cache hit ratio equal each run's monitor means")
+say(all(s["cache_hit_ratio"] is not None and 0 < s["cache_hit_ratio"] <= 1 for s in ex["steps"]),
+    "every step has a cache hit ratio from SQLite's own counters")
+say(all(rows[k]["cache_hit_ratio"] != "" and abs(float(rows[k]["cache_hit_ratio"]) - ex["steps"][k]["cache_hit_ratio"]) < 1e-5
+        for k in range(3)), "CSV: the cache hit ratio column")
+say("hit %" in open(f"{d}/show.txt").read(), "the text table has the monitor's columns")
 say(f"{exp}.3" in open(f"{d}/runs.txt").read(), "dbgauge runs shows the experiment and step")
 PY
 relay <"$T_TMP/py.out"
