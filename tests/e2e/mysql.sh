@@ -63,6 +63,12 @@ for mode in sql procedures; do
     check "$mode run records its mode" test "$(json_get "$T_TMP/$mode.json" options.mode 2>/dev/null)" = "$mode"
     check "$mode run records the engine" test "$(json_get "$T_TMP/$mode.json" engine 2>/dev/null)" = mariadb
     check_passes "check after the $mode run passes"
+    # The monitor reads InnoDB's buffer pool counters (server-wide) once a second.
+    num_cmp "$mode run: the monitor counts InnoDB buffer pool hits" \
+        "$(json_get "$T_TMP/$mode.json" monitor.cache_hits_per_s 2>/dev/null || echo 0)" ">" 0
+    ratio=$(json_get "$T_TMP/$mode.json" monitor.cache_hit_ratio 2>/dev/null || echo 0)
+    if awk -v r="$ratio" 'BEGIN { exit !(r > 0 && r <= 1) }'; then ok "$mode run: InnoDB hit ratio in (0, 1]: $ratio"; else
+        not_ok "$mode run: InnoDB hit ratio in (0, 1]" "got $ratio"; fi
 done
 
 # --- procedures missing: tpcc run installs them again ---------------------------------------
