@@ -21,7 +21,7 @@ static const struct dg_wl_cmd *const workloads[] = {&dg_tpcc_run_cmd, &dg_stress
 /* Keys whose commas belong to the value (a query, a URL, a command), never a list. */
 static int listable(const char *key)
 {
-    static const char *const text[] = {"workload", "target", "query", "query_file", "params_query",
+    static const char *const text[] = {"workload", "target", "targets", "query", "query_file", "params_query",
                                        "label", "restart_cmd", "pg_datadir", "pg_ctl"};
     for (size_t i = 0; i < sizeof text / sizeof *text; i++)
         if (!strcmp(key, text[i]))
@@ -176,6 +176,8 @@ static int store_failed(const char *results, int64_t exp_id, int index, const st
     dg_wall_iso(now, r.started_at, sizeof r.started_at);
     dg_wall_iso(now, r.ended_at, sizeof r.ended_at);
     const char *tgt = dg_job_get(st, "target");
+    if (!tgt)
+        tgt = dg_job_get(st, "targets");
     dg_redact_url(tgt ? tgt : DG_DEFAULT_TARGET, r.target, sizeof r.target);
     snprintf(r.error, sizeof r.error, "%s", why);
     r.command_line = dg_redacted_command_line(p->argc, (char **)p->argv);

@@ -38,6 +38,7 @@ static void tpcc_usage(FILE *out)
             "  --target URL ...    (run) repeat for several databases driven at once, in one measured\n"
             "                      window: --vus is split over them (remainder to the first ones)\n"
             "  --vus-per-target N  (run) with several targets: N virtual users on each\n"
+            "  --targets A,B,...   (run) several --target in one option (a job file's targets=)\n"
             "  --duration T        measured window: 45s, 2m, 1h30m (default 1m)\n"
             "  --warmup T          warm-up before the window, not measured (default 0)\n"
             "  --txns-per-vu N     instead of a duration: each virtual user runs exactly N transactions\n"
@@ -66,7 +67,7 @@ static void tpcc_usage(FILE *out)
 enum {
     O_TARGET = 1000, O_WAREHOUSES, O_JOBS, O_DROP, O_SEED, O_JSON, O_VUS, O_DURATION, O_WARMUP,
     O_TXNS, O_LABEL, O_RESULTS, O_ISOLATION, O_MODE, O_RATE, O_ARRIVALS, O_THINK,
-    O_TPW, O_THINK_SCALE, O_NO_MONITOR, O_MONITOR_DEVICE, O_VUS_PER_TARGET, O_HELP, O_MEM_BASE = 1100
+    O_TPW, O_THINK_SCALE, O_NO_MONITOR, O_MONITOR_DEVICE, O_VUS_PER_TARGET, O_TARGETS, O_HELP, O_MEM_BASE = 1100
 };
 
 static const struct option long_opts[] = {
@@ -92,6 +93,7 @@ static const struct option long_opts[] = {
     {"no-monitor", no_argument, NULL, O_NO_MONITOR},
     {"monitor-device", required_argument, NULL, O_MONITOR_DEVICE},
     {"vus-per-target", required_argument, NULL, O_VUS_PER_TARGET},
+    {"targets", required_argument, NULL, O_TARGETS},
     {"help", no_argument, NULL, O_HELP},
     DG_MEMORY_LONG_OPTS(O_MEM_BASE),
     {NULL, 0, NULL, 0},
@@ -115,6 +117,7 @@ struct tpcc_opts {
     const char *monitor_device;
     const char *targets[DG_MAX_TARGETS]; /* every --target, in order (target is the first) */
     int ntargets, vus_per_target, vus_set;
+    char targets_list[8192]; /* --targets A,B,...: a copy, split in place; targets[] point in */
     int arrivals_set, scale_set, think;
     struct dg_memory_opts mem;
     struct dg_step *step; /* a step of an experiment, or NULL */
@@ -132,7 +135,7 @@ static int allowed(const char *sub, int opt)
                opt == O_SEED || opt == O_LABEL || opt == O_RESULTS || opt == O_ISOLATION || opt == O_MODE || opt == O_RATE ||
                opt == O_ARRIVALS || opt == O_THINK || opt == O_TPW || opt == O_THINK_SCALE ||
                opt == O_WAREHOUSES || opt == O_NO_MONITOR || opt == O_MONITOR_DEVICE ||
-               opt == O_VUS_PER_TARGET || opt >= O_MEM_BASE;
+               opt == O_VUS_PER_TARGET || opt == O_TARGETS || opt >= O_MEM_BASE;
     return 0;
 }
 
@@ -157,6 +160,24 @@ static int apply_opt(struct tpcc_opts *o, int c, const char *arg, struct dg_err 
         o->targets[o->ntargets++] = arg;
         o->target = o->targets[0];
         return 0;
+    case O_TARGETS: { /* a job file's targets=: several --target in one value */
+        if (o->targets_list[0])
+            return dg_err_set(err, DG_ERR_USER, 0, "--targets given twice");
+        if (strlen(arg) >= sizeof o->targets_list)
+            return dg_err_set(err, DG_ERR_USER, 0, "--targets: the list is longer than %zu characters",
+                              sizeof o->targets_list - 1);
+        snprintf(o->targets_list, sizeof o->targets_list, "%s", arg);
+        for (char *p = o->targets_list, *next; p; p = next) {
+            next = strchr(p, ',');
+            if (next)
+                *next++ = '\0';
+            if (!*p)
+                return dg_err_set(err, DG_ERR_USER, 0, "--targets: an empty target in '%s'", arg);
+            if (apply_opt(o, O_TARGET, p, err))
+                return -1;
+        }
+        return 0;
+    }
     case O_VUS_PER_TARGET: return dg_parse_int("--vus-per-target", arg, 1, 4096, &o->vus_per_target, err);
     case O_NO_MONITOR: o->no_monitor = 1; return 0;
     case O_MONITOR_DEVICE: return dg_cmd_monitor_device_opt(arg, &o->monitor_device, err);

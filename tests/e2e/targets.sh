@@ -149,4 +149,18 @@ else
     run_dg "$T_TMP/check.json" "$T_TMP/check.err" tpcc check --target "$PG" --json
     check "tpcc check of PostgreSQL passes after the run" test "$RC/$(json_get "$T_TMP/check.json" pass)" = 0/True
 fi
+# --- --targets and a job file's targets=: several targets in one value ------------------------
+run_dg "$T_TMP/tl.json" "$T_TMP/tl.err" tpcc run --targets "sqlite:$A,sqlite:$B" --vus-per-target 1 --txns-per-vu 20 --results "$RES" --json
+check "--targets A,B exits 0" test "$RC" = 0
+check "--targets A,B drives both targets" test "$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(len(d["targets"]), sum(t["committed"] for t in d["targets"]) > 0)' "$T_TMP/tl.json" 2>&1)" = "2 True"
+expect_exit "--targets with an empty element exits 2" 2 tpcc run --targets "sqlite:$A,,sqlite:$B" --results "$RES"
+expect_stderr "--targets with an empty element is named" "--targets: an empty target"
+printf '[global]\nworkload=tpcc\ntargets=sqlite:%s,sqlite:%s\nvus_per_target=1\ntxns_per_vu=20\n[both]\n' "$A" "$B" >"$T_TMP/two.ini"
+run_dg "$T_TMP/ex.json" "$T_TMP/ex.err" experiment "$T_TMP/two.ini" --results "$RES" --json
+check "a job file with targets= exits 0" test "$RC" = 0
+rid=$(json_get "$T_TMP/ex.json" steps.0.run_id 2>/dev/null)
+run_dg "$T_TMP/exrun.json" "$T_TMP/exrun.err" runs show "${rid:-0}" --json --results "$RES"
+check "the step of a targets= job file is one run over both targets, each with 20 transactions" \
+    test "$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print([sum(x["committed"] + x["rollbacks"] for x in t["transactions"].values()) for t in d["targets"]])' "$T_TMP/exrun.json" 2>&1)" = "[20, 20]"
+
 finish
