@@ -179,7 +179,11 @@ int dg_memory_apply(const struct dg_target *t, const struct dg_memory_opts *m,
             dg_disconnect(&h);
             if (bad)
                 goto out;
-            if (!m->restart_cmd && !m->pg_datadir) {
+            if (t->drv->caps & DG_CAP_MEMORY_LIVE) { /* MariaDB resizes its buffer pool live */
+                snprintf(buf, sizeof buf, "%llu bytes, applied at once (the engine may round it up)",
+                         (unsigned long long)m->db_memory);
+                note(ok, "db_memory: ", buf);
+            } else if (!m->restart_cmd && !m->pg_datadir) {
                 note(no, "db_memory not applied: ", "set for the next server start, but nothing restarts "
                                                      "it (give restart_cmd= or pg_datadir=)");
             } else {

@@ -40,6 +40,7 @@ enum dg_isolation {
 #define DG_CAP_MEMORY (1u << 4)      /* set_memory works */
 #define DG_CAP_CACHE_PER_CONN (1u << 5) /* cache_stats counts the asking connection only */
 #define DG_CAP_MEMORY_SESSION (1u << 6) /* set_memory sets one connection's cache: every connection needs it */
+#define DG_CAP_MEMORY_LIVE (1u << 7) /* set_memory takes effect at once, server-wide (no restart) */
 
 enum dg_type {
     DG_T_NULL = 0,

@@ -157,4 +157,17 @@ if sqlite3 "$RES" .dump 2>/dev/null | grep -qF -- "$DG_MY_PASSWORD"; then
 else ok "results database holds no password"; fi
 check_passes "check after all runs passes"
 
+# --- the memory knob: innodb_buffer_pool_size is resized live (no restart) --------------------
+ROOT_TGT="mysql://root@$HOSTPORT/dbgauge"
+unset DG_MYSQL_PASSWORD # the test server's root has none
+run_dg "$T_TMP/mem.json" "$T_TMP/mem.err" tpcc run --target "$ROOT_TGT" --db-memory 384M --txns-per-vu 20 --results "$RES" --json
+export DG_MYSQL_PASSWORD=$DG_MY_PASSWORD
+if [[ $RC == 0 ]]; then ok "--db-memory 384M on MariaDB exits 0"; else
+    not_ok "--db-memory 384M on MariaDB exits 0" "exit $RC: $(tail -c 300 "$T_TMP/mem.err")"; fi
+check "the run records the new innodb_buffer_pool_size" \
+    test "$(json_get "$T_TMP/mem.json" settings.innodb_buffer_pool_size 2>/dev/null)" = 402653184
+check "the knob is recorded as applied" test "$(json_get "$T_TMP/mem.json" memory.not_applied 2>/dev/null)" = "[]"
+expect_exit "--db-memory without the privilege fails before measuring" 2 tpcc run --target "$TGT" --db-memory 256M --txns-per-vu 5 --results "$RES"
+expect_stderr "the missing privilege is named" "SUPER"
+
 finish
