@@ -233,8 +233,9 @@ int tpcc_procedures_install(struct dg_conn_h *h, struct dg_err *err)
     const struct tpcc_proc_dialect *pd = tpcc_proc_dialect(dg_conn_dialect(h));
     if (!pd)
         return no_procedures(dg_conn_dialect(h), err);
-    char version[256];
-    snprintf(version, sizeof version, pd->version_fmt, PROC_VERSION);
+    char version[256] = "";
+    if (pd->version_fmt) /* engines with an install_fn record their version themselves */
+        snprintf(version, sizeof version, pd->version_fmt, PROC_VERSION);
     int rc = 0;
     if (pd->install_fn)
         rc = pd->install_fn(h, PROC_VERSION, err);
