@@ -68,6 +68,21 @@ else
     PGT="odbc:Driver=$PG_SO;Server=127.0.0.1;Port=$DG_PG_PORT;Database=dg_odbc;UID=dbgauge"
     tpcc_cycle pgsql "$PGT" sql
     check "pgsql: the engine is PostgreSQL" test "$(json_get "$T_TMP/pgsql.run.json" engine 2>/dev/null)" = postgresql
+    # psqlodbc runs a step's statements as one joined text (one round trip), and says so
+    check "pgsql: steps joined into one text, recorded" \
+        test "$(json_get "$T_TMP/pgsql.run.json" settings.odbc_step 2>/dev/null)" = "one joined text per step (dg_batch=auto)"
+    # dg_batch=off: one prepared statement per round trip, taken out of the string the driver sees
+    run_dg "$T_TMP/nobatch.json" "$T_TMP/nobatch.err" tpcc run --target "$PGT;dg_batch=off" --vus 2 \
+        --duration 4s --results "$RES" --json
+    check "pgsql: dg_batch=off run exits 0" test "$RC" = 0
+    [[ $RC == 0 ]] || echo "# $(tail -c 400 "$T_TMP/nobatch.err")"
+    check "pgsql: dg_batch=off recorded" \
+        test "$(json_get "$T_TMP/nobatch.json" settings.odbc_step 2>/dev/null)" = "one prepared statement per round trip"
+    check "pgsql: dg_batch=off run has no errors" test "$(sum_field "$T_TMP/nobatch.json" errors 2>/dev/null)" = 0
+    run_dg "$T_TMP/check3.json" "$T_TMP/check3.err" tpcc check --target "$PGT" --json
+    check "pgsql: check after the dg_batch=off run passes" test "$RC:$(json_get "$T_TMP/check3.json" pass 2>/dev/null)" = 0:True
+    expect_exit "pgsql: dg_batch=maybe exits 2" 2 tpcc run --target "$PGT;dg_batch=maybe" --duration 2s --results "$RES"
+    expect_stderr "pgsql: dg_batch=maybe is named" "dg_batch=maybe in the ODBC string: expected auto or off"
     # procedures mode works through ODBC where the engine behind it has them
     run_dg "$T_TMP/proc.json" "$T_TMP/proc.err" tpcc run --target "$PGT" --mode procedures --vus 2 --duration 5s --results "$RES" --json
     check "pgsql: procedures run through ODBC exits 0" test "$RC" = 0
@@ -116,6 +131,8 @@ else
     export DG_ODBC_PASSWORD=${DG_MY_PASSWORD:-}
     MYT="odbc:Driver=$MY_SO;Server=127.0.0.1;Port=$DG_MY_PORT;Database=dbgauge;UID=dbgauge"
     tpcc_cycle mariadb "$MYT" sql
+    check "mariadb: statements one per round trip (no joined text through this driver)" \
+        test "$(json_get "$T_TMP/mariadb.run.json" settings.odbc_step 2>/dev/null)" = "one prepared statement per round trip"
     run_dg "$T_TMP/myproc.json" "$T_TMP/myproc.err" tpcc run --target "$MYT" --mode procedures --vus 2 --duration 5s --results "$RES" --json
     check "mariadb: procedures run through ODBC exits 0" test "$RC" = 0
     [[ $RC == 0 ]] || echo "# $(tail -c 400 "$T_TMP/myproc.err")"

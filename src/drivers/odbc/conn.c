@@ -75,15 +75,16 @@ int dg_odbc_exec(struct dg_conn *c, const char *sql, struct dg_err *err)
     return r;
 }
 
-static int has_key(const char *s, const char *key)
+/* Where the pair KEY=VALUE of s starts (NULL if absent); *len is its length up to the ';'
+ * that ends it. Braced values may hold ';' ('}' doubled inside). */
+static const char *find_pair(const char *s, const char *key, size_t *len)
 {
     size_t n = strlen(key);
     for (const char *p = s; *p;) {
         while (*p == ' ' || *p == ';')
             p++;
-        if (!strncasecmp(p, key, n) && (p[n] == '=' || p[n] == ' '))
-            return 1;
-        /* skip this pair, braced values may hold ';' */
+        const char *start = p;
+        int hit = !strncasecmp(p, key, n) && (p[n] == '=' || p[n] == ' ');
         const char *eq = strchr(p, '=');
         if (!eq)
             break;
@@ -93,13 +94,47 @@ static int has_key(const char *s, const char *key)
             }
         }
         p += strcspn(p, ";");
+        if (hit) {
+            *len = (size_t)(p - start);
+            return start;
+        }
     }
+    return NULL;
+}
+
+static int has_key(const char *s, const char *key)
+{
+    size_t len;
+    return find_pair(s, key, &len) != NULL;
+}
+
+/* dbgauge's own key in the connection string, taken out before the driver sees it:
+ * dg_batch=auto (the default: a step's statements joined into one text where the driver is
+ * known to send it in one exchange) or off (one statement per round trip). */
+static int take_batch_key(char *cs, int *batch_off, struct dg_err *err)
+{
+    size_t len;
+    char *p = (char *)find_pair(cs, "dg_batch", &len);
+    *batch_off = 0;
+    if (!p)
+        return 0;
+    const char *v = strchr(p, '=') + 1;
+    size_t vlen = len - (size_t)(v - p);
+    while (vlen && v[vlen - 1] == ' ')
+        vlen--;
+    if (vlen == 3 && !strncasecmp(v, "off", 3))
+        *batch_off = 1;
+    else if (!(vlen == 4 && !strncasecmp(v, "auto", 4)))
+        return dg_err_set(err, DG_ERR_USER, 0, "target: dg_batch=%.*s in the ODBC string: expected auto or off",
+                          (int)(vlen > 20 ? 20 : vlen), v);
+    size_t drop = len + (p[len] == ';');
+    memmove(p, p + drop, strlen(p + drop) + 1);
     return 0;
 }
 
 /* The connection string: the target after "odbc:", plus PWD from DG_ODBC_PASSWORD when the
  * string has none (braced, '}' doubled, so any character may be in it). */
-static int conn_string(const char *url, char *out, size_t cap, struct dg_err *err)
+static int conn_string(const char *url, char *out, size_t cap, int *batch_off, struct dg_err *err)
 {
     const char *s = url + strlen("odbc:");
     if (!*s)
@@ -111,6 +146,10 @@ static int conn_string(const char *url, char *out, size_t cap, struct dg_err *er
     size_t n = (size_t)snprintf(out, cap, "%s", s);
     if (n + 2 >= cap)
         return dg_err_set(err, DG_ERR_USER, 0, "target: the ODBC connection string is too long");
+    if (take_batch_key(out, batch_off, err))
+        return -1;
+    n = strlen(out);
+    s = out; /* the keys the driver will see */
     const char *pw = getenv("DG_ODBC_PASSWORD");
     if (pw && *pw && !has_key(s, "PWD") && !has_key(s, "Password")) {
         n += (size_t)snprintf(out + n, cap - n, "%sPWD={", n && out[n - 1] != ';' ? ";" : "");
@@ -144,6 +183,7 @@ static enum dg_dialect dialect_of(const char *dbms)
 
 static void odbc_disconnect(struct dg_conn *c)
 {
+    dg_odbc_batches_drop(c, NULL);
     while (c->stmts)
         dg_odbc_finalize(c->stmts);
     if (c->scratch)
@@ -171,7 +211,8 @@ static int odbc_connect(const char *url, const struct dg_connect_opts *opts, str
 {
     (void)opts;
     char cs[1280];
-    if (conn_string(url, cs, sizeof cs, err))
+    int batch_off = 0;
+    if (conn_string(url, cs, sizeof cs, &batch_off, err))
         return -1;
     struct dg_conn *c = calloc(1, sizeof *c);
     if (!c)
@@ -213,6 +254,10 @@ static int odbc_connect(const char *url, const struct dg_connect_opts *opts, str
     /* SQLite's ODBC driver begins its own deferred transactions; BEGIN IMMEDIATE as text
      * takes the write lock up front as the native driver does. */
     c->sql_txn = c->dialect == DG_DIALECT_SQLITE;
+    /* psqlodbc sends a prepared multi-statement text in one exchange and returns one result
+     * per statement (measured: bench/odbc.sh); other drivers run a step call by call until
+     * the same is shown for them. */
+    c->batch_ok = !batch_off && c->dialect == DG_DIALECT_PGSQL && !strncasecmp(c->driver, "psqlodbc", 8);
     *out = c;
     return 0;
 fail:
@@ -330,6 +375,10 @@ static int odbc_server_info(struct dg_conn *c, struct dg_server_info *info, stru
     dg_server_info_add(info, "odbc_driver", c->driver);
     dg_server_info_add(info, "odbc_driver_version", c->driver_ver);
     dg_server_info_add(info, "dialect", dialect_name(c->dialect));
+    /* How a step's statements travel: psqlodbc sends a joined text as one simple query with
+     * the values written in, so the server parses it each time (dg_batch=off: prepared). */
+    dg_server_info_add(info, "odbc_step", c->batch_ok ? "one joined text per step (dg_batch=auto)"
+                                                      : "one prepared statement per round trip");
     return 0;
 }
 
@@ -399,4 +448,5 @@ const struct dg_driver dg_driver_odbc = {
     .set_memory = odbc_set_memory,
     .load_mode = odbc_load_mode,
     .conn_dialect = odbc_conn_dialect,
+    .execute_calls = dg_odbc_execute_calls,
 };

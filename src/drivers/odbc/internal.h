@@ -16,6 +16,8 @@ struct dg_conn {
     enum dg_dialect dialect;
     char dbms[64], dbms_ver[64], driver[64], driver_ver[32];
     struct dg_stmt *stmts; /* every prepared statement, for disconnect */
+    struct odbc_batch *batches; /* execute_calls' joined statements, one per shape (batch.c) */
+    int batch_ok;          /* the driver sends a multi-statement text in one exchange */
     int in_txn;            /* autocommit is off (or BEGIN sent, SQLite) */
     int txn_failed;        /* a statement failed inside the open transaction */
     int sql_txn;           /* SQLite: the transaction is BEGIN/COMMIT text, autocommit stays on */
@@ -48,9 +50,11 @@ struct dg_stmt {
     struct dg_conn *conn;
     SQLHSTMT h;
     struct dg_stmt *next;
+    char *sql; /* the text as prepared (owned), for execute_calls to join */
     int nparams;
     struct odbc_param *params;
     int ncols; /* of the current result; -1 until described */
+    int ccap;  /* column slots allocated in cols (kept when a result has fewer) */
     struct odbc_col *cols;
     int open;  /* a cursor is open */
     int64_t changes;
@@ -79,8 +83,24 @@ int dg_odbc_col_is_null(struct dg_stmt *s, int i);
 int64_t dg_odbc_col_int(struct dg_stmt *s, int i);
 double dg_odbc_col_double(struct dg_stmt *s, int i);
 const char *dg_odbc_col_text(struct dg_stmt *s, int i, size_t *len);
+/* Binds parameter i of s to v (rebinding only when its type or place changes). */
+int dg_odbc_bind(struct dg_stmt *s, int i, const struct dg_value *v, struct dg_err *err);
+/* The C type a column of SQL type t is read as. */
+SQLSMALLINT dg_odbc_ctype(SQLSMALLINT t);
+/* Makes the current result of s n columns of C types ctypes (slots grown, never shrunk). */
+int dg_odbc_cols_set(struct dg_stmt *s, int n, const SQLSMALLINT *ctypes, struct dg_err *err);
+/* Fetches the next row of the current result into the column buffers: 1 a row, 0 none
+ * left (the cursor stays open, so further results can still be read), -1 an error. */
+int dg_odbc_fetch(struct dg_stmt *s, struct dg_err *err);
 /* Writes v as decimal text (dec.v / 10^scale) into out; returns its length. */
 int dg_odbc_dec_text(const struct dg_value *v, char *out, size_t cap);
+
+/* batch.c */
+/* execute_calls: a step's calls as one joined statement where c->batch_ok, else one by one. */
+int dg_odbc_execute_calls(struct dg_conn *c, struct dg_call *calls, int n, int commit,
+                          struct dg_err *err);
+/* Drops the cached joined statements that use s (all of them when s is NULL). */
+void dg_odbc_batches_drop(struct dg_conn *c, const struct dg_stmt *s);
 
 /* bulk.c */
 int dg_odbc_bulk_begin(struct dg_conn *c, const char *table, const char *const *cols, int ncols,

@@ -57,7 +57,10 @@ int dg_odbc_prepare(struct dg_conn *c, const char *sql_in, int nparams, struct d
         memcpy(sql, with, sizeof with - 1);
     }
     int rc = prepare(c, sql, nparams, out, err);
-    free(sql);
+    if (rc == 0)
+        (*out)->sql = sql; /* the statement's from now on */
+    else
+        free(sql);
     return rc;
 }
 
@@ -104,16 +107,18 @@ void dg_odbc_finalize(struct dg_stmt *s)
 {
     if (!s)
         return;
+    dg_odbc_batches_drop(s->conn, s); /* a later statement may reuse its address */
     struct dg_stmt **pp = &s->conn->stmts;
     while (*pp && *pp != s)
         pp = &(*pp)->next;
     if (*pp)
         *pp = s->next;
     SQLFreeHandle(SQL_HANDLE_STMT, s->h);
-    for (int i = 0; i < s->ncols; i++)
+    for (int i = 0; i < s->ccap; i++)
         free(s->cols[i].buf);
     free(s->cols);
     free(s->params);
+    free(s->sql);
     free(s);
 }
 
@@ -130,8 +135,7 @@ int dg_odbc_dec_text(const struct dg_value *v, char *out, size_t cap)
                     (unsigned long long)(a % p));
 }
 
-/* Binds parameter i to value v. */
-static int bind_param(struct dg_stmt *s, int i, const struct dg_value *v, struct dg_err *err)
+int dg_odbc_bind(struct dg_stmt *s, int i, const struct dg_value *v, struct dg_err *err)
 {
     struct odbc_param *p = &s->params[i];
     SQLSMALLINT ctype, sqltype, digits = 0;
@@ -199,39 +203,56 @@ static void close_cursor(struct dg_stmt *s)
     s->open = 0;
 }
 
+SQLSMALLINT dg_odbc_ctype(SQLSMALLINT t)
+{
+    switch (t) {
+    case SQL_BIGINT: case SQL_INTEGER: case SQL_SMALLINT: case SQL_TINYINT: case SQL_BIT:
+        return SQL_C_SBIGINT;
+    case SQL_DOUBLE: case SQL_FLOAT: case SQL_REAL: return SQL_C_DOUBLE;
+    default: return SQL_C_CHAR;
+    }
+}
+
+int dg_odbc_cols_set(struct dg_stmt *s, int n, const SQLSMALLINT *ctypes, struct dg_err *err)
+{
+    if (n > s->ccap) {
+        struct odbc_col *nc = realloc(s->cols, (size_t)n * sizeof *nc);
+        if (!nc)
+            return dg_err_set(err, DG_ERR_FATAL, 0, "out of memory");
+        s->cols = nc;
+        for (; s->ccap < n; s->ccap++) {
+            struct odbc_col *col = &s->cols[s->ccap];
+            *col = (struct odbc_col){.cap = 64};
+            if (!(col->buf = malloc(col->cap)))
+                return dg_err_set(err, DG_ERR_FATAL, 0, "out of memory");
+        }
+    }
+    for (int i = 0; i < n; i++)
+        s->cols[i].ctype = ctypes[i];
+    s->ncols = n;
+    return 0;
+}
+
 /* Describes the result's columns once per statement (its shape does not change). */
 static int describe(struct dg_stmt *s, int n, struct dg_err *err)
 {
     if (s->ncols == n)
         return 0;
-    for (int i = 0; i < s->ncols; i++)
-        free(s->cols[i].buf);
-    free(s->cols);
-    s->ncols = -1;
-    s->cols = calloc((size_t)(n ? n : 1), sizeof *s->cols);
-    if (!s->cols)
+    SQLSMALLINT *ct = malloc((size_t)n * sizeof *ct);
+    if (!ct)
         return dg_err_set(err, DG_ERR_FATAL, 0, "out of memory");
-    s->ncols = n;
     for (int i = 0; i < n; i++) {
-        struct odbc_col *col = &s->cols[i];
         SQLCHAR name[8];
-        SQLSMALLINT nlen, dig, nul;
+        SQLSMALLINT nlen, type, dig, nul;
         SQLULEN size;
-        if (!ok(SQLDescribeCol(s->h, (SQLUSMALLINT)(i + 1), name, sizeof name, &nlen, &col->type, &size,
+        if (!ok(SQLDescribeCol(s->h, (SQLUSMALLINT)(i + 1), name, sizeof name, &nlen, &type, &size,
                                &dig, &nul)))
-            col->type = SQL_VARCHAR;
-        switch (col->type) {
-        case SQL_BIGINT: case SQL_INTEGER: case SQL_SMALLINT: case SQL_TINYINT: case SQL_BIT:
-            col->ctype = SQL_C_SBIGINT;
-            break;
-        case SQL_DOUBLE: case SQL_FLOAT: case SQL_REAL: col->ctype = SQL_C_DOUBLE; break;
-        default: col->ctype = SQL_C_CHAR; break;
-        }
-        col->cap = 64;
-        if (!(col->buf = malloc(col->cap)))
-            return dg_err_set(err, DG_ERR_FATAL, 0, "out of memory");
+            type = SQL_VARCHAR;
+        ct[i] = dg_odbc_ctype(type);
     }
-    return 0;
+    int rc = dg_odbc_cols_set(s, n, ct, err);
+    free(ct);
+    return rc;
 }
 
 int dg_odbc_execute(struct dg_stmt *s, const struct dg_value *params, struct dg_err *err)
@@ -239,7 +260,7 @@ int dg_odbc_execute(struct dg_stmt *s, const struct dg_value *params, struct dg_
     close_cursor(s);
     s->changes = 0;
     for (int i = 0; i < s->nparams; i++)
-        if (bind_param(s, i, &params[i], err))
+        if (dg_odbc_bind(s, i, &params[i], err))
             return -1;
     SQLRETURN rc = SQLExecute(s->h);
     if (!ok(rc) && rc != SQL_NO_DATA) {
@@ -320,26 +341,27 @@ static int get_col(struct dg_stmt *s, int i, struct dg_err *err)
     return 0;
 }
 
+int dg_odbc_fetch(struct dg_stmt *s, struct dg_err *err)
+{
+    SQLRETURN rc = SQLFetch(s->h);
+    if (rc == SQL_NO_DATA)
+        return 0;
+    if (!ok(rc))
+        return dg_odbc_fail(s->conn, SQL_HANDLE_STMT, s->h, "fetch", err);
+    for (int i = 0; i < s->ncols; i++)
+        if (get_col(s, i, err))
+            return -1;
+    return 1;
+}
+
 int dg_odbc_next_row(struct dg_stmt *s, struct dg_err *err)
 {
     if (!s->open)
         return 0;
-    SQLRETURN rc = SQLFetch(s->h);
-    if (rc == SQL_NO_DATA) {
+    int r = dg_odbc_fetch(s, err);
+    if (r != 1)
         close_cursor(s);
-        return 0;
-    }
-    if (!ok(rc)) {
-        dg_odbc_fail(s->conn, SQL_HANDLE_STMT, s->h, "fetch", err);
-        close_cursor(s);
-        return -1;
-    }
-    for (int i = 0; i < s->ncols; i++)
-        if (get_col(s, i, err)) {
-            close_cursor(s);
-            return -1;
-        }
-    return 1;
+    return r;
 }
 
 void dg_odbc_reset(struct dg_stmt *s) { close_cursor(s); }
