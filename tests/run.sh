@@ -46,7 +46,9 @@ export DG_BIN=$BUILD/dbgauge
 
 OUT=$ROOT/tests/out
 mkdir -p "$OUT"
-export DG_SERVERS_ENV=$OUT/servers.env
+# One env file per run: a second run in the same checkout starts its own servers, and its
+# exit trap stops only those (servers.sh stops what its env file lists).
+export DG_SERVERS_ENV=$OUT/servers.$$.env
 if [[ $use_pg == 1 ]]; then
     trap 'tests/servers.sh stop all >/dev/null 2>&1' EXIT
     if tests/servers.sh start pg >"$OUT/servers.log" 2>&1; then
