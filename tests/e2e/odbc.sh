@@ -118,6 +118,20 @@ else
     tpcc_cycle sqlite "$SQT" sql
     check "sqlite: the engine is SQLite" test "$(json_get "$T_TMP/sqlite.run.json" engine 2>/dev/null)" = sqlite
     stress_cycle sqlite "$SQT"
+    # an experiment through ODBC: a job file's target is the ODBC string (its ';' are not comments)
+    printf '[global]\ntarget=%s\nvus=1,2\nduration=2s\nwarmup=0s\n' "$SQT" >"$T_TMP/odbc.ini"
+    run_dg "$T_TMP/exp.json" "$T_TMP/exp.err" experiment "$T_TMP/odbc.ini" --results "$RES" --json
+    check "sqlite: experiment through ODBC exits 0" test "$RC" = 0
+    [[ $RC == 0 ]] || echo "# $(tail -c 400 "$T_TMP/exp.err")"
+    check "sqlite: experiment stored two steps, each with NOPM > 0 and the ODBC target" python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1])); steps = d["steps"]
+assert len(steps) == 2, steps
+for s in steps:
+    assert s["nopm"] > 0 and s["status"] == "complete", s
+    assert s["summary"]["target"] == sys.argv[2], s["summary"]["target"]
+assert [s["vus"] for s in steps] == ["1", "2"], steps
+' "$T_TMP/exp.json" "$SQT"
     expect_exit "sqlite: procedures mode exits 2" 2 tpcc run --target "$SQT" --mode procedures --duration 2s --results "$RES"
     expect_stderr "sqlite: procedures mode says why" "no stored procedures"
 fi
