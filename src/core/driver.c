@@ -241,11 +241,8 @@ int dg_execute_batch(const struct dg_driver *drv, struct dg_stmt *s, int nparams
     return 0;
 }
 
-int dg_execute_calls(const struct dg_driver *drv, struct dg_conn *c, struct dg_call *calls, int n,
-                     int commit, struct dg_err *err)
+int dg_execute_calls_each(const struct dg_driver *drv, struct dg_call *calls, int n, struct dg_err *err)
 {
-    if (drv->execute_calls)
-        return drv->execute_calls(c, calls, n, commit, err);
     for (int i = 0; i < n; i++) {
         struct dg_call *call = &calls[i];
         call->changes = 0;
@@ -264,6 +261,16 @@ int dg_execute_calls(const struct dg_driver *drv, struct dg_conn *c, struct dg_c
             call->changes += drv->changes(call->stmt);
         }
     }
+    return 0;
+}
+
+int dg_execute_calls(const struct dg_driver *drv, struct dg_conn *c, struct dg_call *calls, int n,
+                     int commit, struct dg_err *err)
+{
+    if (drv->execute_calls)
+        return drv->execute_calls(c, calls, n, commit, err);
+    if (dg_execute_calls_each(drv, calls, n, err))
+        return -1;
     return commit ? drv->commit(c, err) : 0;
 }
 

@@ -252,6 +252,10 @@ int dg_query_int(struct dg_conn_h *h, const char *sql, int64_t *out, struct dg_e
 int dg_execute_batch(const struct dg_driver *drv, struct dg_stmt *s, int nparams,
                      const struct dg_value *params, int n, dg_row_fn fn, void *ctx,
                      struct dg_err *err);
+/* The calls in order, each parameter set one execute + next_row loop (no commit): what
+ * dg_execute_calls does for drivers without execute_calls, and what such a driver may fall
+ * back on. */
+int dg_execute_calls_each(const struct dg_driver *drv, struct dg_call *calls, int n, struct dg_err *err);
 /* execute_calls, or for drivers without it execute/next_row loops in order and then commit. */
 int dg_execute_calls(const struct dg_driver *drv, struct dg_conn *c, struct dg_call *calls, int n,
                      int commit, struct dg_err *err);

@@ -202,29 +202,6 @@ static int read_result(struct odbc_batch *b, int r, struct dg_call *call, int k,
     return got < 0 ? -1 : 0;
 }
 
-/* The calls one by one, each set an execution (engines without batch_ok). */
-static int one_by_one(struct dg_call *calls, int n, struct dg_err *err)
-{
-    for (int i = 0; i < n; i++) {
-        struct dg_call *call = &calls[i];
-        for (int k = 0; k < call->nsets; k++) {
-            if (dg_odbc_execute(call->stmt, call->params + (size_t)k * (size_t)call->nparams, err))
-                return -1;
-            int r;
-            while ((r = dg_odbc_next_row(call->stmt, err)) == 1)
-                if (call->fn && call->fn(call->ctx, k, call->stmt)) {
-                    dg_odbc_reset(call->stmt);
-                    r = 0;
-                    break;
-                }
-            if (r < 0)
-                return -1;
-            call->changes += dg_odbc_changes(call->stmt);
-        }
-    }
-    return 0;
-}
-
 static int run_batch(struct dg_conn *c, struct dg_call *calls, int n, int commit, struct dg_err *err)
 {
     struct odbc_batch *b = find(c, calls, n, commit);
@@ -294,7 +271,7 @@ int dg_odbc_execute_calls(struct dg_conn *c, struct dg_call *calls, int n, int c
     int join_commit = commit && c->in_txn && !c->sql_txn;
     int rc = c->batch_ok && (statements > 1 || join_commit) && statements > 0
                  ? run_batch(c, calls, n, join_commit, err)
-                 : one_by_one(calls, n, err);
+                 : dg_execute_calls_each(&dg_driver_odbc, calls, n, err);
     if (rc)
         return -1;
     return commit ? dg_odbc_commit(c, err) : 0;

@@ -60,6 +60,9 @@ struct dg_stmt {
     int64_t changes;
 };
 
+/* The driver's table (conn.c). */
+extern const struct dg_driver dg_driver_odbc;
+
 /* Fills err from the diagnostics of handle (type SQL_HANDLE_*), classifying by SQLSTATE,
  * native code and message; marks the open transaction failed. Returns -1. */
 int dg_odbc_fail(struct dg_conn *c, SQLSMALLINT type, SQLHANDLE h, const char *what, struct dg_err *err);
