@@ -183,6 +183,15 @@ void dg_html_num_td(FILE *out, double v, int decimals)
             dg_fmt_num(b, sizeof b, v, decimals));
 }
 
+void dg_html_pct_td(FILE *out, double pct)
+{
+    char e[40];
+    if (isfinite(pct))
+        fprintf(out, "<td class=\"n\" data-v=\"%s\">%+.1f%%</td>", dg_fmt_exact(e, sizeof e, pct), pct);
+    else
+        fputs("<td class=\"n\">n/a</td>", out);
+}
+
 /* Decimals that show a value of this size to about 4 significant digits. */
 static int decimals_for(double v)
 {

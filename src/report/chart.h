@@ -63,6 +63,8 @@ void dg_html_json(FILE *out, cJSON *doc);
 /* A table cell holding a number: data-v carries the exact value, the text `decimals` places
  * (with thousands separators when decimals is 0). NAN writes an empty cell. */
 void dg_html_num_td(FILE *out, double v, int decimals);
+/* A table cell holding a percent: data-v exact, the text "+12.3%"; NAN writes "n/a". */
+void dg_html_pct_td(FILE *out, double pct);
 /* v as the shortest text that reads back as exactly v ("%.15g" when it round-trips, else "%.17g"). */
 const char *dg_fmt_exact(char *buf, size_t n, double v);
 /* v with `decimals` places and thousands separators (1234567.8, 1 -> "1,234,567.8"). */

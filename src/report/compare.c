@@ -199,11 +199,7 @@ static void html_table(FILE *out, const struct dg_compare *c)
             dg_html_num_td(out, r->v[i], r->decimals);
             if (!i)
                 continue;
-            double p = dg_compare_pct(r, i);
-            if (isfinite(p))
-                fprintf(out, "<td class=\"n\" data-v=\"%.17g\">%+.1f%%</td>", p, p);
-            else
-                fprintf(out, "<td class=\"n\">n/a</td>");
+            dg_html_pct_td(out, dg_compare_pct(r, i));
         }
         fprintf(out, "</tr>\n");
     }

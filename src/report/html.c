@@ -1,4 +1,4 @@
-/* html.c — renders runs and groups as one self-contained HTML page: headline figures, the
+/* html.c — renders runs, groups and experiments as one self-contained HTML page: headline figures, the
  * latency table, charts (with a table of the same numbers each) and the full configuration.
  * Every text that came from a user goes through dg_html_text / dg_html_json. Reads records only. */
 #include "report/html.h"
@@ -324,6 +324,101 @@ static int group_section(FILE *out, const struct dg_report_item *g)
     return rc;
 }
 
+/* An experiment: its step table (computed once in experiment.c) and a chart per figure by
+ * swept value, each with the percent change per step written on it and a table under it. */
+static int experiment_section(FILE *out, const struct dg_exp_table *t)
+{
+    char prefix[32];
+    struct dg_chart c;
+    int stress = t->n && t->steps[0].stress;
+    snprintf(prefix, sizeof prefix, "exp%lld", (long long)t->ex.id);
+    fprintf(out, "<section class=\"item experiment\" id=\"%s\" data-experiment-id=\"%lld\">\n<h2>Experiment %lld: ",
+            prefix, (long long)t->ex.id, (long long)t->ex.id);
+    dg_html_text(out, t->ex.file);
+    if (t->ex.label[0]) {
+        fprintf(out, " <span class=\"label\">");
+        dg_html_text(out, t->ex.label);
+        fprintf(out, "</span>");
+    }
+    fprintf(out, "</h2>\n<p>%d step%s, ", t->n, t->n == 1 ? "" : "s");
+    dg_html_text(out, t->ex.status);
+    fprintf(out, ", started ");
+    dg_html_text(out, t->ex.started_at);
+    fprintf(out, " UTC");
+    if (t->n) {
+        const struct dg_run_record *f = &t->steps[0].rec;
+        fprintf(out, "; ");
+        dg_html_text(out, f->workload);
+        fprintf(out, " on ");
+        dg_html_text(out, f->target);
+        fprintf(out, " (");
+        dg_html_text(out, f->engine);
+        fprintf(out, " ");
+        dg_html_text(out, f->engine_version);
+        fprintf(out, "), runs %lld..%lld", (long long)f->id, (long long)t->steps[t->n - 1].rec.id);
+    }
+    fprintf(out, ". Changes are of %s; latency over all transaction types; disk MB/s and the cache "
+                 "hit ratio are the monitor's means over each step's measured window.</p>\n",
+            stress ? "MB/s" : "NOPM");
+    fprintf(out, "<h3>steps</h3><table class=\"data steps exp\"><thead><tr><th>step</th>");
+    for (int k = 0; k < t->nkeys; k++) {
+        fprintf(out, "<th>");
+        dg_html_text(out, t->keys[k]);
+        fprintf(out, "</th>");
+    }
+    fprintf(out, "<th>run</th><th>%s</th><th>%s</th><th>avg ms</th><th>p95 ms</th><th>disk read MB/s</th>"
+                 "<th>disk write MB/s</th><th>cache hit %%</th><th>vs prev</th><th>vs first</th>"
+                 "<th>status</th></tr></thead><tbody>\n",
+            stress ? "rows/s" : "TPM", stress ? "MB/s" : "NOPM");
+    for (int i = 0; i < t->n; i++) {
+        const struct dg_exp_step *w = &t->steps[i];
+        fprintf(out, "<tr data-step=\"%d\" data-run-id=\"%lld\">", w->rec.experiment_step, (long long)w->rec.id);
+        dg_html_num_td(out, w->rec.experiment_step, 0);
+        for (int k = 0; k < t->nkeys; k++) {
+            fprintf(out, "<td>");
+            dg_html_text(out, dg_exp_swept(t, i, k));
+            fprintf(out, "</td>");
+        }
+        dg_html_num_td(out, (double)w->rec.id, 0);
+        dg_html_num_td(out, w->stress ? w->rows_s : w->tpm, 0);
+        dg_html_num_td(out, w->head, w->stress ? 2 : 0);
+        dg_html_num_td(out, w->avg_ms, 3);
+        dg_html_num_td(out, w->p95_ms, 3);
+        dg_html_num_td(out, w->disk_read_mb_s, 2);
+        dg_html_num_td(out, w->disk_write_mb_s, 2);
+        dg_html_num_td(out, 100 * w->hit_ratio, 2);
+        if (i) {
+            dg_html_pct_td(out, w->d_prev);
+            dg_html_pct_td(out, w->d_first);
+        } else {
+            fprintf(out, "<td></td><td></td>");
+        }
+        fprintf(out, "<td>");
+        dg_html_text(out, w->rec.status);
+        if (strcmp(w->rec.status, "complete") && w->rec.error[0]) {
+            fprintf(out, ": ");
+            dg_html_text(out, w->rec.error);
+        }
+        fprintf(out, "</td></tr>\n");
+    }
+    fprintf(out, "</tbody></table>\n");
+    int rc = 0;
+    if (t->n) {
+        rc |= dg_html_emit(out, &c, dg_chart_exp_steps(&c, prefix, t, DG_EXP_THROUGHPUT));
+        if (stress)
+            rc |= dg_html_emit(out, &c, dg_chart_exp_steps(&c, prefix, t, DG_EXP_ROWS));
+        rc |= dg_html_emit(out, &c, dg_chart_exp_steps(&c, prefix, t, DG_EXP_LATENCY));
+        if (dg_exp_has_storage(t))
+            rc |= dg_html_emit(out, &c, dg_chart_exp_steps(&c, prefix, t, DG_EXP_STORAGE));
+        fprintf(out, "<p class=\"note\">Each step is a stored run (<code>dbgauge report RUN</code> shows it "
+                     "in full). The configuration below is the first step's; the steps differ in the swept "
+                     "values.</p>\n");
+        run_config(out, &t->steps[0].rec);
+    }
+    fprintf(out, "</section>\n");
+    return rc;
+}
+
 int dg_report_html(FILE *out, const struct dg_report_item *items, int n)
 {
     char title[128], sub[256] = "";
@@ -331,13 +426,15 @@ int dg_report_html(FILE *out, const struct dg_report_item *items, int n)
     snprintf(title, sizeof title, "dbgauge report");
     for (int i = 0; i < n && o + 40 < sizeof sub; i++)
         o += (size_t)snprintf(sub + o, sizeof sub - o, "%s%s %lld", i ? ", " : "",
-                              items[i].kind == DG_ITEM_GROUP ? "group" : "run", (long long)items[i].id);
+                              dg_report_item_kind_name(items[i].kind), (long long)items[i].id);
     if (n == 0)
         snprintf(sub, sizeof sub, "nothing selected");
     dg_html_begin(out, title, sub);
     int rc = 0;
     for (int i = 0; i < n; i++)
-        rc |= items[i].kind == DG_ITEM_GROUP ? group_section(out, &items[i]) : run_section(out, &items[i].runs[0]);
+        rc |= items[i].kind == DG_ITEM_EXPERIMENT ? experiment_section(out, items[i].exp)
+              : items[i].kind == DG_ITEM_GROUP    ? group_section(out, &items[i])
+                                                  : run_section(out, &items[i].runs[0]);
     dg_html_end(out);
     return rc;
 }
