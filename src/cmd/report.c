@@ -149,8 +149,11 @@ int dg_cmd_report(int argc, char **argv)
             dg_report_csv(out, items, n);
         } else {
             cJSON *doc = dg_report_json(items, n);
-            char *text = cJSON_Print(doc);
-            fprintf(out, "%s\n", text ? text : "null");
+            char *text = dg_json_exact(doc) ? NULL : cJSON_Print(doc);
+            if (text)
+                fprintf(out, "%s\n", text);
+            else
+                fprintf(stderr, "dbgauge report: out of memory printing JSON\n"), rc = DG_EXIT_FAILED;
             cJSON_free(text);
             cJSON_Delete(doc);
         }
