@@ -213,7 +213,10 @@ static void html_table(FILE *out, const struct dg_compare *c)
         dg_html_text(out, r->name);
         fprintf(out, "</td>");
         for (int i = 0; i < c->nsides; i++) {
-            dg_html_num_td(out, r->v[i], r->decimals);
+            if (isfinite(r->v[i]))
+                dg_html_num_td(out, r->v[i], r->decimals);
+            else
+                fputs("<td class=\"n\">-</td>", out); /* this side lacks the figure (an unpaired step) */
             if (!i)
                 continue;
             dg_html_pct_td(out, dg_compare_pct(r, i));

@@ -94,7 +94,7 @@ static int exp_chart(struct dg_chart *ch, const struct dg_report_item *items, in
         }
     }
     if (v)
-        rc = dg_compare_sides_chart(ch, id, title, "swept", unit, keys, nk, names, n, v);
+        rc = dg_compare_sides_chart(ch, id, title, "swept value", unit, keys, nk, names, n, v);
     free(v);
     return rc;
 }
