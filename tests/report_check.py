@@ -441,10 +441,10 @@ def exp_export(mode, path, dbp, exp_id):
         ok = len(lines) == len(st)
         for l, x, a, f in zip(lines, st, prev, first):
             c = [v.strip() for v in l.strip("|").split("|")]
-            # step | vus | run | TPM | NOPM | avg | p95 | read | write | vs prev | vs first
+            # step | vus | run | TPM | NOPM | avg | p95 | read | write | hit % | vs prev | vs first
             if not (c[1] == list(x["swept"].values())[0] and c[2] == str(x["id"]) and c[3] == "{:,.0f}".format(x["tpm"])
-                    and c[4] == "{:,.0f}".format(x["nopm"]) and c[9] == ("" if a is None else "%+.1f%%" % a)
-                    and c[10] == ("" if f is None else "%+.1f%%" % f)):
+                    and c[4] == "{:,.0f}".format(x["nopm"]) and c[10] == ("" if a is None else "%+.1f%%" % a)
+                    and c[11] == ("" if f is None else "%+.1f%%" % f)):
                 ok = False; print("#", c)
         check(ok, f"exp md: {len(lines)} step lines with the stored NOPM/TPM and the changes recomputed")
 

@@ -183,6 +183,15 @@ static void pct_cell(FILE *f, double v)
         fprintf(f, "  %+8.1f%%", v);
 }
 
+void dg_exp_step_figures(const struct dg_exp_step *w, double v[DG_EXP_NFIG], int decimals[DG_EXP_NFIG])
+{
+    const double fig[DG_EXP_NFIG] = {w->stress ? w->rows_s : w->tpm, w->head, w->avg_ms, w->p95_ms,
+                                     w->disk_read_mb_s, w->disk_write_mb_s, 100 * w->hit_ratio};
+    const int dec[DG_EXP_NFIG] = {0, w->stress ? 2 : 0, 3, 3, 2, 2, 2};
+    memcpy(v, fig, sizeof fig);
+    memcpy(decimals, dec, sizeof dec);
+}
+
 void dg_exp_table_text(FILE *text, const struct dg_exp_table *t)
 {
     const struct dg_experiment *ex = &t->ex;
@@ -204,13 +213,14 @@ void dg_exp_table_text(FILE *text, const struct dg_exp_table *t)
             const char *v = dg_exp_swept(t, i, k);
             fprintf(text, "  %10s", v ? v : "");
         }
-        cell(text, "  %*.0f", 10, w->stress ? w->rows_s : w->tpm);
-        cell(text, w->stress ? "  %*.2f" : "  %*.0f", 10, w->head);
-        cell(text, "  %*.2f", 9, w->avg_ms);
-        cell(text, "  %*.2f", 9, w->p95_ms);
-        cell(text, "  %*.1f", 8, w->disk_read_mb_s);
-        cell(text, "  %*.1f", 8, w->disk_write_mb_s);
-        cell(text, "  %*.1f", 6, 100 * w->hit_ratio);
+        static const char *const fmt[DG_EXP_NFIG] = {"  %*.0f", "  %*.0f", "  %*.2f", "  %*.2f",
+                                                      "  %*.1f", "  %*.1f", "  %*.1f"};
+        static const int width[DG_EXP_NFIG] = {10, 10, 9, 9, 8, 8, 6};
+        double v[DG_EXP_NFIG];
+        int dec[DG_EXP_NFIG];
+        dg_exp_step_figures(w, v, dec);
+        for (int k = 0; k < DG_EXP_NFIG; k++)
+            cell(text, k == 1 && w->stress ? "  %*.2f" : fmt[k], width[k], v[k]);
         pct_cell(text, w->d_prev);
         pct_cell(text, w->d_first);
         int bad = strcmp(w->rec.status, "complete") != 0;

@@ -46,6 +46,12 @@ const char *dg_exp_swept(const struct dg_exp_table *t, int i, int k);
 /* How step i is named on a chart's x axis: the value alone when one key is swept, else its key. */
 const char *dg_exp_x_text(const struct dg_exp_table *t, int i);
 
+/* The figure columns of step w's row, in table order: TPM (stress: rows/s), NOPM (MB/s), avg
+ * ms, p95 ms, disk read MB/s, disk write MB/s, cache hit % (NAN: none); and the decimals a
+ * page (HTML, Markdown) shows each with. */
+#define DG_EXP_NFIG 7
+void dg_exp_step_figures(const struct dg_exp_step *w, double v[DG_EXP_NFIG], int decimals[DG_EXP_NFIG]);
+
 void dg_exp_table_text(FILE *out, const struct dg_exp_table *t);
 void dg_exp_table_csv(FILE *out, const struct dg_exp_table *t);
 /* Step i as a new JSON object (the caller's): the swept values as top-level keys and the run's

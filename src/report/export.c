@@ -339,11 +339,11 @@ static void md_experiment(FILE *out, const struct dg_exp_table *t)
         md_text(out, t->keys[k]);
         fprintf(out, " |");
     }
-    fprintf(out, " run | %s | %s | avg ms | p95 ms | disk read MB/s | disk write MB/s | vs prev | vs first |\n|---:|",
+    fprintf(out, " run | %s | %s | avg ms | p95 ms | disk read MB/s | disk write MB/s | cache hit %% | vs prev | vs first |\n|---:|",
             stress ? "rows/s" : "TPM", stress ? "MB/s" : "NOPM");
     for (int k = 0; k < t->nkeys; k++)
         fprintf(out, "---|");
-    fprintf(out, "---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+    fprintf(out, "---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
     for (int i = 0; i < t->n; i++) {
         const struct dg_exp_step *w = &t->steps[i];
         fprintf(out, "| %d |", w->rec.experiment_step);
@@ -353,12 +353,11 @@ static void md_experiment(FILE *out, const struct dg_exp_table *t)
             fprintf(out, " |");
         }
         fprintf(out, " %lld |", (long long)w->rec.id);
-        md_num(out, w->stress ? w->rows_s : w->tpm, 0);
-        md_num(out, w->head, w->stress ? 2 : 0);
-        md_num(out, w->avg_ms, 3);
-        md_num(out, w->p95_ms, 3);
-        md_num(out, w->disk_read_mb_s, 2);
-        md_num(out, w->disk_write_mb_s, 2);
+        double v[DG_EXP_NFIG];
+        int dec[DG_EXP_NFIG];
+        dg_exp_step_figures(w, v, dec);
+        for (int k = 0; k < DG_EXP_NFIG; k++)
+            md_num(out, v[k], dec[k]);
         md_pct(out, w->d_prev);
         md_pct(out, w->d_first);
         fputc('\n', out);

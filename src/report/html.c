@@ -380,13 +380,11 @@ static int experiment_section(FILE *out, const struct dg_exp_table *t)
             fprintf(out, "</td>");
         }
         dg_html_num_td(out, (double)w->rec.id, 0);
-        dg_html_num_td(out, w->stress ? w->rows_s : w->tpm, 0);
-        dg_html_num_td(out, w->head, w->stress ? 2 : 0);
-        dg_html_num_td(out, w->avg_ms, 3);
-        dg_html_num_td(out, w->p95_ms, 3);
-        dg_html_num_td(out, w->disk_read_mb_s, 2);
-        dg_html_num_td(out, w->disk_write_mb_s, 2);
-        dg_html_num_td(out, 100 * w->hit_ratio, 2);
+        double v[DG_EXP_NFIG];
+        int dec[DG_EXP_NFIG];
+        dg_exp_step_figures(w, v, dec);
+        for (int k = 0; k < DG_EXP_NFIG; k++)
+            dg_html_num_td(out, v[k], dec[k]);
         if (i) {
             dg_html_pct_td(out, w->d_prev);
             dg_html_pct_td(out, w->d_first);
