@@ -65,6 +65,24 @@ void dg_html_card(FILE *out, const char *key, const char *title, double v, int d
     fprintf(out, "</div><div class=\"v\">%s</div></div>\n", dg_fmt_num(b, sizeof b, v, decimals));
 }
 
+/* The user's label as text in <span class="label"> after a heading; nothing when empty. */
+static void label_span(FILE *out, const char *label)
+{
+    if (!label[0])
+        return;
+    fprintf(out, " <span class=\"label\">");
+    dg_html_text(out, label);
+    fprintf(out, "</span>");
+}
+
+/* "sqlite 3.40.1" */
+static void engine_text(FILE *out, const struct dg_run_record *r)
+{
+    dg_html_text(out, r->engine);
+    fprintf(out, " ");
+    dg_html_text(out, r->engine_version);
+}
+
 static void kv_text(FILE *out, const char *k, const char *v, int code)
 {
     if (!v || !*v)
@@ -229,15 +247,9 @@ static int run_section(FILE *out, const struct dg_run_record *r)
     fprintf(out, "<section class=\"item run\" id=\"%s\" data-run-id=\"%lld\">\n<h2>Run %lld: ",
             prefix, (long long)r->id, (long long)r->id);
     dg_html_text(out, r->workload);
-    if (r->label[0]) {
-        fprintf(out, " <span class=\"label\">");
-        dg_html_text(out, r->label);
-        fprintf(out, "</span>");
-    }
+    label_span(out, r->label);
     fprintf(out, "</h2>\n<p>");
-    dg_html_text(out, r->engine);
-    fprintf(out, " ");
-    dg_html_text(out, r->engine_version);
+    engine_text(out, r);
     fprintf(out, ", ");
     dg_html_text(out, r->status);
     fprintf(out, ", started ");
@@ -270,17 +282,11 @@ static int group_section(FILE *out, const struct dg_report_item *g)
             prefix, (long long)g->id, (long long)g->id);
     dg_html_text(out, f->workload);
     fprintf(out, " sweep of %d steps", g->nruns);
-    if (f->label[0]) {
-        fprintf(out, " <span class=\"label\">");
-        dg_html_text(out, f->label);
-        fprintf(out, "</span>");
-    }
+    label_span(out, f->label);
     fprintf(out, "</h2>\n<p>");
     dg_html_text(out, f->target);
     fprintf(out, " (");
-    dg_html_text(out, f->engine);
-    fprintf(out, " ");
-    dg_html_text(out, f->engine_version);
+    engine_text(out, f);
     fprintf(out, "), runs %lld..%lld.</p>\n", (long long)f->id, (long long)g->runs[g->nruns - 1].id);
     if (f->query) {
         fprintf(out, "<p>query: <code>");
@@ -335,11 +341,7 @@ static int experiment_section(FILE *out, const struct dg_exp_table *t)
     fprintf(out, "<section class=\"item experiment\" id=\"%s\" data-experiment-id=\"%lld\">\n<h2>Experiment %lld: ",
             prefix, (long long)t->ex.id, (long long)t->ex.id);
     dg_html_text(out, t->ex.file);
-    if (t->ex.label[0]) {
-        fprintf(out, " <span class=\"label\">");
-        dg_html_text(out, t->ex.label);
-        fprintf(out, "</span>");
-    }
+    label_span(out, t->ex.label);
     fprintf(out, "</h2>\n<p>%d step%s, ", t->n, t->n == 1 ? "" : "s");
     dg_html_text(out, t->ex.status);
     fprintf(out, ", started ");
@@ -352,9 +354,7 @@ static int experiment_section(FILE *out, const struct dg_exp_table *t)
         fprintf(out, " on ");
         dg_html_text(out, f->target);
         fprintf(out, " (");
-        dg_html_text(out, f->engine);
-        fprintf(out, " ");
-        dg_html_text(out, f->engine_version);
+        engine_text(out, f);
         fprintf(out, "), runs %lld..%lld", (long long)f->id, (long long)t->steps[t->n - 1].rec.id);
     }
     fprintf(out, ". Changes are of %s; latency over all transaction types; disk MB/s and the cache "
