@@ -11,7 +11,7 @@
 #   report_check.py card REPORT.html RESULTS.db RUN_ID KEY SQL-EXPRESSION-ON-run
 #   report_check.py monitor REPORT.html RESULTS.db RUN_ID   (monitor charts, cards, means = run_monitor)
 #   report_check.py targets REPORT.html RESULTS.db RUN_ID   (per-target charts, table, spread = run_target)
-#   report_check.py exp-html REPORT.html RESULTS.db EXP_ID LABEL   (step table, charts, percent changes)
+#   report_check.py exp-html REPORT.html RESULTS.db EXP_ID [LABEL]   (step table, charts, percent changes)
 #   report_check.py exp-json|exp-csv|exp-md FILE RESULTS.db EXP_ID  (the same figures in each export)
 #   report_check.py exact-json FILE.json RESULTS.db          (stored doubles read back bit for bit)
 #   report_check.py compare-exp OUT.txt COMPARE.html RESULTS.db EA EB   (steps paired by swept value)
@@ -342,7 +342,11 @@ def exp_steps(d, exp_id):
         n = sum(t["committed"] + t["rollbacks"] for t in txn)
         mon = mon_means(d.execute("SELECT * FROM run_monitor WHERE run_id = ? ORDER BY second", (r["id"],)).fetchall())
         sw = json.loads(r["swept"] or "{}")
+        stress = r["workload"] == "stress"
         out.append({"run": r, "id": r["id"], "step": r["experiment_step"], "nopm": r["nopm"], "tpm": r["tpm"], "swept": sw,
+                    # the headline (NOPM; stress: MB/s) and the figure beside it (TPM; stress: rows/s)
+                    "head": r["bytes"] / 1e6 / r["measured_s"] if stress else r["nopm"],
+                    "second": r["rows"] / r["measured_s"] if stress else r["tpm"],
                     "key": ", ".join("%s=%s" % (k, sw[k]) for k in sorted(sw)),
                     "avg_ms": sum(t["avg_ms"] * (t["committed"] + t["rollbacks"]) for t in txn) / n if n else None,
                     "p95_lo": min(t["p95_ms"] for t in txn), "p95_hi": max(t["p95_ms"] for t in txn),
@@ -354,14 +358,14 @@ def exp_html(path, dbp, exp_id, label):
     st = exp_steps(d, exp_id)
     if not check(len(st) >= 3, f"exp html: experiment {exp_id} has {len(st)} stored steps"):
         return
-    nopm = [x["nopm"] for x in st]
+    nopm = [x["head"] for x in st]  # NOPM, or MB/s for stress
     rows = [r for r in p.rows if r["section"] == e and "data-step" in r["attrs"]]
     ok = len(rows) == len(st)
     for r, x in zip(rows, st):
         c = r["cells"]
         # step, swept value (text), run, TPM, NOPM, avg, p95, disk read, disk write, hit %, vs prev, vs first
-        if not (c[0] == x["step"] and r["text"][1] == list(x["swept"].values())[0] and c[2] == x["id"] and c[3] == x["tpm"]
-                and c[4] == x["nopm"] and close(c[5], x["avg_ms"], 1e-6) and x["p95_lo"] <= c[6] <= x["p95_hi"]
+        if not (c[0] == x["step"] and r["text"][1] == list(x["swept"].values())[0] and c[2] == x["id"] and close(c[3], x["second"])
+                and close(c[4], x["head"]) and close(c[5], x["avg_ms"], 1e-6) and x["p95_lo"] <= c[6] <= x["p95_hi"]
                 and ((c[7] is None and x["read"] is None) or close(c[7], x["read"])) and ((c[8] is None and x["write"] is None) or close(c[8], x["write"]))
                 and ((c[9] is None and x["hit"] is None) or close(c[9], 100 * x["hit"]))):
             ok = False; print("#", c, dict(x["run"])["id"])
@@ -371,14 +375,20 @@ def exp_html(path, dbp, exp_id, label):
     got_prev = [None] + ["%+.1f%%" % r["cells"][10] for r in rows[1:]]
     got_first = [None] + ["%+.1f%%" % r["cells"][11] for r in rows[1:]]
     check(got_prev == want_prev and got_first == want_first and [r["text"][10] for r in rows[1:]] == want_prev[1:],
-          f"exp html: vs prev {want_prev[1:]} and vs first {want_first[1:]} recomputed from the stored NOPM", (got_prev, got_first))
+          f"exp html: vs prev {want_prev[1:]} and vs first {want_first[1:]} recomputed from the stored NOPM (stress: MB/s)", (got_prev, got_first))
     tp = chart(p, e, "tput")
+    stress = st[0]["run"]["workload"] == "stress"
     check(tp is not None and tp["bars"] and tp["x_text"] == [list(x["swept"].values())[0] for x in st]
-          and tp["series"][0]["values"] == nopm and tp["series"][1]["values"] == [x["tpm"] for x in st],
-          "exp html: throughput chart: NOPM and TPM bars by swept value, as stored", tp and tp["series"][0]["values"])
-    check(tp is not None and tp.get("labels") == want_prev, f"exp html: each step's NOPM change written on the chart {want_prev}", tp and tp.get("labels"))
+          and all(close(a, b) for a, b in zip(tp["series"][0]["values"], nopm)) and len(tp["series"]) == (1 if stress else 2)
+          and (stress or tp["series"][1]["values"] == [x["tpm"] for x in st]),
+          "exp html: throughput chart: NOPM and TPM (stress: MB/s) bars by swept value, as stored", tp and tp["series"][0]["values"])
+    if stress:
+        rc = chart(p, e, "rows")
+        check(rc is not None and all(close(a, x["second"]) for a, x in zip(rc["series"][0]["values"], st)),
+              "exp html: stress: rows/s chart from the stored rows and measured seconds")
+    check(tp is not None and tp.get("labels") == want_prev, f"exp html: each step's headline change written on the chart {want_prev}", tp and tp.get("labels"))
     under = [r for r in p.rows if r["figure"] == "exp%d-tput" % exp_id and r["cells"]]
-    check([r["cells"][1] for r in under] == nopm and [r["text"][-1] for r in under] == [""] + want_prev[1:],
+    check(all(close(r["cells"][1], v) for r, v in zip(under, nopm)) and len(under) == len(nopm) and [r["text"][-1] for r in under] == [""] + want_prev[1:],
           "exp html: the table under the throughput chart holds the NOPM and the changes")
     lat = chart(p, e, "lat")
     ok = lat is not None and all(close(a, x["avg_ms"], 1e-6) and x["p95_lo"] <= b <= x["p95_hi"]
@@ -387,14 +397,16 @@ def exp_html(path, dbp, exp_id, label):
     check(ok and lat.get("labels") == [None] + [pct(p95[i - 1], p95[i]) for i in range(1, len(p95))],
           "exp html: latency chart: avg (= run_txn's weighted mean) and p95 per step, the p95 change written on it")
     dk = chart(p, e, "disk")
-    if all(x["read"] is None and x["write"] is None for x in st):
-        check(dk is None, "exp html: no storage chart without monitor disk figures")
+    if not any((x["read"] or 0) > 0 or (x["write"] or 0) > 0 for x in st):
+        check(dk is None and "No storage chart" in raw, "exp html: no (blank) storage chart without monitor disk traffic, a note instead")
     else:
         tot = [x["read"] + x["write"] for x in st]
         ok = dk is not None and all(close(a, x["read"]) and close(b, x["write"]) and close(c, t)
                                     for a, b, c, x, t in zip(*[s["values"] for s in dk["series"]], st, tot))
         check(ok and dk.get("labels") == [None] + [pct(tot[i - 1], tot[i]) for i in range(1, len(tot))],
               "exp html: storage chart: disk read/write MB/s = run_monitor means, the change of read + write written on it", dk and dk.get("labels"))
+    if label is None:
+        return
     check(label in p.labels, "exp html: the experiment's label is in the page as text, unchanged", p.labels[:3])
     check("<script>alert(1)" not in raw, "exp html: the label's <script> is not in the page raw")
     n_scripts = len(re.findall(r"<script\b", raw))
@@ -514,7 +526,7 @@ if __name__ == "__main__":
     elif mode == "monitor": monitor_check(args[0], args[1], int(args[2]))
     elif mode == "targets": targets_check(args[0], args[1], int(args[2]))
     elif mode == "card": card_check(args[0], args[1], int(args[2]), args[3], args[4])
-    elif mode == "exp-html": exp_html(args[0], args[1], int(args[2]), args[3])
+    elif mode == "exp-html": exp_html(args[0], args[1], int(args[2]), args[3] if len(args) > 3 else None)
     elif mode in ("exp-json", "exp-csv", "exp-md"): exp_export(mode, args[0], args[1], int(args[2]))
     elif mode == "exact-json": exact_json(*args)
     elif mode == "compare-exp": compare_exp(args[0], args[1], args[2], int(args[3]), int(args[4]))

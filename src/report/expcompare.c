@@ -42,7 +42,7 @@ static const struct {
     const char *name; /* NULL: the series' own name */
 } figures[] = {
     {DG_EXP_THROUGHPUT, 0, 0, NULL},          {DG_EXP_THROUGHPUT, 1, 0, NULL},
-    {DG_EXP_ROWS, 0, 0, NULL},                {DG_EXP_LATENCY, 0, 3, "avg ms"},
+    {DG_EXP_ROWS, 0, 0, "rows/s"},            {DG_EXP_LATENCY, 0, 3, "avg ms"},
     {DG_EXP_LATENCY, 1, 3, "p95 ms"},         {DG_EXP_STORAGE, 0, 2, "disk read MB/s"},
     {DG_EXP_STORAGE, 1, 2, "disk write MB/s"},
 };
@@ -52,15 +52,18 @@ int dg_compare_exp_rows(struct dg_compare *c, const struct dg_report_item *items
     const char *keys[MAX_KEYS];
     int k = union_keys(items, n, keys), stress = items[0].exp->steps[0].stress, storage = 0;
     for (int i = 0; i < n; i++)
-        storage |= dg_exp_has_storage(items[i].exp);
+        storage |= dg_exp_has_storage(items[i].exp, 0);
     for (int j = 0; j < k; j++)
         for (size_t f = 0; f < sizeof figures / sizeof *figures; f++) {
             const struct dg_exp_step *first = &items[0].exp->steps[0];
             if (figures[f].k >= dg_exp_nseries(first, figures[f].f) || (figures[f].f == DG_EXP_ROWS && !stress) ||
                 (figures[f].f == DG_EXP_STORAGE && !storage))
                 continue;
-            const char *unit, *name = figures[f].name ? figures[f].name
-                                                      : dg_exp_series_name(figures[f].f, stress, figures[f].k, &unit);
+            const char *unit, *name = dg_exp_series_name(figures[f].f, stress, figures[f].k, &unit);
+            if (figures[f].name)
+                name = figures[f].name;
+            else if (stress) /* the throughput of stress: "MB/s" says it all */
+                name = unit;
             char row[96];
             snprintf(row, sizeof row, "%s, %s", name, keys[j]);
             struct dg_cmp_row *r = dg_compare_row(c, row, stress && figures[f].f == DG_EXP_THROUGHPUT ? 2 : figures[f].decimals);
@@ -85,7 +88,8 @@ static int exp_chart(struct dg_chart *ch, const struct dg_report_item *items, in
     memset(ch, 0, sizeof *ch); /* freed by the caller even when never made */
     snprintf(id, sizeof id, "cmpexp-%d-%d", (int)f, k);
     snprintf(title, sizeof title, "%s%s per swept value, steps paired by value (change of the second side written on it)",
-             name, f == DG_EXP_LATENCY ? " latency" : f == DG_EXP_STORAGE ? " (monitor)" : "");
+             stress && f == DG_EXP_THROUGHPUT ? unit : name,
+             f == DG_EXP_LATENCY ? " latency" : f == DG_EXP_STORAGE ? " (monitor)" : "");
     for (int i = 0; i < n; i++) {
         snprintf(names[i], sizeof names[i], "experiment %lld", (long long)items[i].id);
         for (int j = 0; v && j < nk; j++) {
@@ -104,7 +108,7 @@ int dg_compare_exp_charts(FILE *out, const struct dg_report_item *items, int n)
     struct dg_chart ch;
     int rc = 0, storage = 0;
     for (int i = 0; i < n; i++)
-        storage |= dg_exp_has_storage(items[i].exp);
+        storage |= dg_exp_has_storage(items[i].exp, 1);
     rc |= dg_html_emit(out, &ch, exp_chart(&ch, items, n, DG_EXP_THROUGHPUT, 0));
     rc |= dg_html_emit(out, &ch, exp_chart(&ch, items, n, DG_EXP_LATENCY, 1));
     if (storage)

@@ -406,8 +406,12 @@ static int experiment_section(FILE *out, const struct dg_exp_table *t)
         if (stress)
             rc |= dg_html_emit(out, &c, dg_chart_exp_steps(&c, prefix, t, DG_EXP_ROWS));
         rc |= dg_html_emit(out, &c, dg_chart_exp_steps(&c, prefix, t, DG_EXP_LATENCY));
-        if (dg_exp_has_storage(t))
+        if (dg_exp_has_storage(t, 1))
             rc |= dg_html_emit(out, &c, dg_chart_exp_steps(&c, prefix, t, DG_EXP_STORAGE));
+        else
+            fprintf(out, "<p class=\"note\">No storage chart: %s.</p>\n",
+                    dg_exp_has_storage(t, 0) ? "the monitor measured 0 MB/s read and written on the disk in every step"
+                                             : "the steps were not monitored, or the monitor had no block device");
         fprintf(out, "<p class=\"note\">Each step is a stored run (<code>dbgauge report RUN</code> shows it "
                      "in full). The configuration below is the first step's; the steps differ in the swept "
                      "values.</p>\n");

@@ -306,19 +306,21 @@ int dg_exp_nseries(const struct dg_exp_step *w, enum dg_exp_figure f)
 
 const char *dg_exp_series_name(enum dg_exp_figure f, int stress, int k, const char **unit)
 {
-    static const char *const names[][3] = {{"NOPM", "TPM", ""}, {"rows/s", "", ""}, {"avg", "p95", ""},
+    static const char *const names[][3] = {{"NOPM", "TPM", ""}, {"rows fetched", "", ""}, {"avg", "p95", ""},
                                            {"disk read", "disk write", "read + write"}};
     static const char *const units[] = {"/min", "rows/s", "ms", "MB/s"};
     int mb = f == DG_EXP_THROUGHPUT && stress;
     *unit = mb ? "MB/s" : units[f];
-    return mb ? "MB/s" : names[f][k];
+    return mb ? "data fetched" : names[f][k];
 }
 
-int dg_exp_has_storage(const struct dg_exp_table *t)
+int dg_exp_has_storage(const struct dg_exp_table *t, int traffic)
 {
-    for (int i = 0; i < t->n; i++)
-        if (isfinite(t->steps[i].disk_read_mb_s) || isfinite(t->steps[i].disk_write_mb_s))
+    for (int i = 0; i < t->n; i++) {
+        double r = t->steps[i].disk_read_mb_s, w = t->steps[i].disk_write_mb_s;
+        if (traffic ? r > 0 || w > 0 : isfinite(r) || isfinite(w))
             return 1;
+    }
     return 0;
 }
 
@@ -333,8 +335,9 @@ int dg_chart_exp_steps(struct dg_chart *c, const char *id_prefix, const struct d
     const char *unit, *x_label = t->nkeys == 1 ? t->keys[0] : "step";
     int stress = t->n && t->steps[0].stress, ns = t->n ? dg_exp_nseries(&t->steps[0], f) : 1;
     make_id(id, sizeof id, id_prefix, ids[f]);
+    const char *lab = dg_exp_series_name(f, stress, labelled[f], &unit);
     snprintf(title, sizeof title, "Experiment %lld: %s per %s (percent change of %s from the step before)",
-             (long long)t->ex.id, what[f], x_label, dg_exp_series_name(f, stress, labelled[f], &unit));
+             (long long)t->ex.id, what[f], x_label, f == DG_EXP_LATENCY || !stress ? lab : unit);
     if (dg_chart_init(c, id, title, x_label, unit, (size_t)t->n))
         return -1;
     c->bars = 1;

@@ -55,7 +55,8 @@ double dg_exp_value(const struct dg_exp_step *w, enum dg_exp_figure f, int k);
 int dg_exp_nseries(const struct dg_exp_step *w, enum dg_exp_figure f);
 /* The name and unit of series k of f (stress decides the throughput's). */
 const char *dg_exp_series_name(enum dg_exp_figure f, int stress, int k, const char **unit);
-/* Whether any step has the monitor's disk figures. */
-int dg_exp_has_storage(const struct dg_exp_table *t);
+/* Whether any step has the monitor's disk figures (traffic: and any of them above zero, so
+ * that a chart of them would not be blank). */
+int dg_exp_has_storage(const struct dg_exp_table *t, int traffic);
 
 #endif

@@ -6,7 +6,8 @@
 # rendering: reports read the results database only. Run A is monitored (the default) and
 # a two-target run (one target's path holding <, > and &) gives the per-target charts. Two
 # TPC-C experiments (job files sweeping vus=1,2,3 and vus=2,3,4, the first labelled with
-# <script> and quotes) give `report exp:N` in every format and `compare exp:A exp:B`.
+# <script> and quotes) give `report exp:N` in every format and `compare exp:A exp:B`; a stress
+# experiment (threads=1,2,3) its MB/s and rows/s charts.
 . "$(dirname "$0")/../lib.sh"
 
 RES=$T_TMP/results.db
@@ -45,6 +46,9 @@ expect_exit "fixture: experiment sweeping vus=1,2,3 with a <script> label" 0 exp
 EA=$(sqlite3 "$RES" "SELECT MAX(id) FROM experiment")
 expect_exit "fixture: experiment sweeping vus=2,3,4" 0 experiment "$T_TMP/expb.ini" --results "$RES"
 EB=$(sqlite3 "$RES" "SELECT MAX(id) FROM experiment")
+printf '[global]\nworkload=stress\ntarget=%s\niterations=2\nthreads=1,2,3\n' "$STRESS" >"$T_TMP/exps.ini"
+expect_exit "fixture: stress experiment sweeping threads=1,2,3" 0 experiment "$T_TMP/exps.ini" --results "$RES"
+ES=$(sqlite3 "$RES" "SELECT MAX(id) FROM experiment")
 rm -f "$T_TMP"/tpcc.db* "$T_TMP"/stress.db* "$TA"* "$TB"*
 
 # HTML: numbers, escaping, and a real browser.
@@ -114,6 +118,9 @@ check "compare html escapes the label" grep -qF '&lt;script&gt;alert(1)' "$OUT/c
 expect_exit "report exp:N writes HTML" 0 report "exp:$EA" --results "$RES" -o "$OUT/report-experiment.html"
 py exp-html "$OUT/report-experiment.html" "$RES" "$EA" "$LABEL"
 py browser "$OUT/report-experiment.html" "$OUT/report-experiment.png" "$LABEL"
+expect_exit "report exp:N of a stress experiment writes HTML" 0 report "exp:$ES" --results "$RES" -o "$OUT/report-experiment-stress.html"
+py exp-html "$OUT/report-experiment-stress.html" "$RES" "$ES"
+py browser "$OUT/report-experiment-stress.html" "$OUT/report-experiment-stress.png"
 run_dg "$T_TMP/e.json" "$T_TMP/e.err" report "experiment:$EA" --results "$RES" --format json
 check "report experiment:N --format json exits 0" test "$RC" = 0
 py exp-json "$T_TMP/e.json" "$RES" "$EA"
