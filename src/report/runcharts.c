@@ -337,7 +337,7 @@ int dg_chart_exp_steps(struct dg_chart *c, const char *id_prefix, const struct d
     make_id(id, sizeof id, id_prefix, ids[f]);
     const char *lab = dg_exp_series_name(f, stress, labelled[f], &unit);
     snprintf(title, sizeof title, "Experiment %lld: %s per %s (percent change of %s from the step before)",
-             (long long)t->ex.id, what[f], x_label, f == DG_EXP_LATENCY || !stress ? lab : unit);
+             (long long)t->ex.id, what[f], x_label, stress && (f == DG_EXP_THROUGHPUT || f == DG_EXP_ROWS) ? unit : lab);
     if (dg_chart_init(c, id, title, x_label, unit, (size_t)t->n))
         return -1;
     c->bars = 1;
