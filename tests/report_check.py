@@ -11,7 +11,11 @@
 #   report_check.py card REPORT.html RESULTS.db RUN_ID KEY SQL-EXPRESSION-ON-run
 #   report_check.py monitor REPORT.html RESULTS.db RUN_ID   (monitor charts, cards, means = run_monitor)
 #   report_check.py targets REPORT.html RESULTS.db RUN_ID   (per-target charts, table, spread = run_target)
-import csv, html.parser, json, math, os, re, sqlite3, subprocess, sys, tempfile
+#   report_check.py exp-html REPORT.html RESULTS.db EXP_ID [LABEL]   (step table, charts, percent changes)
+#   report_check.py exp-json|exp-csv|exp-md FILE RESULTS.db EXP_ID  (the same figures in each export)
+#   report_check.py exact-json FILE.json RESULTS.db          (stored doubles read back bit for bit)
+#   report_check.py compare-exp OUT.txt COMPARE.html RESULTS.db EA EB   (steps paired by swept value)
+import csv, html.parser, json, math, os, re, sqlite3, struct, subprocess, sys, tempfile
 
 def check(cond, name, detail=""):
     print(("ok - " if cond else "not ok - ") + name + ("" if cond or not detail else ": " + str(detail)))
@@ -37,7 +41,8 @@ class Page(html.parser.HTMLParser):
     def handle_starttag(self, tag, attrs):
         a = dict(attrs)
         if tag == "section":
-            self.section = a.get("data-run-id") or ("g" + a["data-group-id"] if "data-group-id" in a else "cmp")
+            self.section = a.get("data-run-id") or ("g" + a["data-group-id"] if "data-group-id" in a else
+                                                    "e" + a["data-experiment-id"] if "data-experiment-id" in a else "cmp")
         if tag == "div" and a.get("class") == "card":
             self.cards[(self.section, a["data-key"])] = float(a["data-v"])
         if tag == "figure":
@@ -329,6 +334,187 @@ def card_check(path, dbp, run_id, key, expr):
     got = p.cards.get((str(run_id), key))
     check(close(got, want), f"html: run {run_id} card {key} = {expr} as stored ({want})", got)
 
+def exp_steps(d, exp_id):
+    """The stored steps of an experiment, each with what the reports derive from stored columns."""
+    out = []
+    for r in d.execute("SELECT * FROM run WHERE experiment_id = ? ORDER BY experiment_step", (exp_id,)).fetchall():
+        txn = d.execute("SELECT * FROM run_txn WHERE run_id = ? ORDER BY seq", (r["id"],)).fetchall()
+        n = sum(t["committed"] + t["rollbacks"] for t in txn)
+        mon = mon_means(d.execute("SELECT * FROM run_monitor WHERE run_id = ? ORDER BY second", (r["id"],)).fetchall())
+        sw = json.loads(r["swept"] or "{}")
+        stress = r["workload"] == "stress"
+        out.append({"run": r, "id": r["id"], "step": r["experiment_step"], "nopm": r["nopm"], "tpm": r["tpm"], "swept": sw,
+                    # the headline (NOPM; stress: MB/s) and the figure beside it (TPM; stress: rows/s)
+                    "head": r["bytes"] / 1e6 / r["measured_s"] if stress else r["nopm"],
+                    "second": r["rows"] / r["measured_s"] if stress else r["tpm"],
+                    "key": ", ".join("%s=%s" % (k, sw[k]) for k in sorted(sw)),
+                    "avg_ms": sum(t["avg_ms"] * (t["committed"] + t["rollbacks"]) for t in txn) / n if n else None,
+                    "p95_lo": min(t["p95_ms"] for t in txn), "p95_hi": max(t["p95_ms"] for t in txn),
+                    "read": mon["disk_read_mb_s"], "write": mon["disk_write_mb_s"], "hit": mon["cache_hit_ratio"]})
+    return out
+
+def exp_html(path, dbp, exp_id, label):
+    d = db(dbp); p = parse(path); raw = open(path, encoding="utf-8").read(); e = "e%d" % exp_id
+    st = exp_steps(d, exp_id)
+    if not check(len(st) >= 3, f"exp html: experiment {exp_id} has {len(st)} stored steps"):
+        return
+    nopm = [x["head"] for x in st]  # NOPM, or MB/s for stress
+    rows = [r for r in p.rows if r["section"] == e and "data-step" in r["attrs"]]
+    ok = len(rows) == len(st)
+    for r, x in zip(rows, st):
+        c = r["cells"]
+        # step, swept value (text), run, TPM, NOPM, avg, p95, disk read, disk write, hit %, vs prev, vs first
+        if not (c[0] == x["step"] and r["text"][1] == list(x["swept"].values())[0] and c[2] == x["id"] and close(c[3], x["second"])
+                and close(c[4], x["head"]) and close(c[5], x["avg_ms"], 1e-6) and x["p95_lo"] <= c[6] <= x["p95_hi"]
+                and ((c[7] is None and x["read"] is None) or close(c[7], x["read"])) and ((c[8] is None and x["write"] is None) or close(c[8], x["write"]))
+                and ((c[9] is None and x["hit"] is None) or close(c[9], 100 * x["hit"]))):
+            ok = False; print("#", c, dict(x["run"])["id"])
+    check(ok, f"exp html: step table equals the stored steps (NOPM, TPM exactly; latency and disk MB/s from run_txn and run_monitor)")
+    want_prev = [None] + [pct(nopm[i - 1], nopm[i]) for i in range(1, len(st))]
+    want_first = [None] + [pct(nopm[0], nopm[i]) for i in range(1, len(st))]
+    got_prev = [None] + ["%+.1f%%" % r["cells"][10] for r in rows[1:]]
+    got_first = [None] + ["%+.1f%%" % r["cells"][11] for r in rows[1:]]
+    check(got_prev == want_prev and got_first == want_first and [r["text"][10] for r in rows[1:]] == want_prev[1:],
+          f"exp html: vs prev {want_prev[1:]} and vs first {want_first[1:]} recomputed from the stored NOPM (stress: MB/s)", (got_prev, got_first))
+    tp = chart(p, e, "tput")
+    stress = st[0]["run"]["workload"] == "stress"
+    check(tp is not None and tp["bars"] and tp["x_text"] == [list(x["swept"].values())[0] for x in st]
+          and all(close(a, b) for a, b in zip(tp["series"][0]["values"], nopm)) and len(tp["series"]) == (1 if stress else 2)
+          and (stress or tp["series"][1]["values"] == [x["tpm"] for x in st]),
+          "exp html: throughput chart: NOPM and TPM (stress: MB/s) bars by swept value, as stored", tp and tp["series"][0]["values"])
+    if stress:
+        rc = chart(p, e, "rows")
+        check(rc is not None and all(close(a, x["second"]) for a, x in zip(rc["series"][0]["values"], st)),
+              "exp html: stress: rows/s chart from the stored rows and measured seconds")
+    check(tp is not None and tp.get("labels") == want_prev, f"exp html: each step's headline change written on the chart {want_prev}", tp and tp.get("labels"))
+    under = [r for r in p.rows if r["figure"] == "exp%d-tput" % exp_id and r["cells"]]
+    check(all(close(r["cells"][1], v) for r, v in zip(under, nopm)) and len(under) == len(nopm) and [r["text"][-1] for r in under] == [""] + want_prev[1:],
+          "exp html: the table under the throughput chart holds the NOPM and the changes")
+    lat = chart(p, e, "lat")
+    ok = lat is not None and all(close(a, x["avg_ms"], 1e-6) and x["p95_lo"] <= b <= x["p95_hi"]
+                                 for a, b, x in zip(lat["series"][0]["values"], lat["series"][1]["values"], st))
+    p95 = lat["series"][1]["values"] if lat else []
+    check(ok and lat.get("labels") == [None] + [pct(p95[i - 1], p95[i]) for i in range(1, len(p95))],
+          "exp html: latency chart: avg (= run_txn's weighted mean) and p95 per step, the p95 change written on it")
+    dk = chart(p, e, "disk")
+    if not any((x["read"] or 0) > 0 or (x["write"] or 0) > 0 for x in st):
+        check(dk is None and "No storage chart" in raw, "exp html: no (blank) storage chart without monitor disk traffic, a note instead")
+    else:
+        tot = [x["read"] + x["write"] for x in st]
+        ok = dk is not None and all(close(a, x["read"]) and close(b, x["write"]) and close(c, t)
+                                    for a, b, c, x, t in zip(*[s["values"] for s in dk["series"]], st, tot))
+        check(ok and dk.get("labels") == [None] + [pct(tot[i - 1], tot[i]) for i in range(1, len(tot))],
+              "exp html: storage chart: disk read/write MB/s = run_monitor means, the change of read + write written on it", dk and dk.get("labels"))
+    if label is None:
+        return
+    check(label in p.labels, "exp html: the experiment's label is in the page as text, unchanged", p.labels[:3])
+    check("<script>alert(1)" not in raw, "exp html: the label's <script> is not in the page raw")
+    n_scripts = len(re.findall(r"<script\b", raw))
+    check(n_scripts == 3 + len(p.charts), f"exp html: only our scripts ({n_scripts} = 3 + {len(p.charts)} data blocks)")
+
+def exp_export(mode, path, dbp, exp_id):
+    d = db(dbp); st = exp_steps(d, exp_id); nopm = [x["nopm"] for x in st]
+    prev = [None] + [100.0 * (nopm[i] / nopm[i - 1] - 1.0) for i in range(1, len(st))]
+    first = [None] + [100.0 * (nopm[i] / nopm[0] - 1.0) for i in range(1, len(st))]
+    if mode == "exp-json":
+        doc = json.load(open(path))
+        it = [i for i in doc["items"] if i["kind"] == "experiment" and i["id"] == exp_id]
+        if not check(len(it) == 1, f"exp json: one item of kind experiment, id {exp_id}"):
+            return
+        it = it[0]; steps = it["steps"]
+        exp = d.execute("SELECT * FROM experiment WHERE id = ?", (exp_id,)).fetchone()
+        check(it["label"] == exp["label"] and it["file"] == exp["file"] and it["headline"] == "nopm", "exp json: label, file and headline as stored")
+        ok = len(steps) == len(st) and all(s["nopm"] == x["nopm"] and s["tpm"] == x["tpm"] and s["run_id"] == x["id"] and s["swept"] == x["swept"]
+                                           for s, x in zip(steps, st))
+        check(ok, "exp json: each step's NOPM and TPM equal the stored ones exactly, with its swept values")
+        ok = all((a is None and s["change_prev_pct"] is None) or close(s["change_prev_pct"], a, 1e-12) for s, a in zip(steps, prev))
+        ok = ok and all((a is None and s["change_first_pct"] is None) or close(s["change_first_pct"], a, 1e-12) for s, a in zip(steps, first))
+        check(ok, f"exp json: change_prev_pct and change_first_pct recomputed from the stored NOPM", [s["change_prev_pct"] for s in steps])
+        ok = all(close(s["disk_write_mb_s"], x["write"]) and close(s["avg_ms"], x["avg_ms"], 1e-6) for s, x in zip(steps, st) if x["write"] is not None)
+        check(ok, "exp json: disk write MB/s = run_monitor means, avg latency = run_txn's weighted mean")
+        check([r["run_id"] for r in it["runs"]] == [x["id"] for x in st] and all(r["series"] and r["percentiles"] for r in it["runs"]),
+              "exp json: every step's run with its series and percentiles")
+    elif mode == "exp-csv":
+        rows = list(csv.DictReader(open(path, newline="", encoding="utf-8")))
+        sr = [r for r in rows if r["kind"] == "step" and r["experiment_id"] == str(exp_id)]
+        ok = len(sr) == len(st) and all(float(r["nopm"]) == x["nopm"] and float(r["tpm"]) == x["tpm"] and int(r["run_id"]) == x["id"]
+                                        and json.loads(r["swept"]) == x["swept"] and int(r["experiment_step"]) == x["step"] for r, x in zip(sr, st))
+        check(ok, f"exp csv: {len(sr)} step rows with the stored NOPM, TPM and swept values")
+        ok = all((a is None and r["change_prev_pct"] == "") or close(float(r["change_prev_pct"]), a, 1e-12) for r, a in zip(sr, prev))
+        ok = ok and all((a is None and r["change_first_pct"] == "") or close(float(r["change_first_pct"]), a, 1e-12) for r, a in zip(sr, first))
+        check(ok, "exp csv: change_prev_pct and change_first_pct recomputed from the stored NOPM")
+        ids = {str(x["id"]) for x in st}
+        runs = [r for r in rows if r["kind"] == "run" and r["run_id"] in ids]
+        check(len(runs) == len(st) and all(r["experiment_id"] == str(exp_id) for r in rows if r["run_id"] in ids),
+              "exp csv: each step's run rows follow, every row carrying the experiment id")
+    else:
+        text = open(path, encoding="utf-8").read()
+        lines = [l for l in text.splitlines() if re.match(r"^\| \d+ \| ", l)]
+        ok = len(lines) == len(st)
+        for l, x, a, f in zip(lines, st, prev, first):
+            c = [v.strip() for v in l.strip("|").split("|")]
+            # step | vus | run | TPM | NOPM | avg | p95 | read | write | hit % | vs prev | vs first
+            if not (c[1] == list(x["swept"].values())[0] and c[2] == str(x["id"]) and c[3] == "{:,.0f}".format(x["tpm"])
+                    and c[4] == "{:,.0f}".format(x["nopm"]) and c[10] == ("" if a is None else "%+.1f%%" % a)
+                    and c[11] == ("" if f is None else "%+.1f%%" % f)):
+                ok = False; print("#", c)
+        check(ok, f"exp md: {len(lines)} step lines with the stored NOPM/TPM and the changes recomputed")
+
+def exact_json(path, dbp):
+    """Every stored double of the runs in the document reads back from the JSON bit for bit."""
+    d = db(dbp); doc = json.load(open(path))
+    n = bad = long = 0
+    def same(a, b):
+        nonlocal n, bad, long
+        n += 1
+        if not (isinstance(a, (int, float)) and float(a) == b and struct.pack("<d", float(a)) == struct.pack("<d", b)):
+            bad += 1; print("#", a, "!=", repr(b))
+        if len(repr(b).replace("-", "").replace(".", "").lstrip("0")) > 15: long += 1
+    for it in doc["items"]:
+        for r in it["runs"]:
+            x = d.execute("SELECT * FROM run WHERE id = ?", (r["run_id"],)).fetchone()
+            for k, col in (("measured_seconds", "measured_s"), ("nopm", "nopm"), ("tpm", "tpm"), ("client_cpu_seconds", "client_cpu_s")):
+                same(r[k], x[col])
+            for t in d.execute("SELECT * FROM run_txn WHERE run_id = ?", (r["run_id"],)):
+                for col in ("avg_ms", "p50_ms", "p95_ms", "p99_ms", "max_ms"):
+                    same(r["transactions"][t["type"]][col], t[col])
+            for g, m in zip(r.get("monitor_series", []), d.execute("SELECT * FROM run_monitor WHERE run_id = ? ORDER BY second", (r["run_id"],))):
+                for col in ("disk_write_mb_s", "cpu_user_pct"):
+                    if m[col] is not None: same(g[col], m[col])
+    check(n > 0 and bad == 0, f"json: {n} stored doubles read back from the JSON bit for bit ({bad} differ)")
+    check(long > 0, f"json: {long} of them need more than 15 significant digits (so the check has teeth)")
+
+def compare_exp(path, html_path, dbp, ea, eb):
+    d = db(dbp); text = open(path).read().splitlines()
+    a = {x["key"]: x for x in exp_steps(d, ea)}; b = {x["key"]: x for x in exp_steps(d, eb)}
+    both = [k for k in a if k in b]; only = [k for k in a if k not in b] + [k for k in b if k not in a]
+    check(both and only, f"compare exp: the sweeps partly overlap (paired {both}, unpaired {only})")
+    ok = True
+    for k in both:
+        for name, col in (("NOPM", "nopm"), ("TPM", "tpm")):
+            line = next((l for l in text if l.startswith("%s, %s " % (name, k))), "")
+            if not line or line.split()[-1] != pct(a[k][col], b[k][col]): ok = False; print("#", name, k, line)
+    check(ok, f"compare exp: steps paired by swept value, NOPM/TPM changes from the stored figures")
+    ok = True
+    for k in only:
+        line = next((l for l in text if l.startswith("NOPM, %s " % k)), "")
+        f = line.split()
+        want = ("{:,.0f}".format(a[k]["nopm"]), "-") if k in a else ("-", "{:,.0f}".format(b[k]["nopm"]))
+        if not line or f[-3:] != [want[0], want[1], "n/a"]: ok = False; print("#", k, line)
+    check(ok, f"compare exp: unpaired steps shown with - on the missing side")
+    p = parse(html_path)
+    c = next((c for s, c in p.charts if c["id"] == "cmpexp-0-0"), None)
+    keys = c["x_text"] if c else []
+    order_ok = c is not None and sorted(keys) == sorted(set(a) | set(b)) and all(k in keys for k in both)
+    vals_ok = order_ok and all((a[k]["nopm"] if k in a else None) == c["series"][0]["values"][i] and
+                               (b[k]["nopm"] if k in b else None) == c["series"][1]["values"][i] for i, k in enumerate(keys))
+    lab_ok = order_ok and all(c["labels"][i] == (pct(a[k]["nopm"], b[k]["nopm"]) if k in a and k in b else None) for i, k in enumerate(keys))
+    check(vals_ok and lab_ok, f"compare exp html: NOPM per swept value {keys}, one series per experiment, the change written on it",
+          c and (c["series"][0]["values"], c["series"][1]["values"], c["labels"]))
+    rows = {r["attrs"]["data-figure"]: r["cells"] for r in p.rows if "data-figure" in r["attrs"]}
+    ok = all(close(rows.get("NOPM, " + k, [None] * 4)[3], 100 * (b[k]["nopm"] / a[k]["nopm"] - 1), 1e-12) for k in both)
+    check(ok, "compare exp html: the table's change cells equal those from the stored NOPM")
+
 if __name__ == "__main__":
     mode, args = sys.argv[1], sys.argv[2:]
     if mode == "html": html_check(args[0], args[1], int(args[2]), int(args[3]), args[4])
@@ -340,4 +526,8 @@ if __name__ == "__main__":
     elif mode == "monitor": monitor_check(args[0], args[1], int(args[2]))
     elif mode == "targets": targets_check(args[0], args[1], int(args[2]))
     elif mode == "card": card_check(args[0], args[1], int(args[2]), args[3], args[4])
+    elif mode == "exp-html": exp_html(args[0], args[1], int(args[2]), args[3] if len(args) > 3 else None)
+    elif mode in ("exp-json", "exp-csv", "exp-md"): exp_export(mode, args[0], args[1], int(args[2]))
+    elif mode == "exact-json": exact_json(*args)
+    elif mode == "compare-exp": compare_exp(args[0], args[1], args[2], int(args[3]), int(args[4]))
     else: sys.exit("unknown mode " + mode)

@@ -7,6 +7,7 @@
 #include "cmd/cmd.h"
 #include "core/driver.h"
 #include "core/clock.h"
+#include "report/chart.h"
 
 int dg_usage_error(const char *cmd, const char *fmt, ...)
 {
@@ -49,7 +50,7 @@ char *dg_redacted_command_line(int argc, char **argv)
 
 void dg_print_json(cJSON *doc)
 {
-    char *s = cJSON_Print(doc);
+    char *s = dg_json_exact(doc) ? NULL : cJSON_Print(doc); /* doubles exact */
     if (s) {
         fputs(s, stdout);
         fputc('\n', stdout);

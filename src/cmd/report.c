@@ -1,4 +1,4 @@
-/* report.c — `dbgauge report` (HTML, Markdown, CSV, JSON of stored runs and groups) and
+/* report.c — `dbgauge report` (HTML, Markdown, CSV, JSON of stored runs, groups, experiments) and
  * `dbgauge compare` (side by side, in the terminal or as HTML). Options, files and exit
  * status only: the rendering is src/report/'s and reads the results database alone. */
 #include <errno.h>
@@ -65,7 +65,7 @@ static int load_items(const char *cmd, struct dg_store *store, int argc, char **
         enum dg_item_kind kind;
         int64_t id;
         if (*n == MAX_ITEMS)
-            return dg_usage_error(cmd, "at most %d runs or groups", MAX_ITEMS);
+            return dg_usage_error(cmd, "at most %d runs, groups or experiments", MAX_ITEMS);
         if (dg_report_item_parse(argv[i], &kind, &id, &err))
             return dg_usage_error(cmd, "%s", err.msg);
         int rc = dg_report_item_load(store, kind, id, &items[*n], &err);
@@ -114,9 +114,10 @@ int dg_cmd_report(int argc, char **argv)
     if (rc)
         return rc;
     if (o.help) {
-        printf("usage: dbgauge report RUN|group:ID ... [--results PATH] [-o FILE] [--format html|md|csv|json]\n"
+        printf("usage: dbgauge report RUN|group:ID|exp:ID ... [--results PATH] [-o FILE] [--format html|md|csv|json]\n"
                "  RUN        a run id (see dbgauge runs)\n"
                "  group:ID   the steps of one stress sweep (runs sharing group_id ID), also gID\n"
+               "  exp:ID     the steps of one experiment (dbgauge experiment FILE), also experiment:ID\n"
                "  -o FILE    where to write (default report.html for html, stdout otherwise; - is stdout)\n"
                "  --format   html (default: one self-contained file), md, csv, json (docs/report-schema.md)\n");
         return DG_EXIT_OK;
@@ -125,7 +126,7 @@ int dg_cmd_report(int argc, char **argv)
     if (strcmp(fmt, "html") && strcmp(fmt, "md") && strcmp(fmt, "csv") && strcmp(fmt, "json"))
         return dg_usage_error(cmd, "--format: '%s' is not one of html, md, csv, json", fmt);
     if (optind >= argc)
-        return dg_usage_error(cmd, "name at least one run or group (see dbgauge runs)");
+        return dg_usage_error(cmd, "name at least one run, group or experiment (see dbgauge runs)");
     struct dg_store *store;
     if ((rc = open_store(cmd, o.results, &store)))
         return rc;
@@ -148,8 +149,11 @@ int dg_cmd_report(int argc, char **argv)
             dg_report_csv(out, items, n);
         } else {
             cJSON *doc = dg_report_json(items, n);
-            char *text = cJSON_Print(doc);
-            fprintf(out, "%s\n", text ? text : "null");
+            char *text = dg_json_exact(doc) ? NULL : cJSON_Print(doc);
+            if (text)
+                fprintf(out, "%s\n", text);
+            else
+                fprintf(stderr, "dbgauge report: out of memory printing JSON\n"), rc = DG_EXIT_FAILED;
             cJSON_free(text);
             cJSON_Delete(doc);
         }
@@ -172,7 +176,8 @@ int dg_cmd_compare(int argc, char **argv)
         return rc;
     if (o.help) {
         printf("usage: dbgauge compare A B [C ...] [--results PATH] [-o FILE.html]\n"
-               "  A, B ...   run ids, or groups (group:ID) paired by thread count\n"
+               "  A, B ...   run ids, groups (group:ID) paired by thread count, or experiments\n"
+               "             (exp:ID) with their steps paired by swept value\n"
                "  prints each figure for each side and its change from A in percent;\n"
                "  -o FILE    also writes the comparison as an HTML report with its charts\n");
         return DG_EXIT_OK;
@@ -180,7 +185,7 @@ int dg_cmd_compare(int argc, char **argv)
     if (o.format)
         return dg_usage_error(cmd, "--format goes with 'report' (compare prints text, -o writes HTML)");
     if (argc - optind < 2)
-        return dg_usage_error(cmd, "name at least two runs or groups to compare");
+        return dg_usage_error(cmd, "name at least two runs, groups or experiments to compare");
     struct dg_store *store;
     struct dg_err err;
     if ((rc = open_store(cmd, o.results, &store)))
@@ -193,6 +198,14 @@ int dg_cmd_compare(int argc, char **argv)
         return dg_usage_error(cmd, "out of memory");
     }
     rc = load_items(cmd, store, argc, argv, items, &n);
+    for (int i = 1; !rc && i < n; i++) /* items[i] is argv[optind + i] */
+        if (items[i].kind != items[0].kind)
+            rc = dg_usage_error(cmd, "'%s' is %s %s and '%s' %s %s: compare runs with runs, groups with groups, "
+                                     "experiments with experiments",
+                                argv[optind + i], items[i].kind == DG_ITEM_EXPERIMENT ? "an" : "a",
+                                dg_report_item_kind_name(items[i].kind), argv[optind],
+                                items[0].kind == DG_ITEM_EXPERIMENT ? "an" : "a",
+                                dg_report_item_kind_name(items[0].kind));
     if (!rc && dg_compare_build(&c, items, n, &err))
         rc = dg_report_err(cmd, &err);
     if (!rc) {

@@ -132,8 +132,35 @@ void dg_html_text(FILE *out, const char *s)
     }
 }
 
+int dg_json_exact(cJSON *doc)
+{
+    cJSON *it;
+    int rc = 0;
+    cJSON_ArrayForEach(it, doc)
+    {
+        if (cJSON_IsNumber(it) && isfinite(it->valuedouble)) {
+            char buf[40];
+            double v = it->valuedouble;
+            if (v == floor(v) && fabs(v) <= 9007199254740992.0)
+                snprintf(buf, sizeof buf, "%.0f", v);
+            else
+                dg_fmt_exact(buf, sizeof buf, v);
+            char *raw = cJSON_malloc(strlen(buf) + 1);
+            if (!raw)
+                return -1;
+            memcpy(raw, buf, strlen(buf) + 1);
+            it->type = cJSON_Raw | (it->type & cJSON_StringIsConst); /* the key stays as it was */
+            it->valuestring = raw;
+        } else if (cJSON_IsArray(it) || cJSON_IsObject(it)) {
+            rc |= dg_json_exact(it);
+        }
+    }
+    return rc;
+}
+
 void dg_html_json(FILE *out, cJSON *doc)
 {
+    dg_json_exact(doc);
     char *s = cJSON_PrintUnformatted(doc);
     cJSON_Delete(doc);
     for (const unsigned char *p = (const unsigned char *)s; p && *p; p++) {
@@ -181,6 +208,15 @@ void dg_html_num_td(FILE *out, double v, int decimals)
     }
     fprintf(out, "<td class=\"n\" data-v=\"%s\">%s</td>", dg_fmt_exact(e, sizeof e, v),
             dg_fmt_num(b, sizeof b, v, decimals));
+}
+
+void dg_html_pct_td(FILE *out, double pct)
+{
+    char e[40];
+    if (isfinite(pct))
+        fprintf(out, "<td class=\"n\" data-v=\"%s\">%+.1f%%</td>", dg_fmt_exact(e, sizeof e, pct), pct);
+    else
+        fputs("<td class=\"n\">n/a</td>", out);
 }
 
 /* Decimals that show a value of this size to about 4 significant digits. */

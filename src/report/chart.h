@@ -57,12 +57,19 @@ cJSON *dg_chart_json(const struct dg_chart *c);
 
 /* Writes s escaped for HTML text and attribute values (& < > " '). NULL writes nothing. */
 void dg_html_text(FILE *out, const char *s);
+/* Makes every number of doc print exactly: cJSON prints doubles with 15 significant digits
+ * when they read back "close enough", so each finite number becomes raw text that reads back
+ * bit for bit (integers up to 2^53 as integers, else dg_fmt_exact). Call just before printing;
+ * the numbers are text afterwards. 0, or -1 out of memory (numbers left as they were). */
+int dg_json_exact(cJSON *doc);
 /* Writes a JSON document safe inside <script>: <, >, &, U+2028, U+2029 as \u escapes.
  * Frees doc. */
 void dg_html_json(FILE *out, cJSON *doc);
 /* A table cell holding a number: data-v carries the exact value, the text `decimals` places
  * (with thousands separators when decimals is 0). NAN writes an empty cell. */
 void dg_html_num_td(FILE *out, double v, int decimals);
+/* A table cell holding a percent: data-v exact, the text "+12.3%"; NAN writes "n/a". */
+void dg_html_pct_td(FILE *out, double pct);
 /* v as the shortest text that reads back as exactly v ("%.15g" when it round-trips, else "%.17g"). */
 const char *dg_fmt_exact(char *buf, size_t n, double v);
 /* v with `decimals` places and thousands separators (1234567.8, 1 -> "1,234,567.8"). */

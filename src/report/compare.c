@@ -1,5 +1,6 @@
-/* compare.c — side-by-side figures of stored runs or groups, their percent differences, and
- * the comparison's text table and HTML page. Percentages come from the stored figures only. */
+/* compare.c — side-by-side figures of stored runs, groups or experiments (expcompare.c), their
+ * percent differences, and the comparison's text table and HTML page. Percentages come from
+ * the stored figures only. */
 #include "report/compare.h"
 
 #include <math.h>
@@ -10,7 +11,7 @@
 #include "report/runcharts.h"
 #include "report/summary.h"
 
-static struct dg_cmp_row *add_row(struct dg_compare *c, const char *name, int decimals)
+struct dg_cmp_row *dg_compare_row(struct dg_compare *c, const char *name, int decimals)
 {
     for (int i = 0; i < c->nrows; i++)
         if (!strcmp(c->rows[i].name, name))
@@ -32,7 +33,7 @@ static struct dg_cmp_row *add_row(struct dg_compare *c, const char *name, int de
 
 static int put(struct dg_compare *c, int side, const char *name, int decimals, double v)
 {
-    struct dg_cmp_row *r = add_row(c, name, decimals);
+    struct dg_cmp_row *r = dg_compare_row(c, name, decimals);
     if (!r)
         return -1;
     r->v[side] = v;
@@ -97,23 +98,34 @@ int dg_compare_build(struct dg_compare *c, const struct dg_report_item *items, i
     if (n < 2 || n > DG_CMP_MAX_SIDES)
         return dg_err_set(err, DG_ERR_USER, 0, "compare takes 2 to %d runs or groups (got %d)",
                           DG_CMP_MAX_SIDES, n);
+    for (int i = 0; i < n; i++)
+        if (items[i].exp && !items[i].exp->n)
+            return dg_err_set(err, DG_ERR_USER, 0, "experiment %lld has no steps to compare", (long long)items[i].id);
     for (int i = 1; i < n; i++) {
         if (items[i].kind != items[0].kind)
-            return dg_err_set(err, DG_ERR_USER, 0, "compare runs with runs and groups with groups");
-        if (strcmp(items[i].runs[0].workload, items[0].runs[0].workload))
-            return dg_err_set(err, DG_ERR_USER, 0, "cannot compare a %s run (%lld) with a %s run (%lld)",
-                              items[0].runs[0].workload, (long long)items[0].runs[0].id,
-                              items[i].runs[0].workload, (long long)items[i].runs[0].id);
+            return dg_err_set(err, DG_ERR_USER, 0, "compare runs with runs, groups with groups and "
+                                                   "experiments with experiments");
+        const struct dg_run_record *a = items[0].exp ? &items[0].exp->steps[0].rec : &items[0].runs[0];
+        const struct dg_run_record *b = items[i].exp ? &items[i].exp->steps[0].rec : &items[i].runs[0];
+        if (strcmp(a->workload, b->workload))
+            return dg_err_set(err, DG_ERR_USER, 0, "cannot compare a %s %s (%s%lld) with a %s %s (%s%lld)",
+                              a->workload, items[0].exp ? "experiment" : "run", items[0].exp ? "exp:" : "",
+                              (long long)(items[0].exp ? items[0].id : a->id), b->workload,
+                              items[i].exp ? "experiment" : "run", items[i].exp ? "exp:" : "",
+                              (long long)(items[i].exp ? items[i].id : b->id));
     }
     c->nsides = n;
     int rc = 0;
     for (int i = 0; i < n; i++) {
-        const struct dg_run_record *f = &items[i].runs[0];
-        snprintf(c->side[i], sizeof c->side[i], "%s %lld%s%.40s", items[i].kind == DG_ITEM_GROUP ? "group" : "run",
-                 (long long)items[i].id, f->label[0] ? " " : "", f->label);
+        const struct dg_run_record *f = items[i].exp ? &items[i].exp->steps[0].rec : &items[i].runs[0];
+        const char *label = items[i].exp ? items[i].exp->ex.label : f->label;
+        snprintf(c->side[i], sizeof c->side[i], "%s %lld%s%.40s", items[i].exp ? "exp" : dg_report_item_kind_name(items[i].kind),
+                 (long long)items[i].id, label[0] ? " " : "", label);
         if (items[i].kind == DG_ITEM_RUN)
             rc |= run_rows(c, i, f);
     }
+    if (items[0].kind == DG_ITEM_EXPERIMENT)
+        rc |= dg_compare_exp_rows(c, items, n);
     if (items[0].kind == DG_ITEM_GROUP) {
         int th[256];
         int k = thread_counts(items, n, th, 256);
@@ -153,7 +165,12 @@ double dg_compare_pct(const struct dg_cmp_row *r, int i)
 void dg_compare_text(FILE *out, const struct dg_compare *c)
 {
     char b[64];
-    fprintf(out, "%-28s", "figure");
+    int w = 28; /* the figure column: as wide as the longest name, within reason */
+    for (int k = 0; k < c->nrows; k++)
+        if ((int)strlen(c->rows[k].name) > w)
+            w = (int)strlen(c->rows[k].name);
+    w = w > 64 ? 64 : w;
+    fprintf(out, "%-*s", w, "figure");
     for (int i = 0; i < c->nsides; i++) {
         fprintf(out, "  %20.20s", c->side[i]);
         if (i)
@@ -162,7 +179,7 @@ void dg_compare_text(FILE *out, const struct dg_compare *c)
     fprintf(out, "\n");
     for (int k = 0; k < c->nrows; k++) {
         const struct dg_cmp_row *r = &c->rows[k];
-        fprintf(out, "%-28.28s", r->name);
+        fprintf(out, "%-*.*s", w, w, r->name);
         for (int i = 0; i < c->nsides; i++) {
             fprintf(out, "  %20s", isfinite(r->v[i]) ? dg_fmt_num(b, sizeof b, r->v[i], r->decimals) : "-");
             if (i) {
@@ -196,53 +213,72 @@ static void html_table(FILE *out, const struct dg_compare *c)
         dg_html_text(out, r->name);
         fprintf(out, "</td>");
         for (int i = 0; i < c->nsides; i++) {
-            dg_html_num_td(out, r->v[i], r->decimals);
+            if (isfinite(r->v[i]))
+                dg_html_num_td(out, r->v[i], r->decimals);
+            else
+                fputs("<td class=\"n\">-</td>", out); /* this side lacks the figure (an unpaired step) */
             if (!i)
                 continue;
-            double p = dg_compare_pct(r, i);
-            if (isfinite(p))
-                fprintf(out, "<td class=\"n\" data-v=\"%.17g\">%+.1f%%</td>", p, p);
-            else
-                fprintf(out, "<td class=\"n\">n/a</td>");
+            dg_html_pct_td(out, dg_compare_pct(r, i));
         }
         fprintf(out, "</tr>\n");
     }
     fprintf(out, "</tbody></table>\n");
 }
 
-/* One series per side: a figure per thread count, with side 1's change from side 0 written on it. */
-static int groups_chart(struct dg_chart *ch, const struct dg_report_item *items, int n, enum dg_step_figure f)
+int dg_compare_sides_chart(struct dg_chart *ch, const char *id, const char *title, const char *x_label,
+                           const char *unit, const char *const *x_text, int k, const char (*names)[64],
+                           int n, const double *v)
 {
-    int th[256], k = thread_counts(items, n, th, 256);
-    char id[40], title[200], text[32];
-    const char *unit, *name = dg_step_name(f, &unit);
-    snprintf(id, sizeof id, "cmp-%d", (int)f);
-    snprintf(title, sizeof title, "%s per thread count (change of the second side written on it)", name);
-    if (dg_chart_init(ch, id, title, "threads", unit, (size_t)k))
+    char text[32];
+    if (dg_chart_init(ch, id, title, x_label, unit, (size_t)k))
         return -1;
     ch->bars = 1;
     ch->label_series = 1;
     for (int j = 0; j < k; j++) {
         ch->x[j] = j + 1;
-        snprintf(text, sizeof text, "%d", th[j]);
-        if (dg_chart_x_text(ch, (size_t)j, text))
+        if (dg_chart_x_text(ch, (size_t)j, x_text[j]))
             return -1;
     }
     for (int i = 0; i < n; i++) {
-        snprintf(text, sizeof text, "group %lld", (long long)items[i].id);
-        double *v = dg_chart_add(ch, text, unit, 0);
-        if (!v)
+        double *s = dg_chart_add(ch, names[i], unit, 0);
+        if (!s)
             return -1;
-        for (int j = 0; j < k; j++) {
-            const struct dg_run_record *r = step_of(&items[i], th[j]);
-            v[j] = r ? dg_step_value(r, f) : NAN;
-        }
+        memcpy(s, v + (size_t)i * (size_t)k, (size_t)k * sizeof *s);
     }
     for (int j = 0; j < k; j++)
-        if (isfinite(ch->s[0].v[j]) && isfinite(ch->s[1].v[j]) &&
-            dg_chart_label(ch, (size_t)j, dg_pct_change(text, sizeof text, ch->s[0].v[j], ch->s[1].v[j])))
+        if (isfinite(v[j]) && isfinite(v[k + j]) &&
+            dg_chart_label(ch, (size_t)j, dg_pct_change(text, sizeof text, v[j], v[k + j])))
             return -1;
     return 0;
+}
+
+/* One series per side: a figure per thread count, with side 1's change from side 0 written on it. */
+static int groups_chart(struct dg_chart *ch, const struct dg_report_item *items, int n, enum dg_step_figure f)
+{
+    int th[256], k = thread_counts(items, n, th, 256), rc = -1;
+    char id[40], title[200], texts[256][16], names[DG_CMP_MAX_SIDES][64];
+    const char *x_text[256];
+    const char *unit, *name = dg_step_name(f, &unit);
+    double *v = malloc(sizeof *v * (size_t)(n * k + 1));
+    memset(ch, 0, sizeof *ch); /* freed by the caller even when never made */
+    snprintf(id, sizeof id, "cmp-%d", (int)f);
+    snprintf(title, sizeof title, "%s per thread count (change of the second side written on it)", name);
+    for (int j = 0; j < k; j++) {
+        snprintf(texts[j], sizeof texts[j], "%d", th[j]);
+        x_text[j] = texts[j];
+    }
+    for (int i = 0; i < n; i++) {
+        snprintf(names[i], sizeof names[i], "group %lld", (long long)items[i].id);
+        for (int j = 0; v && j < k; j++) {
+            const struct dg_run_record *r = step_of(&items[i], th[j]);
+            v[i * k + j] = r ? dg_step_value(r, f) : NAN;
+        }
+    }
+    if (v)
+        rc = dg_compare_sides_chart(ch, id, title, "threads", unit, x_text, k, names, n, v);
+    free(v);
+    return rc;
 }
 
 /* The first type's latency curve of every run in one chart. */
@@ -274,7 +310,9 @@ int dg_compare_html(FILE *out, const struct dg_compare *c, const struct dg_repor
     html_table(out, c);
     struct dg_chart ch;
     int rc = 0;
-    if (items[0].kind == DG_ITEM_GROUP) {
+    if (items[0].kind == DG_ITEM_EXPERIMENT) {
+        rc |= dg_compare_exp_charts(out, items, n);
+    } else if (items[0].kind == DG_ITEM_GROUP) {
         rc |= dg_html_emit(out, &ch, groups_chart(&ch, items, n, DG_STEP_MB_PER_S));
         rc |= dg_html_emit(out, &ch, groups_chart(&ch, items, n, DG_STEP_RUN_TIME));
     } else {

@@ -1,6 +1,6 @@
-/* experiment.c — the step table rendered from the stored runs of one experiment: the
+/* experiment.c — the step table of one experiment computed once from its stored runs (the
  * headline figure is NOPM for TPC-C and MB/s for query stress, and the percent changes are
- * computed from it. Reads the store only; never live state. */
+ * computed from it), rendered as text, CSV and JSON. Reads the store only; never live state. */
 #include "report/experiment.h"
 
 #include <math.h>
@@ -9,16 +9,6 @@
 
 #include "core/monitor.h"
 #include "report/summary.h"
-
-#define MAX_SWEPT 16
-
-struct row {
-    struct dg_run_record rec;
-    double rows_s, mb_s, avg_ms, p95_ms, head, d_prev, d_first; /* NAN: no figure */
-    /* The monitor's measured-window means: the storage traffic behind the step and the
-     * engine's cache hit ratio (NAN: not monitored or not available). */
-    double disk_read_mb_s, disk_write_mb_s, hit_ratio;
-};
 
 static double known(double v) { return v >= 0 ? v : NAN; }
 
@@ -44,12 +34,15 @@ static void latency(const struct dg_run_record *r, double *avg_ms, double *p95_m
     dg_hist_free(all);
 }
 
-static void fill(struct row *w)
+static void fill(struct dg_exp_step *w)
 {
     const struct dg_run_record *r = &w->rec;
     int ok = r->measured_s > 0 && strcmp(r->status, "failed");
-    w->rows_s = ok ? (double)r->rows / r->measured_s : NAN;
-    w->mb_s = ok ? (double)r->bytes / 1e6 / r->measured_s : NAN;
+    w->stress = !strcmp(r->workload, "stress");
+    w->rows_s = ok && w->stress ? (double)r->rows / r->measured_s : NAN;
+    w->mb_s = ok && w->stress ? (double)r->bytes / 1e6 / r->measured_s : NAN;
+    w->tpm = ok && !w->stress ? r->tpm : NAN;
+    w->nopm = ok && !w->stress ? r->nopm : NAN;
     latency(r, &w->avg_ms, &w->p95_ms);
     struct dg_monitor_summary m;
     dg_monitor_summarise(r->monitor, r->nmonitor, &m);
@@ -59,15 +52,119 @@ static void fill(struct row *w)
     w->hit_ratio = mon ? known(m.cache_hit_ratio) : NAN;
     if (!ok)
         w->avg_ms = w->p95_ms = NAN;
-    w->head = !ok ? NAN : !strcmp(r->workload, "stress") ? w->mb_s : r->nopm;
+    w->head = w->stress ? w->mb_s : w->nopm;
 }
 
-static void num(cJSON *o, const char *k, double v)
+static int cmp_str(const void *a, const void *b) { return strcmp(*(const char *const *)a, *(const char *const *)b); }
+
+/* "k=v, k=v" with the keys sorted, so that two experiments pair whatever order they swept in. */
+static void pair_key(struct dg_exp_step *w)
 {
-    if (isnan(v))
-        cJSON_AddNullToObject(o, k);
-    else
-        cJSON_AddNumberToObject(o, k, v);
+    const char *k[DG_EXP_MAX_SWEPT];
+    int n = 0;
+    size_t o = 0;
+    for (cJSON *kv = w->swept ? w->swept->child : NULL; kv && n < DG_EXP_MAX_SWEPT; kv = kv->next)
+        k[n++] = kv->string;
+    qsort(k, (size_t)n, sizeof *k, cmp_str);
+    w->key[0] = '\0';
+    for (int i = 0; i < n && o < sizeof w->key; i++) {
+        const char *v = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(w->swept, k[i]));
+        o += (size_t)snprintf(w->key + o, sizeof w->key - o, "%s%s=%s", i ? ", " : "", k[i], v ? v : "");
+    }
+    if (!n)
+        snprintf(w->key, sizeof w->key, "step %d", w->rec.experiment_step);
+}
+
+int dg_exp_table_load(struct dg_store *s, int64_t id, int with_series, struct dg_exp_table *t,
+                      struct dg_err *err)
+{
+    int64_t *ids = NULL;
+    int n = 0;
+    memset(t, 0, sizeof *t);
+    int got = dg_store_experiment_get(s, id, &t->ex, &ids, &n, err);
+    if (got == 1)
+        dg_err_set(err, DG_ERR_USER, 0, "no experiment %lld", (long long)id);
+    if (got)
+        return got;
+    int rc = -1;
+    t->steps = calloc((size_t)(n ? n : 1), sizeof *t->steps);
+    if (!t->steps) {
+        dg_err_set(err, DG_ERR_FATAL, 0, "out of memory");
+        goto out;
+    }
+    for (int i = 0; i < n; i++) {
+        struct dg_exp_step *w = &t->steps[i];
+        if (dg_store_get(s, ids[i], with_series, &w->rec, err)) {
+            if (!err->msg[0])
+                dg_err_set(err, DG_ERR_FATAL, 0, "run %lld vanished", (long long)ids[i]);
+            goto out;
+        }
+        t->n++;
+        fill(w);
+        w->d_prev = i ? pct(w->head, w[-1].head) : NAN;
+        w->d_first = i ? pct(w->head, t->steps[0].head) : NAN;
+        if (i && w->stress != t->steps[0].stress)
+            w->d_first = NAN; /* different figures: no change to tell */
+        if (i && w->stress != w[-1].stress)
+            w->d_prev = NAN;
+        t->failed_steps += strcmp(w->rec.status, "complete") != 0;
+        w->swept = w->rec.swept_json ? cJSON_Parse(w->rec.swept_json) : NULL;
+        pair_key(w);
+        for (cJSON *kv = w->swept ? w->swept->child : NULL; kv; kv = kv->next)
+            if (dg_exp_find(t->keys, t->nkeys, kv->string) < 0 && t->nkeys < DG_EXP_MAX_SWEPT)
+                t->keys[t->nkeys++] = kv->string;
+    }
+    rc = 0;
+out:
+    free(ids);
+    return rc;
+}
+
+void dg_exp_table_free(struct dg_exp_table *t)
+{
+    for (int i = 0; t->steps && i < t->n; i++) {
+        dg_run_record_free(&t->steps[i].rec);
+        cJSON_Delete(t->steps[i].swept);
+    }
+    free(t->steps);
+    memset(t, 0, sizeof *t);
+}
+
+const char *dg_exp_swept(const struct dg_exp_table *t, int i, int k)
+{
+    return cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(t->steps[i].swept, t->keys[k]));
+}
+
+const char *dg_exp_x_text(const struct dg_exp_table *t, int i)
+{
+    const char *v = t->nkeys == 1 ? dg_exp_swept(t, i, 0) : NULL;
+    return v ? v : t->steps[i].key;
+}
+
+int dg_exp_find(const char *const *keys, int n, const char *key)
+{
+    for (int i = 0; i < n; i++)
+        if (!strcmp(keys[i], key))
+            return i;
+    return -1;
+}
+
+int dg_exp_union(const char **all, int n, int cap, const char *const *side, int nside)
+{
+    for (int j = 0; j < nside; j++) {
+        if (dg_exp_find(all, n, side[j]) >= 0 || n == cap)
+            continue;
+        int at = n; /* before the first later key of this side already placed */
+        for (int l = j + 1; l < nside && at == n; l++) {
+            int p = dg_exp_find(all, n, side[l]);
+            if (p >= 0)
+                at = p;
+        }
+        memmove(&all[at + 1], &all[at], (size_t)(n - at) * sizeof *all);
+        all[at] = side[j];
+        n++;
+    }
+    return n;
 }
 
 static void cell(FILE *f, const char *fmt, int width, double v)
@@ -86,8 +183,60 @@ static void pct_cell(FILE *f, double v)
         fprintf(f, "  %+8.1f%%", v);
 }
 
+void dg_exp_step_figures(const struct dg_exp_step *w, double v[DG_EXP_NFIG], int decimals[DG_EXP_NFIG])
+{
+    const double fig[DG_EXP_NFIG] = {w->stress ? w->rows_s : w->tpm, w->head, w->avg_ms, w->p95_ms,
+                                     w->disk_read_mb_s, w->disk_write_mb_s, 100 * w->hit_ratio};
+    const int dec[DG_EXP_NFIG] = {0, w->stress ? 2 : 0, 3, 3, 2, 2, 2};
+    memcpy(v, fig, sizeof fig);
+    memcpy(decimals, dec, sizeof dec);
+}
+
+void dg_exp_table_text(FILE *text, const struct dg_exp_table *t)
+{
+    const struct dg_experiment *ex = &t->ex;
+    int n = t->n;
+    fprintf(text, "\nExperiment %lld (%s%s%s): %d step%s, %s\n", (long long)ex->id, ex->file,
+            ex->label[0] ? ", " : "", ex->label, n, n == 1 ? "" : "s", ex->status);
+    /* TPC-C: TPM and NOPM; query stress: rows/s and MB/s, in the same two columns */
+    int stress0 = n && t->steps[0].stress;
+    fprintf(text, "%4s", "step");
+    for (int k = 0; k < t->nkeys; k++)
+        fprintf(text, "  %10s", t->keys[k]);
+    fprintf(text, "  %10s  %10s  %9s  %9s  %8s  %8s  %6s  %9s  %9s  %6s  %s\n", stress0 ? "rows/s" : "TPM",
+            stress0 ? "MB/s" : "NOPM", "avg ms", "p95 ms", "disk rd", "disk wr", "hit %", "vs prev",
+            "vs first", "run", "status");
+    for (int i = 0; i < n; i++) {
+        const struct dg_exp_step *w = &t->steps[i];
+        fprintf(text, "%4d", w->rec.experiment_step);
+        for (int k = 0; k < t->nkeys; k++) {
+            const char *v = dg_exp_swept(t, i, k);
+            fprintf(text, "  %10s", v ? v : "");
+        }
+        static const char *const fmt[DG_EXP_NFIG] = {"  %*.0f", "  %*.0f", "  %*.2f", "  %*.2f",
+                                                      "  %*.1f", "  %*.1f", "  %*.1f"};
+        static const int width[DG_EXP_NFIG] = {10, 10, 9, 9, 8, 8, 6};
+        double v[DG_EXP_NFIG];
+        int dec[DG_EXP_NFIG];
+        dg_exp_step_figures(w, v, dec);
+        for (int k = 0; k < DG_EXP_NFIG; k++)
+            cell(text, k == 1 && w->stress ? "  %*.2f" : fmt[k], width[k], v[k]);
+        pct_cell(text, w->d_prev);
+        pct_cell(text, w->d_first);
+        int bad = strcmp(w->rec.status, "complete") != 0;
+        fprintf(text, "  %6lld  %s%s%s%s\n", (long long)w->rec.id, w->rec.status,
+                w->stress != stress0 ? (w->stress ? " (stress)" : " (tpcc)") : "",
+                w->rec.error[0] && bad ? ": " : "", bad ? w->rec.error : "");
+    }
+    if (n)
+        fprintf(text, "(changes are of %s; latency over all transaction types; disk MB/s and the "
+                      "cache hit ratio are the monitor's means over the measured window)\n",
+                stress0 ? "MB/s" : "NOPM");
+}
+
 static void csv_num(FILE *f, double v)
 {
+    fputc(',', f);
     if (!isnan(v))
         fprintf(f, "%.6g", v);
 }
@@ -108,175 +257,98 @@ static void csv_str(FILE *f, const char *s)
     fputc('"', f);
 }
 
+void dg_exp_table_csv(FILE *csv, const struct dg_exp_table *t)
+{
+    fprintf(csv, "experiment_id,step");
+    for (int k = 0; k < t->nkeys; k++) {
+        fputc(',', csv);
+        csv_str(csv, t->keys[k]);
+    }
+    fprintf(csv, ",workload,run_id,status,tpm,nopm,rows_per_s,mb_per_s,avg_ms,p95_ms,"
+                 "disk_read_mb_s,disk_write_mb_s,cache_hit_ratio,change_prev_pct,change_first_pct\n");
+    for (int i = 0; i < t->n; i++) {
+        const struct dg_exp_step *w = &t->steps[i];
+        fprintf(csv, "%lld,%d", (long long)t->ex.id, w->rec.experiment_step);
+        for (int k = 0; k < t->nkeys; k++) {
+            const char *v = dg_exp_swept(t, i, k);
+            fputc(',', csv);
+            csv_str(csv, v ? v : "");
+        }
+        fprintf(csv, ",%s,%lld,%s", w->rec.workload, (long long)w->rec.id, w->rec.status);
+        const double v[] = {w->tpm,    w->nopm,           w->rows_s,          w->mb_s,
+                            w->avg_ms, w->p95_ms,         w->disk_read_mb_s,  w->disk_write_mb_s,
+                            w->hit_ratio, w->d_prev,      w->d_first};
+        for (size_t k = 0; k < sizeof v / sizeof *v; k++)
+            csv_num(csv, v[k]);
+        fputc('\n', csv);
+    }
+}
+
+static void num(cJSON *o, const char *k, double v)
+{
+    if (isnan(v))
+        cJSON_AddNullToObject(o, k);
+    else
+        cJSON_AddNumberToObject(o, k, v);
+}
+
+cJSON *dg_exp_step_json(const struct dg_exp_table *t, int i, int flat)
+{
+    const struct dg_exp_step *w = &t->steps[i];
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddNumberToObject(o, "step", w->rec.experiment_step);
+    cJSON *sw = flat ? o : cJSON_AddObjectToObject(o, "swept");
+    for (cJSON *kv = w->swept ? w->swept->child : NULL; kv; kv = kv->next)
+        cJSON_AddStringToObject(sw, kv->string, cJSON_GetStringValue(kv));
+    cJSON_AddNumberToObject(o, "run_id", (double)w->rec.id);
+    cJSON_AddStringToObject(o, "workload", w->rec.workload);
+    cJSON_AddStringToObject(o, "status", w->rec.status);
+    if (w->stress) {
+        num(o, "rows_per_s", w->rows_s);
+        num(o, "mb_per_s", w->mb_s);
+    } else {
+        num(o, "tpm", w->tpm);
+        num(o, "nopm", w->nopm);
+    }
+    num(o, "avg_ms", w->avg_ms);
+    num(o, "p95_ms", w->p95_ms);
+    num(o, "disk_read_mb_s", w->disk_read_mb_s);
+    num(o, "disk_write_mb_s", w->disk_write_mb_s);
+    num(o, "cache_hit_ratio", w->hit_ratio);
+    num(o, "change_prev_pct", w->d_prev);
+    num(o, "change_first_pct", w->d_first);
+    if (flat)
+        cJSON_AddItemToObject(o, "summary", dg_report_run_json(&w->rec));
+    return o;
+}
+
 int dg_report_experiment(struct dg_store *s, int64_t id, FILE *text, cJSON **json, FILE *csv,
                          int *failed_steps, struct dg_err *err)
 {
-    struct dg_experiment ex;
-    int64_t *ids = NULL;
-    int n = 0;
-    int got = dg_store_experiment_get(s, id, &ex, &ids, &n, err);
-    if (got)
-        return got;
-    struct row *rows = calloc((size_t)(n ? n : 1), sizeof *rows);
-    cJSON **swept = calloc((size_t)(n ? n : 1), sizeof *swept);
-    const char *keys[MAX_SWEPT];
-    int nkeys = 0, rc = -1;
+    struct dg_exp_table t;
     *failed_steps = 0;
-    if (!rows || !swept) {
-        dg_err_set(err, DG_ERR_FATAL, 0, "out of memory");
-        goto out;
+    int rc = dg_exp_table_load(s, id, 0, &t, err);
+    if (rc) {
+        dg_exp_table_free(&t);
+        return rc;
     }
-    for (int i = 0; i < n; i++) {
-        if (dg_store_get(s, ids[i], 0, &rows[i].rec, err)) {
-            if (!err->msg[0])
-                dg_err_set(err, DG_ERR_FATAL, 0, "run %lld vanished", (long long)ids[i]);
-            n = i;
-            goto out;
-        }
-        fill(&rows[i]);
-        rows[i].d_prev = i ? pct(rows[i].head, rows[i - 1].head) : NAN;
-        rows[i].d_first = i ? pct(rows[i].head, rows[0].head) : NAN;
-        if (i && strcmp(rows[i].rec.workload, rows[0].rec.workload))
-            rows[i].d_first = NAN; /* different figures: no change to tell */
-        if (i && strcmp(rows[i].rec.workload, rows[i - 1].rec.workload))
-            rows[i].d_prev = NAN;
-        *failed_steps += strcmp(rows[i].rec.status, "complete") != 0;
-        swept[i] = rows[i].rec.swept_json ? cJSON_Parse(rows[i].rec.swept_json) : NULL;
-        for (cJSON *kv = swept[i] ? swept[i]->child : NULL; kv; kv = kv->next) {
-            int k;
-            for (k = 0; k < nkeys && strcmp(keys[k], kv->string); k++)
-                ;
-            if (k == nkeys && nkeys < MAX_SWEPT)
-                keys[nkeys++] = kv->string;
-        }
-    }
-#define SWEPT_VAL(i, k) (cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(swept[i], keys[k])))
-    if (text) {
-        fprintf(text, "\nExperiment %lld (%s%s%s): %d step%s, %s\n", (long long)ex.id, ex.file,
-                ex.label[0] ? ", " : "", ex.label, n, n == 1 ? "" : "s", ex.status);
-        /* TPC-C: TPM and NOPM; query stress: rows/s and MB/s, in the same two columns */
-        int stress0 = n && !strcmp(rows[0].rec.workload, "stress");
-        fprintf(text, "%4s", "step");
-        for (int k = 0; k < nkeys; k++)
-            fprintf(text, "  %10s", keys[k]);
-        fprintf(text, "  %10s  %10s  %9s  %9s  %8s  %8s  %6s  %9s  %9s  %6s  %s\n",
-                stress0 ? "rows/s" : "TPM", stress0 ? "MB/s" : "NOPM", "avg ms", "p95 ms", "disk rd",
-                "disk wr", "hit %", "vs prev", "vs first", "run", "status");
-        for (int i = 0; i < n; i++) {
-            const struct row *w = &rows[i];
-            int stress = !strcmp(w->rec.workload, "stress"), ok = !isnan(w->head);
-            fprintf(text, "%4d", w->rec.experiment_step);
-            for (int k = 0; k < nkeys; k++) {
-                const char *v = SWEPT_VAL(i, k);
-                fprintf(text, "  %10s", v ? v : "");
-            }
-            cell(text, "  %*.0f", 10, !ok ? NAN : stress ? w->rows_s : w->rec.tpm);
-            cell(text, stress ? "  %*.2f" : "  %*.0f", 10, !ok ? NAN : stress ? w->mb_s : w->rec.nopm);
-            cell(text, "  %*.2f", 9, w->avg_ms);
-            cell(text, "  %*.2f", 9, w->p95_ms);
-            cell(text, "  %*.1f", 8, w->disk_read_mb_s);
-            cell(text, "  %*.1f", 8, w->disk_write_mb_s);
-            cell(text, "  %*.1f", 6, 100 * w->hit_ratio);
-            pct_cell(text, w->d_prev);
-            pct_cell(text, w->d_first);
-            fprintf(text, "  %6lld  %s%s%s%s\n", (long long)w->rec.id, w->rec.status,
-                    stress != stress0 ? (stress ? " (stress)" : " (tpcc)") : "",
-                    w->rec.error[0] && strcmp(w->rec.status, "complete") ? ": " : "",
-                    strcmp(w->rec.status, "complete") ? w->rec.error : "");
-        }
-        if (n)
-            fprintf(text, "(changes are of %s; latency over all transaction types; disk MB/s and the "
-                          "cache hit ratio are the monitor's means over the measured window)\n",
-                    stress0 ? "MB/s" : "NOPM");
-    }
-    if (csv) {
-        fprintf(csv, "experiment_id,step");
-        for (int k = 0; k < nkeys; k++) {
-            fputc(',', csv);
-            csv_str(csv, keys[k]);
-        }
-        fprintf(csv, ",workload,run_id,status,tpm,nopm,rows_per_s,mb_per_s,avg_ms,p95_ms,"
-                     "disk_read_mb_s,disk_write_mb_s,cache_hit_ratio,change_prev_pct,change_first_pct\n");
-        for (int i = 0; i < n; i++) {
-            const struct row *w = &rows[i];
-            fprintf(csv, "%lld,%d", (long long)ex.id, w->rec.experiment_step);
-            for (int k = 0; k < nkeys; k++) {
-                const char *v = SWEPT_VAL(i, k);
-                fputc(',', csv);
-                csv_str(csv, v ? v : "");
-            }
-            fprintf(csv, ",%s,%lld,%s,", w->rec.workload, (long long)w->rec.id, w->rec.status);
-            int stress = !strcmp(w->rec.workload, "stress");
-            csv_num(csv, stress ? NAN : w->rec.tpm);
-            fputc(',', csv);
-            csv_num(csv, stress ? NAN : w->rec.nopm);
-            fputc(',', csv);
-            csv_num(csv, stress ? w->rows_s : NAN);
-            fputc(',', csv);
-            csv_num(csv, stress ? w->mb_s : NAN);
-            fputc(',', csv);
-            csv_num(csv, w->avg_ms);
-            fputc(',', csv);
-            csv_num(csv, w->p95_ms);
-            fputc(',', csv);
-            csv_num(csv, w->disk_read_mb_s);
-            fputc(',', csv);
-            csv_num(csv, w->disk_write_mb_s);
-            fputc(',', csv);
-            csv_num(csv, w->hit_ratio);
-            fputc(',', csv);
-            csv_num(csv, w->d_prev);
-            fputc(',', csv);
-            csv_num(csv, w->d_first);
-            fputc('\n', csv);
-        }
-    }
+    *failed_steps = t.failed_steps;
+    if (text)
+        dg_exp_table_text(text, &t);
+    if (csv)
+        dg_exp_table_csv(csv, &t);
     if (json) {
         cJSON *doc = cJSON_CreateObject();
         cJSON_AddNumberToObject(doc, "schema_version", DG_JSON_SCHEMA_VERSION);
-        cJSON_AddNumberToObject(doc, "experiment_id", (double)ex.id);
-        cJSON_AddStringToObject(doc, "file", ex.file);
-        cJSON_AddStringToObject(doc, "label", ex.label);
-        cJSON_AddStringToObject(doc, "status", ex.status);
+        cJSON_AddNumberToObject(doc, "experiment_id", (double)t.ex.id);
+        cJSON_AddStringToObject(doc, "file", t.ex.file);
+        cJSON_AddStringToObject(doc, "label", t.ex.label);
+        cJSON_AddStringToObject(doc, "status", t.ex.status);
         cJSON *arr = cJSON_AddArrayToObject(doc, "steps");
-        for (int i = 0; i < n; i++) {
-            const struct row *w = &rows[i];
-            int stress = !strcmp(w->rec.workload, "stress");
-            cJSON *o = cJSON_CreateObject();
-            cJSON_AddNumberToObject(o, "step", w->rec.experiment_step);
-            for (cJSON *kv = swept[i] ? swept[i]->child : NULL; kv; kv = kv->next)
-                cJSON_AddStringToObject(o, kv->string, cJSON_GetStringValue(kv));
-            cJSON_AddNumberToObject(o, "run_id", (double)w->rec.id);
-            cJSON_AddStringToObject(o, "workload", w->rec.workload);
-            cJSON_AddStringToObject(o, "status", w->rec.status);
-            if (stress) {
-                num(o, "rows_per_s", w->rows_s);
-                num(o, "mb_per_s", w->mb_s);
-            } else {
-                num(o, "tpm", isnan(w->head) ? NAN : w->rec.tpm);
-                num(o, "nopm", isnan(w->head) ? NAN : w->rec.nopm);
-            }
-            num(o, "avg_ms", w->avg_ms);
-            num(o, "p95_ms", w->p95_ms);
-            num(o, "disk_read_mb_s", w->disk_read_mb_s);
-            num(o, "disk_write_mb_s", w->disk_write_mb_s);
-            num(o, "cache_hit_ratio", w->hit_ratio);
-            num(o, "change_prev_pct", w->d_prev);
-            num(o, "change_first_pct", w->d_first);
-            cJSON_AddItemToObject(o, "summary", dg_report_run_json(&w->rec));
-            cJSON_AddItemToArray(arr, o);
-        }
+        for (int i = 0; i < t.n; i++)
+            cJSON_AddItemToArray(arr, dg_exp_step_json(&t, i, 1));
         *json = doc;
     }
-#undef SWEPT_VAL
-    rc = 0;
-out:
-    for (int i = 0; rows && i < n; i++)
-        dg_run_record_free(&rows[i].rec);
-    for (int i = 0; swept && i < n; i++)
-        cJSON_Delete(swept[i]);
-    free(rows);
-    free(swept);
-    free(ids);
-    return rc;
+    dg_exp_table_free(&t);
+    return 0;
 }

@@ -1,4 +1,4 @@
-/* export.c — CSV, JSON and Markdown of runs and groups, every number as stored (doubles at full
+/* export.c — CSV, JSON and Markdown of runs, groups and experiments, every number as stored (doubles at full
  * precision) or computed from a stored histogram. Formatting only; reads records only. */
 #include "report/export.h"
 
@@ -14,10 +14,12 @@ static const char csv_header[] =
     "latency_ms,nopm,tpm,rows,bytes,mb_per_s,"
     "cpu_user_pct,cpu_sys_pct,cpu_iowait_pct,disk_read_mb_s,disk_write_mb_s,disk_read_iops,"
     "disk_write_iops,disk_await_ms,server_rss_bytes,server_read_mb_s,server_write_mb_s,"
-    "cache_hits_per_s,cache_misses_per_s\n";
+    "cache_hits_per_s,cache_misses_per_s,"
+    "experiment_id,experiment_step,rows_per_s,cache_hit_ratio,change_prev_pct,change_first_pct,swept\n";
 enum { C_TYPE = 7, C_SECOND, C_PCT, C_THREADS, C_MEASURED, C_COMMITTED, C_ROLLBACKS, C_RETRIES,
        C_ERRORS, C_COUNT, C_AVG, C_P50, C_P90, C_P95, C_P99, C_MAX, C_LAT, C_NOPM, C_TPM, C_ROWS,
-       C_BYTES, C_MBPS, C_MON, C_END = C_MON + 13 };
+       C_BYTES, C_MBPS, C_MON, C_EXP = C_MON + 13, C_ESTEP, C_ROWSPS, C_HIT, C_DPREV, C_DFIRST,
+       C_END }; /* then swept, the one text column at the end */
 
 /* One CSV row under construction: numeric cells as text, empty when unset. */
 struct row {
@@ -36,11 +38,23 @@ static void csv_text(FILE *out, const char *s)
 }
 
 static void setn(struct row *w, int col, double v) { dg_fmt_exact(w->cell[col], sizeof w->cell[col], v); }
+/* setn, or an empty cell when there is no figure (NAN) */
+static void setf(struct row *w, int col, double v)
+{
+    if (isfinite(v))
+        setn(w, col, v);
+}
 static void setu(struct row *w, int col, uint64_t v) { snprintf(w->cell[col], sizeof w->cell[col], "%llu", (unsigned long long)v); }
 
+/* One CSV line; a run of an experiment carries its experiment and step on every line, and a
+ * step line its swept values (the stored JSON object, as text). */
 static void emit(FILE *out, const char *kind, const struct dg_run_record *r, const char *type,
-                 const struct row *w)
+                 struct row *w)
 {
+    if (r->experiment_id) {
+        setu(w, C_EXP, (uint64_t)r->experiment_id);
+        setu(w, C_ESTEP, (uint64_t)r->experiment_step);
+    }
     fprintf(out, "%d,%s,%lld,", DG_REPORT_SCHEMA_VERSION, kind, (long long)r->id);
     if (r->group_id)
         fprintf(out, "%lld", (long long)r->group_id);
@@ -55,6 +69,9 @@ static void emit(FILE *out, const char *kind, const struct dg_run_record *r, con
         csv_text(out, type);
     for (int c = C_SECOND; c < C_END; c++)
         fprintf(out, ",%s", w->cell[c]);
+    fputc(',', out);
+    if (!strcmp(kind, "step") && r->swept_json)
+        csv_text(out, r->swept_json);
     fputc('\n', out);
 }
 
@@ -115,22 +132,51 @@ static void csv_run(FILE *out, const struct dg_run_record *r)
                             p->disk_write_iops,  p->disk_await_ms,     p->server_rss_bytes,
                             p->server_read_mb_s, p->server_write_mb_s, p->cache_hits_per_s,
                             p->cache_misses_per_s};
-        _Static_assert(sizeof v / sizeof *v == C_END - C_MON, "one CSV column per monitor figure");
+        _Static_assert(sizeof v / sizeof *v == C_EXP - C_MON, "one CSV column per monitor figure");
         memset(&w, 0, sizeof w);
         setn(&w, C_SECOND, (double)p->second);
-        for (int i = 0; i < C_END - C_MON; i++)
+        for (int i = 0; i < C_EXP - C_MON; i++)
             if (v[i] >= 0) /* -1: not available, an empty cell */
                 setn(&w, C_MON + i, v[i]);
         emit(out, "monitor", r, NULL, &w);
     }
 }
 
+/* An experiment: one `step` line per step (the step table's figures), then each step's run. */
+static void csv_experiment(FILE *out, const struct dg_exp_table *t)
+{
+    struct row w;
+    for (int i = 0; i < t->n; i++) {
+        const struct dg_exp_step *x = &t->steps[i];
+        memset(&w, 0, sizeof w);
+        setn(&w, C_THREADS, x->rec.vus);
+        setn(&w, C_MEASURED, x->rec.measured_s);
+        setf(&w, C_NOPM, x->nopm);
+        setf(&w, C_TPM, x->tpm);
+        setf(&w, C_MBPS, x->mb_s);
+        setf(&w, C_ROWSPS, x->rows_s);
+        setf(&w, C_AVG, x->avg_ms);
+        setf(&w, C_P95, x->p95_ms);
+        setf(&w, C_MON + 3, x->disk_read_mb_s);
+        setf(&w, C_MON + 4, x->disk_write_mb_s);
+        setf(&w, C_HIT, x->hit_ratio);
+        setf(&w, C_DPREV, x->d_prev);
+        setf(&w, C_DFIRST, x->d_first);
+        emit(out, "step", &x->rec, NULL, &w);
+    }
+    for (int i = 0; i < t->n; i++)
+        csv_run(out, &t->steps[i].rec);
+}
+
 void dg_report_csv(FILE *out, const struct dg_report_item *items, int n)
 {
     fputs(csv_header, out);
-    for (int i = 0; i < n; i++)
+    for (int i = 0; i < n; i++) {
+        if (items[i].exp)
+            csv_experiment(out, items[i].exp);
         for (int k = 0; k < items[i].nruns; k++)
             csv_run(out, &items[i].runs[k]);
+    }
 }
 
 static cJSON *run_json(const struct dg_run_record *r)
@@ -158,6 +204,26 @@ static cJSON *run_json(const struct dg_run_record *r)
     return o;
 }
 
+/* An experiment item: what it is, its swept keys, the step table and each step's run. */
+static void exp_json(cJSON *o, const struct dg_exp_table *t)
+{
+    cJSON_AddStringToObject(o, "file", t->ex.file);
+    cJSON_AddStringToObject(o, "label", t->ex.label);
+    cJSON_AddStringToObject(o, "status", t->ex.status);
+    cJSON_AddStringToObject(o, "started_at", t->ex.started_at);
+    cJSON_AddStringToObject(o, "ended_at", t->ex.ended_at);
+    cJSON_AddStringToObject(o, "headline", t->n && t->steps[0].stress ? "mb_per_s" : "nopm");
+    cJSON *keys = cJSON_AddArrayToObject(o, "swept_keys");
+    for (int k = 0; k < t->nkeys; k++)
+        cJSON_AddItemToArray(keys, cJSON_CreateString(t->keys[k]));
+    cJSON *steps = cJSON_AddArrayToObject(o, "steps");
+    for (int i = 0; i < t->n; i++)
+        cJSON_AddItemToArray(steps, dg_exp_step_json(t, i, 0));
+    cJSON *runs = cJSON_AddArrayToObject(o, "runs");
+    for (int i = 0; i < t->n; i++)
+        cJSON_AddItemToArray(runs, run_json(&t->steps[i].rec));
+}
+
 cJSON *dg_report_json(const struct dg_report_item *items, int n)
 {
     cJSON *doc = cJSON_CreateObject();
@@ -167,8 +233,15 @@ cJSON *dg_report_json(const struct dg_report_item *items, int n)
     for (int i = 0; i < n; i++) {
         const struct dg_report_item *it = &items[i];
         cJSON *o = cJSON_CreateObject();
-        cJSON_AddStringToObject(o, "kind", it->kind == DG_ITEM_GROUP ? "group" : "run");
+        cJSON_AddStringToObject(o, "kind", it->kind == DG_ITEM_EXPERIMENT ? "experiment"
+                                           : it->kind == DG_ITEM_GROUP    ? "group"
+                                                                          : "run");
         cJSON_AddNumberToObject(o, "id", (double)it->id);
+        if (it->exp) {
+            exp_json(o, it->exp);
+            cJSON_AddItemToArray(arr, o);
+            continue;
+        }
         if (it->kind == DG_ITEM_GROUP) {
             cJSON *steps = cJSON_AddArrayToObject(o, "steps");
             for (int k = 0; k < it->nruns; k++) {
@@ -236,11 +309,71 @@ static void md_run(FILE *out, const struct dg_run_record *r)
     fprintf(out, "\n");
 }
 
+static void md_num(FILE *out, double v, int decimals)
+{
+    char b[64];
+    fprintf(out, " %s |", isfinite(v) ? dg_fmt_num(b, sizeof b, v, decimals) : "-");
+}
+
+static void md_pct(FILE *out, double v)
+{
+    char b[32];
+    fprintf(out, " %s |", isfinite(v) ? dg_pct_from_mean(b, sizeof b, v) : "");
+}
+
+/* The step table, each figure as in experiment.c's table. */
+static void md_experiment(FILE *out, const struct dg_exp_table *t)
+{
+    int stress = t->n && t->steps[0].stress;
+    fprintf(out, "## Experiment %lld: ", (long long)t->ex.id);
+    md_text(out, t->ex.file);
+    if (t->ex.label[0]) {
+        fprintf(out, " (");
+        md_text(out, t->ex.label);
+        fprintf(out, ")");
+    }
+    fprintf(out, "\n\n%d steps, %s. Changes are of %s; latency over all transaction types; disk MB/s "
+                 "are the monitor's means.\n\n| step |", t->n, t->ex.status, stress ? "MB/s" : "NOPM");
+    for (int k = 0; k < t->nkeys; k++) {
+        fputc(' ', out);
+        md_text(out, t->keys[k]);
+        fprintf(out, " |");
+    }
+    fprintf(out, " run | %s | %s | avg ms | p95 ms | disk read MB/s | disk write MB/s | cache hit %% | vs prev | vs first |\n|---:|",
+            stress ? "rows/s" : "TPM", stress ? "MB/s" : "NOPM");
+    for (int k = 0; k < t->nkeys; k++)
+        fprintf(out, "---|");
+    fprintf(out, "---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+    for (int i = 0; i < t->n; i++) {
+        const struct dg_exp_step *w = &t->steps[i];
+        fprintf(out, "| %d |", w->rec.experiment_step);
+        for (int k = 0; k < t->nkeys; k++) {
+            fputc(' ', out);
+            md_text(out, dg_exp_swept(t, i, k));
+            fprintf(out, " |");
+        }
+        fprintf(out, " %lld |", (long long)w->rec.id);
+        double v[DG_EXP_NFIG];
+        int dec[DG_EXP_NFIG];
+        dg_exp_step_figures(w, v, dec);
+        for (int k = 0; k < DG_EXP_NFIG; k++)
+            md_num(out, v[k], dec[k]);
+        md_pct(out, w->d_prev);
+        md_pct(out, w->d_first);
+        fputc('\n', out);
+    }
+    fprintf(out, "\n");
+}
+
 void dg_report_md(FILE *out, const struct dg_report_item *items, int n)
 {
     fprintf(out, "# dbgauge report\n\n");
     for (int i = 0; i < n; i++) {
         const struct dg_report_item *it = &items[i];
+        if (it->exp) {
+            md_experiment(out, it->exp);
+            continue;
+        }
         if (it->kind != DG_ITEM_GROUP) {
             md_run(out, &it->runs[0]);
             continue;

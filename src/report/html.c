@@ -1,4 +1,4 @@
-/* html.c — renders runs and groups as one self-contained HTML page: headline figures, the
+/* html.c — renders runs, groups and experiments as one self-contained HTML page: headline figures, the
  * latency table, charts (with a table of the same numbers each) and the full configuration.
  * Every text that came from a user goes through dg_html_text / dg_html_json. Reads records only. */
 #include "report/html.h"
@@ -63,6 +63,24 @@ void dg_html_card(FILE *out, const char *key, const char *title, double v, int d
             dg_fmt_exact(e, sizeof e, v));
     dg_html_text(out, title);
     fprintf(out, "</div><div class=\"v\">%s</div></div>\n", dg_fmt_num(b, sizeof b, v, decimals));
+}
+
+/* The user's label as text in <span class="label"> after a heading; nothing when empty. */
+static void label_span(FILE *out, const char *label)
+{
+    if (!label[0])
+        return;
+    fprintf(out, " <span class=\"label\">");
+    dg_html_text(out, label);
+    fprintf(out, "</span>");
+}
+
+/* "sqlite 3.40.1" */
+static void engine_text(FILE *out, const struct dg_run_record *r)
+{
+    dg_html_text(out, r->engine);
+    fprintf(out, " ");
+    dg_html_text(out, r->engine_version);
 }
 
 static void kv_text(FILE *out, const char *k, const char *v, int code)
@@ -229,15 +247,9 @@ static int run_section(FILE *out, const struct dg_run_record *r)
     fprintf(out, "<section class=\"item run\" id=\"%s\" data-run-id=\"%lld\">\n<h2>Run %lld: ",
             prefix, (long long)r->id, (long long)r->id);
     dg_html_text(out, r->workload);
-    if (r->label[0]) {
-        fprintf(out, " <span class=\"label\">");
-        dg_html_text(out, r->label);
-        fprintf(out, "</span>");
-    }
+    label_span(out, r->label);
     fprintf(out, "</h2>\n<p>");
-    dg_html_text(out, r->engine);
-    fprintf(out, " ");
-    dg_html_text(out, r->engine_version);
+    engine_text(out, r);
     fprintf(out, ", ");
     dg_html_text(out, r->status);
     fprintf(out, ", started ");
@@ -270,17 +282,11 @@ static int group_section(FILE *out, const struct dg_report_item *g)
             prefix, (long long)g->id, (long long)g->id);
     dg_html_text(out, f->workload);
     fprintf(out, " sweep of %d steps", g->nruns);
-    if (f->label[0]) {
-        fprintf(out, " <span class=\"label\">");
-        dg_html_text(out, f->label);
-        fprintf(out, "</span>");
-    }
+    label_span(out, f->label);
     fprintf(out, "</h2>\n<p>");
     dg_html_text(out, f->target);
     fprintf(out, " (");
-    dg_html_text(out, f->engine);
-    fprintf(out, " ");
-    dg_html_text(out, f->engine_version);
+    engine_text(out, f);
     fprintf(out, "), runs %lld..%lld.</p>\n", (long long)f->id, (long long)g->runs[g->nruns - 1].id);
     if (f->query) {
         fprintf(out, "<p>query: <code>");
@@ -324,6 +330,97 @@ static int group_section(FILE *out, const struct dg_report_item *g)
     return rc;
 }
 
+/* An experiment: its step table (computed once in experiment.c) and a chart per figure by
+ * swept value, each with the percent change per step written on it and a table under it. */
+static int experiment_section(FILE *out, const struct dg_exp_table *t)
+{
+    char prefix[32];
+    struct dg_chart c;
+    int stress = t->n && t->steps[0].stress;
+    snprintf(prefix, sizeof prefix, "exp%lld", (long long)t->ex.id);
+    fprintf(out, "<section class=\"item experiment\" id=\"%s\" data-experiment-id=\"%lld\">\n<h2>Experiment %lld: ",
+            prefix, (long long)t->ex.id, (long long)t->ex.id);
+    dg_html_text(out, t->ex.file);
+    label_span(out, t->ex.label);
+    fprintf(out, "</h2>\n<p>%d step%s, ", t->n, t->n == 1 ? "" : "s");
+    dg_html_text(out, t->ex.status);
+    fprintf(out, ", started ");
+    dg_html_text(out, t->ex.started_at);
+    fprintf(out, " UTC");
+    if (t->n) {
+        const struct dg_run_record *f = &t->steps[0].rec;
+        fprintf(out, "; ");
+        dg_html_text(out, f->workload);
+        fprintf(out, " on ");
+        dg_html_text(out, f->target);
+        fprintf(out, " (");
+        engine_text(out, f);
+        fprintf(out, "), runs %lld..%lld", (long long)f->id, (long long)t->steps[t->n - 1].rec.id);
+    }
+    fprintf(out, ". Changes are of %s; latency over all transaction types; disk MB/s and the cache "
+                 "hit ratio are the monitor's means over each step's measured window.</p>\n",
+            stress ? "MB/s" : "NOPM");
+    fprintf(out, "<h3>steps</h3><table class=\"data steps exp\"><thead><tr><th>step</th>");
+    for (int k = 0; k < t->nkeys; k++) {
+        fprintf(out, "<th>");
+        dg_html_text(out, t->keys[k]);
+        fprintf(out, "</th>");
+    }
+    fprintf(out, "<th>run</th><th>%s</th><th>%s</th><th>avg ms</th><th>p95 ms</th><th>disk read MB/s</th>"
+                 "<th>disk write MB/s</th><th>cache hit %%</th><th>vs prev</th><th>vs first</th>"
+                 "<th>status</th></tr></thead><tbody>\n",
+            stress ? "rows/s" : "TPM", stress ? "MB/s" : "NOPM");
+    for (int i = 0; i < t->n; i++) {
+        const struct dg_exp_step *w = &t->steps[i];
+        fprintf(out, "<tr data-step=\"%d\" data-run-id=\"%lld\">", w->rec.experiment_step, (long long)w->rec.id);
+        dg_html_num_td(out, w->rec.experiment_step, 0);
+        for (int k = 0; k < t->nkeys; k++) {
+            fprintf(out, "<td>");
+            dg_html_text(out, dg_exp_swept(t, i, k));
+            fprintf(out, "</td>");
+        }
+        dg_html_num_td(out, (double)w->rec.id, 0);
+        double v[DG_EXP_NFIG];
+        int dec[DG_EXP_NFIG];
+        dg_exp_step_figures(w, v, dec);
+        for (int k = 0; k < DG_EXP_NFIG; k++)
+            dg_html_num_td(out, v[k], dec[k]);
+        if (i) {
+            dg_html_pct_td(out, w->d_prev);
+            dg_html_pct_td(out, w->d_first);
+        } else {
+            fprintf(out, "<td></td><td></td>");
+        }
+        fprintf(out, "<td>");
+        dg_html_text(out, w->rec.status);
+        if (strcmp(w->rec.status, "complete") && w->rec.error[0]) {
+            fprintf(out, ": ");
+            dg_html_text(out, w->rec.error);
+        }
+        fprintf(out, "</td></tr>\n");
+    }
+    fprintf(out, "</tbody></table>\n");
+    int rc = 0;
+    if (t->n) {
+        rc |= dg_html_emit(out, &c, dg_chart_exp_steps(&c, prefix, t, DG_EXP_THROUGHPUT));
+        if (stress)
+            rc |= dg_html_emit(out, &c, dg_chart_exp_steps(&c, prefix, t, DG_EXP_ROWS));
+        rc |= dg_html_emit(out, &c, dg_chart_exp_steps(&c, prefix, t, DG_EXP_LATENCY));
+        if (dg_exp_has_storage(t, 1))
+            rc |= dg_html_emit(out, &c, dg_chart_exp_steps(&c, prefix, t, DG_EXP_STORAGE));
+        else
+            fprintf(out, "<p class=\"note\">No storage chart: %s.</p>\n",
+                    dg_exp_has_storage(t, 0) ? "the monitor measured 0 MB/s read and written on the disk in every step"
+                                             : "the steps were not monitored, or the monitor had no block device");
+        fprintf(out, "<p class=\"note\">Each step is a stored run (<code>dbgauge report RUN</code> shows it "
+                     "in full). The configuration below is the first step's; the steps differ in the swept "
+                     "values.</p>\n");
+        run_config(out, &t->steps[0].rec);
+    }
+    fprintf(out, "</section>\n");
+    return rc;
+}
+
 int dg_report_html(FILE *out, const struct dg_report_item *items, int n)
 {
     char title[128], sub[256] = "";
@@ -331,13 +428,15 @@ int dg_report_html(FILE *out, const struct dg_report_item *items, int n)
     snprintf(title, sizeof title, "dbgauge report");
     for (int i = 0; i < n && o + 40 < sizeof sub; i++)
         o += (size_t)snprintf(sub + o, sizeof sub - o, "%s%s %lld", i ? ", " : "",
-                              items[i].kind == DG_ITEM_GROUP ? "group" : "run", (long long)items[i].id);
+                              dg_report_item_kind_name(items[i].kind), (long long)items[i].id);
     if (n == 0)
         snprintf(sub, sizeof sub, "nothing selected");
     dg_html_begin(out, title, sub);
     int rc = 0;
     for (int i = 0; i < n; i++)
-        rc |= items[i].kind == DG_ITEM_GROUP ? group_section(out, &items[i]) : run_section(out, &items[i].runs[0]);
+        rc |= items[i].kind == DG_ITEM_EXPERIMENT ? experiment_section(out, items[i].exp)
+              : items[i].kind == DG_ITEM_GROUP    ? group_section(out, &items[i])
+                                                  : run_section(out, &items[i].runs[0]);
     dg_html_end(out);
     return rc;
 }

@@ -1,4 +1,4 @@
-/* model.c — loads report items (runs, groups of runs) from the results database and derives
+/* model.c — loads report items (runs, groups of runs, experiments) from the results database and derives
  * the figures every rendering shows. Reads the store only; never live state. */
 #include "report/model.h"
 
@@ -20,12 +20,21 @@ int dg_report_item_parse(const char *arg, enum dg_item_kind *kind, int64_t *id, 
         num = arg + 6, *kind = DG_ITEM_GROUP;
     else if (arg[0] == 'g' && arg[1] >= '0' && arg[1] <= '9')
         num = arg + 1, *kind = DG_ITEM_GROUP;
+    else if (!strncmp(arg, "exp:", 4))
+        num = arg + 4, *kind = DG_ITEM_EXPERIMENT;
+    else if (!strncmp(arg, "experiment:", 11))
+        num = arg + 11, *kind = DG_ITEM_EXPERIMENT;
     uint64_t v;
-    if (dg_parse_u64(*kind == DG_ITEM_GROUP ? "group id" : "run id", num, 1, INT64_MAX, &v, err))
+    if (dg_parse_u64(dg_report_item_kind_name(*kind), num, 1, INT64_MAX, &v, err))
         return dg_err_set(err, DG_ERR_USER, 0,
-                          "'%s' is neither a run id (12) nor a group (group:12)", arg);
+                          "'%s' is neither a run id (12), a group (group:12) nor an experiment (exp:12)", arg);
     *id = (int64_t)v;
     return 0;
+}
+
+const char *dg_report_item_kind_name(enum dg_item_kind kind)
+{
+    return kind == DG_ITEM_GROUP ? "group" : kind == DG_ITEM_EXPERIMENT ? "experiment" : "run";
 }
 
 struct group_ctx {
@@ -64,6 +73,13 @@ int dg_report_item_load(struct dg_store *s, enum dg_item_kind kind, int64_t id,
     out->id = id;
     struct group_ctx g = {.group_id = id};
     int rc = -1;
+    if (kind == DG_ITEM_EXPERIMENT) {
+        if (!(out->exp = calloc(1, sizeof *out->exp)))
+            return dg_err_set(err, DG_ERR_FATAL, 0, "out of memory");
+        if ((rc = dg_exp_table_load(s, id, 1, out->exp, err)))
+            dg_report_item_free(out);
+        return rc;
+    }
     if (kind == DG_ITEM_RUN) {
         g.ids = malloc(sizeof *g.ids);
         if (!g.ids)
@@ -110,6 +126,10 @@ void dg_report_item_free(struct dg_report_item *it)
     free(it->runs);
     it->runs = NULL;
     it->nruns = 0;
+    if (it->exp)
+        dg_exp_table_free(it->exp);
+    free(it->exp);
+    it->exp = NULL;
 }
 
 uint64_t dg_run_completed(const struct dg_run_record *r)

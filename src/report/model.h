@@ -1,5 +1,5 @@
-/* model.h — what a report is made of, read from the results database only: items (a run, or
- * a group: the steps of one stress sweep), the figures derived from stored columns, and the
+/* model.h — what a report is made of, read from the results database only: items (a run, a
+ * group: the steps of one stress sweep, or an experiment: the steps of a job file), the figures derived from stored columns, and the
  * percentile curve computed from a stored full histogram. No rendering here. */
 #ifndef DG_REPORT_MODEL_H
 #define DG_REPORT_MODEL_H
@@ -7,22 +7,26 @@
 #include <stdint.h>
 
 #include "core/err.h"
+#include "report/experiment.h"
 #include "results/store.h"
 
-/* Experiments and multi-target runs join here at merge as further kinds. */
-enum dg_item_kind { DG_ITEM_RUN = 0, DG_ITEM_GROUP };
+enum dg_item_kind { DG_ITEM_RUN = 0, DG_ITEM_GROUP, DG_ITEM_EXPERIMENT };
 
 struct dg_report_item {
     enum dg_item_kind kind;
     int64_t id;
-    struct dg_run_record *runs; /* owned; one for a run, the steps by id for a group */
+    struct dg_run_record *runs; /* owned; one for a run, the steps by id for a group; NULL for an experiment */
     int nruns;
+    struct dg_exp_table *exp; /* owned; an experiment's step table (its runs in it), else NULL */
 };
 
-/* "12" is run 12, "group:12" (or "g12") the group 12. DG_ERR_USER naming arg otherwise. */
+/* "12" is run 12, "group:12" (or "g12") the group 12, "exp:12" (or "experiment:12") the
+ * experiment 12. DG_ERR_USER naming arg otherwise. */
 int dg_report_item_parse(const char *arg, enum dg_item_kind *kind, int64_t *id, struct dg_err *err);
-/* Loads the item with series and histograms. Returns 0, 1 when there is no such run or group
- * (err says which), -1 on a database error. The caller frees it with dg_report_item_free. */
+/* "run", "group" or "experiment": how messages name a kind. */
+const char *dg_report_item_kind_name(enum dg_item_kind kind);
+/* Loads the item with series and histograms. Returns 0, 1 when there is no such run, group or
+ * experiment (err says which), -1 on a database error. The caller frees it with dg_report_item_free. */
 int dg_report_item_load(struct dg_store *s, enum dg_item_kind kind, int64_t id,
                         struct dg_report_item *out, struct dg_err *err);
 void dg_report_item_free(struct dg_report_item *it);

@@ -1,5 +1,6 @@
 /* runcharts.c — builds the charts of runs (per-second throughput and latency, percentile
- * curves from the full histograms, the monitor's series, each target's figures) and of groups (a figure per step, with percent changes).
+ * curves from the full histograms, the monitor's series, each target's figures), of groups and
+ * of experiments (a figure per step, with percent changes).
  * Reads records only; renders nothing. */
 #include "report/runcharts.h"
 
@@ -283,4 +284,83 @@ out:
     free(v);
     free(pct);
     return rc;
+}
+
+double dg_exp_value(const struct dg_exp_step *w, enum dg_exp_figure f, int k)
+{
+    double sum = w->disk_read_mb_s + w->disk_write_mb_s;
+    switch (f) {
+    case DG_EXP_THROUGHPUT: return w->stress ? w->mb_s : k ? w->tpm : w->nopm;
+    case DG_EXP_ROWS: return w->rows_s;
+    case DG_EXP_LATENCY: return k ? w->p95_ms : w->avg_ms;
+    case DG_EXP_STORAGE: return k == 0 ? w->disk_read_mb_s : k == 1 ? w->disk_write_mb_s : sum;
+    }
+    return NAN;
+}
+
+int dg_exp_nseries(const struct dg_exp_step *w, enum dg_exp_figure f)
+{
+    static const int n[] = {2, 1, 2, 3};
+    return f == DG_EXP_THROUGHPUT && w->stress ? 1 : n[f];
+}
+
+const char *dg_exp_series_name(enum dg_exp_figure f, int stress, int k, const char **unit)
+{
+    static const char *const names[][3] = {{"NOPM", "TPM", ""}, {"rows fetched", "", ""}, {"avg", "p95", ""},
+                                           {"disk read", "disk write", "read + write"}};
+    static const char *const units[] = {"/min", "rows/s", "ms", "MB/s"};
+    int mb = f == DG_EXP_THROUGHPUT && stress;
+    *unit = mb ? "MB/s" : units[f];
+    return mb ? "data fetched" : names[f][k];
+}
+
+int dg_exp_has_storage(const struct dg_exp_table *t, int traffic)
+{
+    for (int i = 0; i < t->n; i++) {
+        double r = t->steps[i].disk_read_mb_s, w = t->steps[i].disk_write_mb_s;
+        if (traffic ? r > 0 || w > 0 : isfinite(r) || isfinite(w))
+            return 1;
+    }
+    return 0;
+}
+
+int dg_chart_exp_steps(struct dg_chart *c, const char *id_prefix, const struct dg_exp_table *t,
+                       enum dg_exp_figure f)
+{
+    static const char *const ids[] = {"tput", "rows", "lat", "disk"};
+    static const char *const what[] = {"throughput", "rows per second", "latency (all types)",
+                                       "storage traffic (monitor, measured-window means)"};
+    static const int labelled[] = {0, 0, 1, 2};
+    char id[40], title[200], text[32];
+    const char *unit, *x_label = t->nkeys == 1 ? t->keys[0] : "step";
+    int stress = t->n && t->steps[0].stress, ns = t->n ? dg_exp_nseries(&t->steps[0], f) : 1;
+    make_id(id, sizeof id, id_prefix, ids[f]);
+    const char *lab = dg_exp_series_name(f, stress, labelled[f], &unit);
+    snprintf(title, sizeof title, "Experiment %lld: %s per %s (percent change of %s from the step before)",
+             (long long)t->ex.id, what[f], x_label, stress && (f == DG_EXP_THROUGHPUT || f == DG_EXP_ROWS) ? unit : lab);
+    if (dg_chart_init(c, id, title, x_label, unit, (size_t)t->n))
+        return -1;
+    c->bars = 1;
+    c->label_series = labelled[f];
+    double *v[3] = {NULL, NULL, NULL};
+    for (int k = 0; k < ns; k++)
+        if (!(v[k] = dg_chart_add(c, dg_exp_series_name(f, stress, k, &unit), unit, 0)))
+            return -1;
+    for (int i = 0; i < t->n; i++) {
+        const struct dg_exp_step *w = &t->steps[i];
+        c->x[i] = i + 1;
+        for (int k = 0; k < ns; k++) /* a step of the other workload has other throughput figures */
+            v[k][i] = f == DG_EXP_THROUGHPUT && w->stress != stress ? NAN : dg_exp_value(w, f, k);
+        if (dg_chart_x_text(c, (size_t)i, dg_exp_x_text(t, i)))
+            return -1;
+        if (!i)
+            continue;
+        /* throughput: the step table's own change; the others from the plotted values */
+        const char *lab = f == DG_EXP_THROUGHPUT ? dg_pct_from_mean(text, sizeof text, w->d_prev)
+                                                 : dg_pct_change(text, sizeof text, v[labelled[f]][i - 1],
+                                                                 v[labelled[f]][i]);
+        if (dg_chart_label(c, (size_t)i, lab))
+            return -1;
+    }
+    return 0;
 }

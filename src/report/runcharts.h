@@ -1,9 +1,10 @@
-/* runcharts.h — the charts of stored runs and groups, built as generic dg_charts from records
- * read from the results database (experiment steps join here at merge). No HTML here. */
+/* runcharts.h — the charts of stored runs, groups and experiments, built as generic dg_charts
+ * from records read from the results database. No HTML here. */
 #ifndef DG_REPORT_RUNCHARTS_H
 #define DG_REPORT_RUNCHARTS_H
 
 #include "report/chart.h"
+#include "report/experiment.h"
 #include "report/model.h"
 
 /* Each fills *c (the caller frees it with dg_chart_free) and returns 0, or -1 out of memory.
@@ -40,5 +41,22 @@ int dg_chart_group_steps(struct dg_chart *c, const char *id_prefix, const struct
                          enum dg_step_figure f);
 /* Latency p50/p95/p99 per step of a group. */
 int dg_chart_group_latency(struct dg_chart *c, const char *id_prefix, const struct dg_report_item *g);
+
+/* One figure of an experiment per step, bars by swept value (x in step order), with each
+ * step's percent change from the step before written on the chart: throughput (NOPM and TPM,
+ * the change of NOPM as in the step table; stress: MB/s), rows/s (stress), latency (avg and
+ * p95 over all types, the change of p95), storage (the monitor's disk read, write and their
+ * sum in MB/s, the change of the sum). */
+enum dg_exp_figure { DG_EXP_THROUGHPUT = 0, DG_EXP_ROWS, DG_EXP_LATENCY, DG_EXP_STORAGE };
+int dg_chart_exp_steps(struct dg_chart *c, const char *id_prefix, const struct dg_exp_table *t,
+                       enum dg_exp_figure f);
+/* Series k (0..2) of figure f at step w, NAN when none; and how many series f has. */
+double dg_exp_value(const struct dg_exp_step *w, enum dg_exp_figure f, int k);
+int dg_exp_nseries(const struct dg_exp_step *w, enum dg_exp_figure f);
+/* The name and unit of series k of f (stress decides the throughput's). */
+const char *dg_exp_series_name(enum dg_exp_figure f, int stress, int k, const char **unit);
+/* Whether any step has the monitor's disk figures (traffic: and any of them above zero, so
+ * that a chart of them would not be blank). */
+int dg_exp_has_storage(const struct dg_exp_table *t, int traffic);
 
 #endif

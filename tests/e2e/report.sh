@@ -4,7 +4,10 @@
 # stored ones, CSV/JSON round trips, compare's percentages, and headless Chromium drawing
 # every chart with no error (screenshots in tests/out/). The targets are deleted before
 # rendering: reports read the results database only. Run A is monitored (the default) and
-# a two-target run (one target's path holding <, > and &) gives the per-target charts.
+# a two-target run (one target's path holding <, > and &) gives the per-target charts. Two
+# TPC-C experiments (job files sweeping vus=1,2,3 and vus=2,3,4, the first labelled with
+# <script> and quotes) give `report exp:N` in every format and `compare exp:A exp:B`; a stress
+# experiment (threads=1,2,3) its MB/s and rows/s charts.
 . "$(dirname "$0")/../lib.sh"
 
 RES=$T_TMP/results.db
@@ -36,6 +39,16 @@ expect_exit "fixture: stress sweep 1,2,3 with a query holding '<'" 0 stress --ta
 G1=$(sqlite3 "$RES" "SELECT group_id FROM run WHERE id = $(last_id)")
 expect_exit "fixture: stress sweep 2,1" 0 stress --target "$STRESS" --threads 2,1 --iterations 2 --results "$RES"
 G2=$(sqlite3 "$RES" "SELECT group_id FROM run WHERE id = $(last_id)")
+job() { printf '[global]\nworkload=tpcc\ntarget=%s\nwarmup=0s\nduration=2s\nvus=%s\n' "$TPCC" "$1" >"$T_TMP/$2.ini"; }
+job 1,2,3 expa
+job 2,3,4 expb
+expect_exit "fixture: experiment sweeping vus=1,2,3 with a <script> label" 0 experiment "$T_TMP/expa.ini" --results "$RES" --label "$LABEL"
+EA=$(sqlite3 "$RES" "SELECT MAX(id) FROM experiment")
+expect_exit "fixture: experiment sweeping vus=2,3,4" 0 experiment "$T_TMP/expb.ini" --results "$RES"
+EB=$(sqlite3 "$RES" "SELECT MAX(id) FROM experiment")
+printf '[global]\nworkload=stress\ntarget=%s\niterations=2\nthreads=1,2,3\n' "$STRESS" >"$T_TMP/exps.ini"
+expect_exit "fixture: stress experiment sweeping threads=1,2,3" 0 experiment "$T_TMP/exps.ini" --results "$RES"
+ES=$(sqlite3 "$RES" "SELECT MAX(id) FROM experiment")
 rm -f "$T_TMP"/tpcc.db* "$T_TMP"/stress.db* "$TA"* "$TB"*
 
 # HTML: numbers, escaping, and a real browser.
@@ -100,6 +113,37 @@ check "compare group:A group:B exits 0" test "$RC" = 0
 py compare-groups "$T_TMP/cmpg.txt" "$RES" "$G1" "$G2"
 py browser "$OUT/compare-groups.html" "$OUT/compare-groups.png"
 check "compare html escapes the label" grep -qF '&lt;script&gt;alert(1)' "$OUT/compare-groups.html"
+
+# Experiments: the step table and charts by swept value in every format, and compare paired by value.
+expect_exit "report exp:N writes HTML" 0 report "exp:$EA" --results "$RES" -o "$OUT/report-experiment.html"
+py exp-html "$OUT/report-experiment.html" "$RES" "$EA" "$LABEL"
+py browser "$OUT/report-experiment.html" "$OUT/report-experiment.png" "$LABEL"
+expect_exit "report exp:N of a stress experiment writes HTML" 0 report "exp:$ES" --results "$RES" -o "$OUT/report-experiment-stress.html"
+py exp-html "$OUT/report-experiment-stress.html" "$RES" "$ES"
+py browser "$OUT/report-experiment-stress.html" "$OUT/report-experiment-stress.png"
+run_dg "$T_TMP/e.json" "$T_TMP/e.err" report "experiment:$EA" --results "$RES" --format json
+check "report experiment:N --format json exits 0" test "$RC" = 0
+py exp-json "$T_TMP/e.json" "$RES" "$EA"
+py exact-json "$T_TMP/e.json" "$RES"
+run_dg "$T_TMP/e.csv" "$T_TMP/e.err" report "exp:$EA" --results "$RES" --format csv
+check "report exp:N --format csv exits 0" test "$RC" = 0
+py exp-csv "$T_TMP/e.csv" "$RES" "$EA"
+run_dg "$OUT/report-experiment.md" "$T_TMP/e.err" report "exp:$EA" --results "$RES" --format md
+check "report exp:N --format md exits 0" test "$RC" = 0
+py exp-md "$OUT/report-experiment.md" "$RES" "$EA"
+check "report --format md escapes the experiment's label" grep -qF '(\<script\>alert(1)\</script\>' "$OUT/report-experiment.md"
+run_dg "$T_TMP/cmpe.txt" "$T_TMP/cmpe.err" compare "exp:$EA" "exp:$EB" --results "$RES" -o "$OUT/compare-experiments.html"
+check "compare exp:A exp:B exits 0" test "$RC" = 0
+py compare-exp "$T_TMP/cmpe.txt" "$OUT/compare-experiments.html" "$RES" "$EA" "$EB"
+py browser "$OUT/compare-experiments.html" "$OUT/compare-experiments.png"
+check "compare html escapes the experiment's label" grep -qF '&lt;script&gt;alert(1)' "$OUT/compare-experiments.html"
+check "compare html has not the label's <script> raw" bash -c '! grep -qF "<script>alert(1)" "$0"' "$OUT/compare-experiments.html"
+expect_exit "report of a missing experiment exits 2" 2 report exp:999 --results "$RES" -o "$T_TMP/x.html"
+expect_stderr "the missing experiment is named" "no experiment 999"
+expect_exit "report exp:x exits 2" 2 report exp:x --results "$RES"
+expect_stderr "the bad experiment item is named" "'exp:x'"
+expect_exit "compare of an experiment with a run exits 2" 2 compare "exp:$EA" "$A" --results "$RES"
+expect_stderr "the run mixed with an experiment is named" "'$A' is a run and 'exp:$EA' an experiment"
 
 # Bad input: exit 2 and a message naming what was wrong.
 expect_exit "report with nothing named exits 2" 2 report --results "$RES"

@@ -1,6 +1,7 @@
-/* test_report.c — unit tests of the report's pure pieces (src/report/chart.h, model.h): HTML
- * and in-script JSON escaping of hostile text, chart JSON, number formatting, percent changes,
- * item parsing, the percentile curve from a histogram. No database, no browser. */
+/* test_report.c — unit tests of the report's pure pieces (src/report/chart.h, model.h,
+ * experiment.h): HTML and in-script JSON escaping of hostile text, chart JSON, exact JSON
+ * numbers, number formatting, percent changes, item parsing, pairing experiment steps by swept
+ * value, the percentile curve from a histogram. No database, no browser. */
 #include "report/chart.h"
 #include "report/model.h"
 
@@ -19,6 +20,25 @@ static char *capture_json(cJSON *doc)
     dg_html_json(f, doc);
     fclose(f);
     return buf;
+}
+
+/* "a|b|c" from the keys (into buf). */
+static const char *joined(char *buf, size_t n, const char **keys, int k)
+{
+    size_t o = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < k && o < n; i++)
+        o += (size_t)snprintf(buf + o, n - o, "%s%s", i ? "|" : "", keys[i]);
+    return buf;
+}
+
+/* The union of side a then side b, as "a|b|c". */
+static const char *union_of(char *buf, size_t n, const char *const *a, int na, const char *const *b, int nb)
+{
+    const char *all[16];
+    int k = dg_exp_union(all, 0, 16, a, na);
+    k = dg_exp_union(all, k, 16, b, nb);
+    return joined(buf, n, all, k);
 }
 
 static char *capture_text(const char *s)
@@ -88,6 +108,50 @@ int main(void)
     CHECK(&t, dg_report_item_parse("x1", &k, &id, &e) && e.cls == DG_ERR_USER && strstr(e.msg, "'x1'"),
           "item: bad text named", "%s", e.msg);
     CHECK(&t, dg_report_item_parse("0", &k, &id, &e), "item: 0 refused", "accepted");
+    CHECK(&t, !dg_report_item_parse("exp:3", &k, &id, &e) && k == DG_ITEM_EXPERIMENT && id == 3, "item: exp:3", "%s", e.msg);
+    CHECK(&t, !dg_report_item_parse("experiment:4", &k, &id, &e) && k == DG_ITEM_EXPERIMENT && id == 4,
+          "item: experiment:4", "%s", e.msg);
+    CHECK(&t, dg_report_item_parse("exp:x", &k, &id, &e) && e.cls == DG_ERR_USER && strstr(e.msg, "'exp:x'"),
+          "item: exp:x refused and named", "%s", e.msg);
+    CHECK(&t, dg_report_item_parse("exp:", &k, &id, &e) && e.cls == DG_ERR_USER, "item: exp: without id refused", "accepted");
+
+    /* Pairing experiment steps by swept value: an ordered union of the sides' keys. */
+    char u[256];
+    const char *v123[] = {"vus=1", "vus=2", "vus=3"}, *v234[] = {"vus=2", "vus=3", "vus=4"};
+    const char *v13[] = {"vus=1", "vus=3"}, *v23[] = {"vus=2", "vus=3"}, *v99[] = {"vus=9"};
+    CHECK(&t, !strcmp(union_of(u, sizeof u, v123, 3, v234, 3), "vus=1|vus=2|vus=3|vus=4"),
+          "pairing: 1,2,3 with 2,3,4 pairs 2 and 3, adds 4 at the end", "%s", u);
+    CHECK(&t, !strcmp(union_of(u, sizeof u, v234, 3, v123, 3), "vus=1|vus=2|vus=3|vus=4"),
+          "pairing: 2,3,4 with 1,2,3 puts 1 before the 2 it precedes", "%s", u);
+    CHECK(&t, !strcmp(union_of(u, sizeof u, v13, 2, v23, 2), "vus=1|vus=2|vus=3"),
+          "pairing: a value only the second side has goes between, before its next paired value", "%s", u);
+    CHECK(&t, !strcmp(union_of(u, sizeof u, v123, 3, v99, 1), "vus=1|vus=2|vus=3|vus=9"),
+          "pairing: nothing in common keeps both, first side first", "%s", u);
+    CHECK(&t, !strcmp(union_of(u, sizeof u, v123, 3, v123, 3), "vus=1|vus=2|vus=3"),
+          "pairing: the same sweep pairs every step, position by value", "%s", u);
+    const char *few[2];
+    CHECK(&t, dg_exp_union(few, 0, 2, v123, 3) == 2 && dg_exp_find(few, 2, "vus=2") == 1 &&
+              dg_exp_find(few, 2, "vus=3") == -1, "pairing: keys beyond the room are dropped", "wrong");
+
+    /* Exact JSON numbers: each double reads back bit for bit, integers stay integers. */
+    const double exact[] = {84.837852153707615, 0.1 + 0.2, 1.0 / 3, 23700, 1e300, -2.5e-300, 9007199254740993.0};
+    cJSON *arr = cJSON_CreateArray();
+    for (size_t i = 0; i < sizeof exact / sizeof *exact; i++)
+        cJSON_AddItemToArray(arr, cJSON_CreateNumber(exact[i]));
+    cJSON_AddItemToArray(arr, cJSON_CreateNumber(NAN));
+    CHECK(&t, dg_json_exact(arr) == 0, "json exact: pass runs", "failed");
+    char *printed = cJSON_PrintUnformatted(arr);
+    cJSON *again = cJSON_Parse(printed);
+    int same = again && cJSON_GetArraySize(again) == 8;
+    for (size_t i = 0; same && i < sizeof exact / sizeof *exact; i++)
+        same = cJSON_GetArrayItem(again, (int)i)->valuedouble == exact[i];
+    CHECK(&t, same && cJSON_IsNull(cJSON_GetArrayItem(again, 7)), "json exact: every double reads back bit for bit, NAN null",
+          "%s", printed);
+    CHECK(&t, !strncmp(printed, "[84.837852153707615,", 20) && strstr(printed, ",23700,"),
+          "json exact: 17 digits where 15 lose, integers as integers", "%s", printed);
+    free(printed);
+    cJSON_Delete(again);
+    cJSON_Delete(arr);
 
     struct dg_hist *hist = dg_hist_new();
     for (uint64_t i = 1; i <= 1000; i++)
