@@ -1,6 +1,7 @@
 /* model.h — what a report is made of, read from the results database only: items (a run, a
- * group: the steps of one stress sweep, or an experiment: the steps of a job file), the figures derived from stored columns, and the
- * percentile curve computed from a stored full histogram. No rendering here. */
+ * group: the steps of one stress sweep, or an experiment: the steps of a job file), the
+ * figures derived from stored columns, and the percentile curve computed from a stored full
+ * histogram. No rendering here. */
 #ifndef DG_REPORT_MODEL_H
 #define DG_REPORT_MODEL_H
 
