@@ -61,6 +61,9 @@ num_cmp() {
     fi
 }
 
+# relay: turns `ok - ...` / `not ok - ...` lines on stdin (from a python check) into checks
+relay() { while read -r l; do case $l in "ok - "*) ok "${l#ok - }" ;; *) not_ok "${l#not ok - }" "" ;; esac; done; }
+
 finish() {
     echo "# $(basename "$0"): $T_PASSED passed, $T_FAILED failed"
     [[ $T_FAILED == 0 ]]
