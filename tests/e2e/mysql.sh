@@ -6,14 +6,7 @@
 # tests/out/servers.env and never skips silently.
 . "$(dirname "$0")/../lib.sh"
 
-ENV_FILE=${DG_SERVERS_ENV:-$DG_ROOT/tests/out/servers.env}
-# shellcheck disable=SC1090
-[[ -z ${DG_MY_URL:-} && -f $ENV_FILE ]] && . "$ENV_FILE"
-if [[ -z ${DG_MY_URL:-} ]]; then
-    not_ok "mysql" "no MariaDB server (DG_MY_URL unset)"
-    finish
-    exit 1
-fi
+need_server DG_MY_URL mysql "no MariaDB server"
 export DG_MYSQL_PASSWORD=$DG_MY_PASSWORD
 TGT=$DG_MY_URL
 RES=$T_TMP/results.db

@@ -6,14 +6,7 @@
 # starts and stops the server; this only reads tests/out/servers.env and never skips silently.
 . "$(dirname "$0")/../lib.sh"
 
-ENV_FILE=${DG_SERVERS_ENV:-$DG_ROOT/tests/out/servers.env}
-# shellcheck disable=SC1090
-[[ -z ${DG_MY_URL:-} && -f $ENV_FILE ]] && . "$ENV_FILE"
-if [[ -z ${DG_MY_PORT:-} ]]; then
-    not_ok "mysql experiment" "no MariaDB server (DG_MY_PORT unset)"
-    finish
-    exit 1
-fi
+need_server DG_MY_PORT "mysql experiment" "no MariaDB server"
 RES=$T_TMP/results.db
 MY=(mariadb -h127.0.0.1 -P"$DG_MY_PORT" -uroot -N -B)
 DB=dg_e2e_experiment
