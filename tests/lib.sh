@@ -61,6 +61,22 @@ num_cmp() {
     fi
 }
 
+# need_server VAR NAME WHAT: sources the harness's env file (tests/servers.sh) unless VAR is
+# set already; when VAR is still unset, says `not ok - NAME: WHAT (VAR unset)` and exits 1:
+# a script that needs a server never skips silently.
+need_server() {
+    local env=${DG_SERVERS_ENV:-$DG_ROOT/tests/out/servers.env}
+    # shellcheck disable=SC1090
+    [[ -z ${!1:-} && -f $env ]] && . "$env"
+    [[ -n ${!1:-} ]] && return 0
+    not_ok "$2" "$3 ($1 unset)"
+    finish
+    exit 1
+}
+
+# relay: turns `ok - ...` / `not ok - ...` lines on stdin (from a python check) into checks
+relay() { while read -r l; do case $l in "ok - "*) ok "${l#ok - }" ;; *) not_ok "${l#not ok - }" "" ;; esac; done; }
+
 finish() {
     echo "# $(basename "$0"): $T_PASSED passed, $T_FAILED failed"
     [[ $T_FAILED == 0 ]]

@@ -155,7 +155,7 @@ for s in tests/e2e/*.sh; do
         echo "# $name: not run (--no-pg)"
         continue
     fi
-    if [[ $use_my == 0 && $name == e2e/mysql ]]; then
+    if [[ $use_my == 0 && $name == e2e/mysql* ]]; then
         echo "# $name: not run (--no-my)"
         continue
     fi

@@ -26,7 +26,8 @@ enum { DG_MEM_DB_MEMORY = 0, DG_MEM_RESTART_CMD, DG_MEM_PG_DATADIR, DG_MEM_PG_CT
 #define DG_MEMORY_USAGE                                                                            \
     "  --db-memory SIZE    the engine's cache before the run: SQLite cache_size on every\n"       \
     "                      connection; PostgreSQL shared_buffers (ALTER SYSTEM, then a restart\n" \
-    "                      through --restart-cmd or --pg-datadir)\n"                              \
+    "                      through --restart-cmd or --pg-datadir); MariaDB/MySQL\n"              \
+    "                      innodb_buffer_pool_size (SET GLOBAL, at once; needs SUPER)\n"        \
     "  --restart-cmd CMD   restarts the server (/bin/sh -c; never logged nor stored)\n"          \
     "  --pg-datadir DIR    a local PostgreSQL dbgauge restarts itself (pg_ctl restart -w -D DIR,\n" \
     "                      as the directory's owner when root)\n"                                 \

@@ -9,7 +9,6 @@
 RES=$T_TMP/results.db
 DB=$T_TMP/tpcc.db
 py() { python3 - "$@"; }
-relay() { while read -r l; do case $l in "ok - "*) ok "${l#ok - }" ;; *) not_ok "${l#not ok - }" "" ;; esac; done; }
 nruns() { sqlite3 "$RES" "select count(*) from run" 2>/dev/null || echo 0; }
 
 expect_exit "load 1 warehouse into SQLite" 0 tpcc load --target "sqlite:$DB" --warehouses 1

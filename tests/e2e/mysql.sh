@@ -1,18 +1,12 @@
 #!/usr/bin/env bash
 # mysql.sh — TPC-C end to end on a real MariaDB server: parallel load (both loader methods) and
-# check, timed runs in both modes, lock waits retried and counted, query stress with exact row counts,
-# bad targets named without their password, and redacted stored runs. The caller (tests/run.sh)
-# starts and stops the server; this only reads tests/out/servers.env and never skips silently.
+# check, timed runs in both modes, lock waits (1205) and forced deadlocks (1213) retried and
+# counted, query stress with exact row counts, bad targets named without their password, and
+# redacted stored runs. The caller (tests/run.sh) starts and stops the server; this only reads
+# tests/out/servers.env and never skips silently.
 . "$(dirname "$0")/../lib.sh"
 
-ENV_FILE=${DG_SERVERS_ENV:-$DG_ROOT/tests/out/servers.env}
-# shellcheck disable=SC1090
-[[ -z ${DG_MY_URL:-} && -f $ENV_FILE ]] && . "$ENV_FILE"
-if [[ -z ${DG_MY_URL:-} ]]; then
-    not_ok "mysql" "no MariaDB server (DG_MY_URL unset)"
-    finish
-    exit 1
-fi
+need_server DG_MY_URL mysql "no MariaDB server"
 export DG_MYSQL_PASSWORD=$DG_MY_PASSWORD
 TGT=$DG_MY_URL
 RES=$T_TMP/results.db
@@ -80,7 +74,7 @@ check "the run installed them again" test \
 
 # --- lock conflicts in a run: another session holds district rows of warehouse 1 for 3 s while
 # the server's lock wait timeout is 1 s; the waits that time out (1205) are retried with the
-# same inputs and counted, never reported as errors (1213 deadlocks: the conformance suite) ----
+# same inputs and counted, never reported as errors (1213 deadlocks: the next block) -----------
 if "${MY[@]}" -e "SET GLOBAL innodb_lock_wait_timeout = 1" >"$T_TMP/my.err" 2>&1; then
     "$DG" tpcc run --target "$TGT" --mode sql --vus 4 --duration 8s --results "$RES" --json \
         >"$T_TMP/lock.json" 2>"$T_TMP/lock.err" </dev/null &
@@ -98,6 +92,82 @@ else
     not_ok "lock conflicts in a run" "cannot set the lock wait timeout: $(head -c 200 "$T_TMP/my.err")"
 fi
 
+# --- a real deadlock (1213) in a run, each mode: another session updates the 10 district rows
+# of warehouse 1 (10 undo records: heavier than any Payment, so InnoDB picks the Payment as the
+# victim), waits until a Payment that already holds warehouse 1's row waits on one of them,
+# then updates warehouse 1 itself: a cycle. The Payment gets ER_LOCK_DEADLOCK, is retried with
+# the same inputs and counted; the other session rolls back, so the data stay consistent. The
+# lock wait timeout (default 50 s) is far longer than the run: no retry here can be a 1205.
+cat >"$T_TMP/deadlock.sql" <<'SQL'
+DELIMITER //
+BEGIN NOT ATOMIC
+    DECLARE waiting INT DEFAULT 0;
+    DECLARE round INT DEFAULT 0;
+    DECLARE polls INT;
+    WHILE waiting = 0 AND round < 10 DO -- New-Orders may be the only ones waiting: try again
+        SET round = round + 1;
+        START TRANSACTION;
+        UPDATE district SET d_ytd = d_ytd + 1 WHERE d_w_id = 1;
+        SET polls = 0;
+        WHILE waiting = 0 AND polls < 40 DO
+            DO SLEEP(0.025);
+            SET polls = polls + 1;
+            SELECT COUNT(*) INTO waiting FROM information_schema.innodb_trx
+                WHERE trx_state = 'LOCK WAIT' AND trx_query LIKE 'UPDATE district SET d_ytd%';
+        END WHILE;
+        IF waiting > 0 THEN
+            UPDATE warehouse SET w_ytd = w_ytd + 1 WHERE w_id = 1;
+        END IF;
+        ROLLBACK;
+    END WHILE;
+    SELECT waiting;
+END//
+SQL
+deadlocks() { "${MY[@]}" -e "SHOW GLOBAL STATUS LIKE 'Innodb_deadlocks'" 2>/dev/null | awk '{print $2}'; }
+lock_wait=$("${MY[@]}" -e "SELECT @@innodb_lock_wait_timeout" 2>&1)
+num_cmp "deadlock runs: the lock wait timeout ($lock_wait s) outlasts a 4 s run" "${lock_wait:-0}" ">" 4
+for mode in sql procedures; do
+    before=$(deadlocks)
+    "$DG" tpcc run --target "$TGT" --mode "$mode" --vus 4 --duration 4s --results "$RES" --json \
+        >"$T_TMP/dl.json" 2>"$T_TMP/dl.err" </dev/null &
+    runpid=$!
+    sleep 1
+    side=$("${MY[@]}" dbgauge <"$T_TMP/deadlock.sql" 2>&1)
+    side_rc=$?
+    wait "$runpid"
+    rc=$?
+    after=$(deadlocks)
+    if [[ $side_rc == 0 && $side == 1 ]]; then ok "deadlock ($mode): the other session closed a cycle with a waiting Payment and was not the victim"; else
+        not_ok "deadlock ($mode): the other session closed a cycle with a waiting Payment and was not the victim" "exit $side_rc: $side"; fi
+    num_cmp "deadlock ($mode): InnoDB counted a deadlock ($before -> $after)" "${after:-0}" ">" "${before:-0}"
+    "${MY[@]}" -e "SHOW ENGINE INNODB STATUS\G" >"$T_TMP/innodb.txt" 2>&1
+    python3 - "$T_TMP/innodb.txt" "$mode" >"$T_TMP/py.out" <<'PY'
+import re, sys
+s = open(sys.argv[1]).read()
+s = s[s.find("LATEST DETECTED DEADLOCK"):]
+m = re.search(r"\*\*\* WE ROLL BACK TRANSACTION \((\d+)\)", s)
+blk = ""
+if m:
+    b = re.search(r"\*\*\* \(%s\) TRANSACTION:(.*?)(\*\*\* \(\d+\) TRANSACTION:|\*\*\* WE ROLL BACK)" % m.group(1), s, re.S)
+    blk = b.group(1) if b else ""
+ok = "UPDATE district SET d_ytd" in blk and "w_ytd + 1" not in blk
+print(("ok" if ok else "not ok") + f" - deadlock ({sys.argv[2]}): the server's latest deadlock rolled back the run's Payment"
+      + ("" if ok else f": victim {m.group(1) if m else '?'}: {blk[:300]!r}"))
+PY
+    relay <"$T_TMP/py.out"
+    check "deadlock ($mode): the run exits 0" test "$rc" = 0
+    retries=$(json_get "$T_TMP/dl.json" transactions.payment.retries 2>/dev/null || echo 0)
+    num_cmp "deadlock ($mode): the Payment was retried and counted (retries $retries)" "$retries" ">=" 1
+    total=$(sum_field "$T_TMP/dl.json" retries 2>/dev/null || echo 0)
+    num_cmp "deadlock ($mode): every retry was a deadlock (retries $total <= deadlocks $((after - before)))" "$total" "<=" "$((after - before))"
+    check "deadlock ($mode): errors = 0" test "$(sum_field "$T_TMP/dl.json" errors 2>/dev/null)" = 0
+    id=$(json_get "$T_TMP/dl.json" run_id 2>/dev/null)
+    "$DG" runs show "${id:-0}" --json --results "$RES" >"$T_TMP/dl-show.json" 2>/dev/null
+    check "deadlock ($mode): the stored run keeps the retry" test \
+        "$(json_get "$T_TMP/dl-show.json" transactions.payment.retries 2>/dev/null)" = "$retries"
+    check_passes "check after the $mode run with a deadlock passes"
+done
+
 # --- query stress: a prepared table read with exact row counts ---------------------------------
 expect_exit "stress prepare 100,000 rows" 0 stress prepare --target "$TGT" --rows 100000 --drop
 run_dg "$T_TMP/s.json" "$T_TMP/s.err" stress --target "$TGT" --threads 1,2 --iterations 3 --results "$RES" --json
@@ -109,7 +179,7 @@ for s in d["steps"]:
     want = 3 * s["threads"] * 100000
     print(("ok" if s["rows"] == want else "not ok") + f" - stress: {s['threads']} threads read exactly {want} rows: {s['rows']}")
 PY
-while read -r l; do case $l in "ok - "*) ok "${l#ok - }" ;; *) not_ok "${l#not ok - }" "" ;; esac; done <"$T_TMP/py.out"
+relay <"$T_TMP/py.out"
 [[ -s $T_TMP/py.out ]] || not_ok "stress: steps reported" "no steps in the JSON"
 expect_exit "stress drop" 0 stress drop --target "$TGT"
 

@@ -5,14 +5,7 @@
 # tests/out/servers.env and never skips silently.
 . "$(dirname "$0")/../lib.sh"
 
-ENV_FILE=${DG_SERVERS_ENV:-$DG_ROOT/tests/out/servers.env}
-# shellcheck disable=SC1090
-[[ -z ${DG_PG_URL:-} && -f $ENV_FILE ]] && . "$ENV_FILE"
-if [[ -z ${DG_PG_URL:-} ]]; then
-    not_ok "pgsql" "no PostgreSQL server (DG_PG_URL unset)"
-    finish
-    exit 1
-fi
+need_server DG_PG_URL pgsql "no PostgreSQL server"
 export PGPASSWORD=$DG_PG_PASSWORD
 TGT=$DG_PG_URL
 RES=$T_TMP/results.db

@@ -7,7 +7,6 @@
 RES=$T_TMP/results.db
 py() { python3 - "$@"; }
 # relay <FILE: counts the `ok`/`not ok` lines a python check printed (not in a pipe: counts must stick).
-relay() { while read -r l; do case $l in "ok - "*) ok "${l#ok - }" ;; *) not_ok "${l#not ok - }" "" ;; esac; done; }
 
 targets=("sqlite:$T_TMP/stress.db")
 if [[ -n ${DG_PG_URL:-} ]]; then

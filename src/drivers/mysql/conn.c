@@ -13,31 +13,6 @@
 
 /* ---- messages and errors --------------------------------------------------------------- */
 
-/* Copies src into dst with every secret replaced by ***, newlines folded to spaces. */
-static void scrub_copy(const struct dg_conn *c, char *dst, size_t cap, const char *src)
-{
-    size_t o = 0;
-    while (*src && o + 1 < cap) {
-        size_t hit = 0;
-        for (int i = 0; c && i < c->nsecrets; i++) {
-            size_t n = strlen(c->secrets[i]);
-            if (n && strncmp(src, c->secrets[i], n) == 0) {
-                hit = n;
-                break;
-            }
-        }
-        if (hit) {
-            for (const char *r = "***"; *r && o + 1 < cap; r++)
-                dst[o++] = *r;
-            src += hit;
-            continue;
-        }
-        char ch = *src++;
-        dst[o++] = ch == '\n' || ch == '\r' || ch == '\t' ? ' ' : ch;
-    }
-    dst[o] = '\0';
-}
-
 int dg_my_err(const struct dg_conn *c, struct dg_err *err, enum dg_err_class cls, unsigned code,
               const char *fmt, ...)
 {
@@ -51,7 +26,7 @@ int dg_my_err(const struct dg_conn *c, struct dg_err *err, enum dg_err_class cls
     err->cls = cls;
     err->code = (int)code;
     err->sqlstate[0] = '\0';
-    scrub_copy(c, err->msg, sizeof err->msg, tmp);
+    dg_secret_scrub(c ? &c->secrets : NULL, err->msg, sizeof err->msg, tmp, DG_SCRUB_MAP);
     return -1;
 }
 
@@ -268,18 +243,6 @@ static int parse_url(const char *url, const char *shown, struct my_url *u, struc
 
 /* ---- connection ------------------------------------------------------------------------ */
 
-static void add_secret(struct dg_conn *c, const char *s, size_t n)
-{
-    if (n == 0 || c->nsecrets >= MY_MAX_SECRETS)
-        return;
-    char *p = malloc(n + 1);
-    if (!p)
-        return;
-    memcpy(p, s, n);
-    p[n] = '\0';
-    c->secrets[c->nsecrets++] = p;
-}
-
 static void conn_free(struct dg_conn *c)
 {
     if (!c)
@@ -293,10 +256,7 @@ static void conn_free(struct dg_conn *c)
     }
     if (c->my)
         mysql_close(c->my);
-    for (int i = 0; i < c->nsecrets; i++) {
-        memset(c->secrets[i], 0, strlen(c->secrets[i]));
-        free(c->secrets[i]);
-    }
+    dg_secrets_free(&c->secrets);
     free(c);
 }
 
@@ -314,14 +274,14 @@ static int my_connect(const char *url, const struct dg_connect_opts *opts, struc
     size_t n;
     const char *raw = dg_url_password(url, &n);
     if (raw)
-        add_secret(c, raw, n);
+        dg_secret_add(&c->secrets, raw, n);
     if (parse_url(url, shown, &u, err))
         goto fail;
     const char *pass = u.have_pass ? u.pass : getenv("DG_MYSQL_PASSWORD");
     if (!pass)
         pass = getenv("MYSQL_PWD");
     if (pass)
-        add_secret(c, pass, strlen(pass));
+        dg_secret_add(&c->secrets, pass, strlen(pass));
     c->load = u.load;
     c->my = mysql_init(NULL);
     if (!c->my) {
@@ -343,12 +303,12 @@ static int my_connect(const char *url, const struct dg_connect_opts *opts, struc
                   mysql_error(c->my), code);
         goto fail;
     }
-    memset(u.pass, 0, sizeof u.pass);
+    dg_secret_wipe(u.pass, sizeof u.pass);
     dg_my_infile_install(c);
     *out = c;
     return 0;
 fail:
-    memset(u.pass, 0, sizeof u.pass);
+    dg_secret_wipe(u.pass, sizeof u.pass);
     conn_free(c);
     return -1;
 }

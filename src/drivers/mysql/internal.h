@@ -8,8 +8,8 @@
 #include <stdint.h>
 
 #include "core/driver.h"
+#include "core/secret.h"
 
-#define MY_MAX_SECRETS 4
 #define MY_BULK_FLUSH_BYTES (1024u * 1024u) /* one LOAD DATA or INSERT per this much text */
 #define MY_COL_FIRST_BYTES 256              /* a text column's buffer before it grows */
 
@@ -62,8 +62,7 @@ struct dg_conn {
     struct dg_stmt *stmts;
     struct dg_bulk *bulk;
     enum my_load load;
-    int nsecrets;
-    char *secrets[MY_MAX_SECRETS]; /* password texts to scrub from every message */
+    struct dg_secrets secrets; /* password texts to scrub from every message */
 };
 
 /* conn.c: errors. All return -1. dg_my_err formats a message with secrets scrubbed;

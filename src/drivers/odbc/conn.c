@@ -8,6 +8,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "core/secret.h"
 #include "drivers/odbc/internal.h"
 
 static int ok(SQLRETURN rc) { return rc == SQL_SUCCESS || rc == SQL_SUCCESS_WITH_INFO; }
@@ -210,13 +211,13 @@ static int odbc_connect(const char *url, const struct dg_connect_opts *opts, str
                         struct dg_err *err)
 {
     (void)opts;
-    char cs[1280];
+    char cs[1280] = ""; /* may hold PWD=: wiped once the driver has it, and on failure */
     int batch_off = 0;
-    if (conn_string(url, cs, sizeof cs, &batch_off, err))
-        return -1;
     struct dg_conn *c = calloc(1, sizeof *c);
     if (!c)
         return dg_err_set(err, DG_ERR_FATAL, 0, "out of memory");
+    if (conn_string(url, cs, sizeof cs, &batch_off, err))
+        goto fail;
     if (!ok(SQLAllocHandle(SQL_HANDLE_ENV, SQL_NULL_HANDLE, &c->env)) ||
         !ok(SQLSetEnvAttr(c->env, SQL_ATTR_ODBC_VERSION, (SQLPOINTER)SQL_OV_ODBC3, 0)) ||
         !ok(SQLAllocHandle(SQL_HANDLE_DBC, c->env, &c->dbc))) {
@@ -224,7 +225,7 @@ static int odbc_connect(const char *url, const struct dg_connect_opts *opts, str
         goto fail;
     }
     SQLRETURN rc = SQLDriverConnect(c->dbc, NULL, (SQLCHAR *)cs, SQL_NTS, NULL, 0, NULL, SQL_DRIVER_NOPROMPT);
-    memset(cs, 0, sizeof cs);
+    dg_secret_wipe(cs, sizeof cs);
     if (!ok(rc)) {
         dg_odbc_fail(NULL, SQL_HANDLE_DBC, c->dbc, "ODBC connect", err);
         /* A target that does not connect is the user's to fix (driver, server, password). */
@@ -261,6 +262,7 @@ static int odbc_connect(const char *url, const struct dg_connect_opts *opts, str
     *out = c;
     return 0;
 fail:
+    dg_secret_wipe(cs, sizeof cs);
     odbc_disconnect(c);
     return -1;
 }

@@ -11,43 +11,6 @@
 
 /* ---- messages and errors --------------------------------------------------------------- */
 
-/* Copies src into dst (cap bytes) with every secret replaced by *** and runs of whitespace
- * (libpq's newlines and tabs) folded to one space; trailing space dropped. */
-static void scrub_copy(const struct dg_conn *c, char *dst, size_t cap, const char *src)
-{
-    size_t o = 0;
-    int space = 0;
-    while (*src && o + 1 < cap) {
-        size_t hit = 0;
-        for (int i = 0; c && i < c->nsecrets; i++) {
-            size_t n = strlen(c->secrets[i]);
-            if (n && strncmp(src, c->secrets[i], n) == 0) {
-                hit = n;
-                break;
-            }
-        }
-        if (hit) {
-            for (const char *r = "***"; *r && o + 1 < cap; r++)
-                dst[o++] = *r;
-            src += hit;
-            space = 0;
-            continue;
-        }
-        char ch = *src++;
-        if (ch == '\n' || ch == '\t' || ch == '\r' || ch == ' ') {
-            if (o > 0 && !space)
-                dst[o++] = ' ';
-            space = 1;
-            continue;
-        }
-        space = 0;
-        dst[o++] = ch;
-    }
-    while (o > 0 && dst[o - 1] == ' ')
-        o--;
-    dst[o] = '\0';
-}
-
 int dg_pg_err(const struct dg_conn *c, struct dg_err *err, enum dg_err_class cls,
               const char *sqlstate, const char *fmt, ...)
 {
@@ -67,7 +30,7 @@ int dg_pg_err(const struct dg_conn *c, struct dg_err *err, enum dg_err_class cls
         for (int i = 0; i < 5; i++)
             err->code |= ((sqlstate[i] - '0') & 0x3F) << (6 * i);
     }
-    scrub_copy(c, err->msg, sizeof err->msg, tmp);
+    dg_secret_scrub(c ? &c->secrets : NULL, err->msg, sizeof err->msg, tmp, DG_SCRUB_FOLD);
     return -1;
 }
 
@@ -155,27 +118,6 @@ static void quiet_notice(void *arg, const char *msg)
     (void)msg;
 }
 
-static void add_secret(struct dg_conn *c, const char *s, size_t n)
-{
-    if (n == 0 || c->nsecrets >= MAX_SECRETS)
-        return;
-    for (int i = 0; i < c->nsecrets; i++)
-        if (strlen(c->secrets[i]) == n && memcmp(c->secrets[i], s, n) == 0)
-            return;
-    char *p = malloc(n + 1);
-    if (!p)
-        return;
-    memcpy(p, s, n);
-    p[n] = '\0';
-    c->secrets[c->nsecrets++] = p;
-    /* longest first, so a secret containing another is scrubbed whole */
-    for (int i = c->nsecrets - 1; i > 0 && strlen(c->secrets[i]) > strlen(c->secrets[i - 1]); i--) {
-        char *t = c->secrets[i];
-        c->secrets[i] = c->secrets[i - 1];
-        c->secrets[i - 1] = t;
-    }
-}
-
 /* Collects every form the password may take: as written in the URL (percent-encoded user
  * info or password= parameter), as libpq decodes it, and PGPASSWORD. */
 static void collect_secrets(struct dg_conn *c, const char *url)
@@ -183,19 +125,19 @@ static void collect_secrets(struct dg_conn *c, const char *url)
     size_t n;
     const char *pw = dg_url_password(url, &n);
     if (pw)
-        add_secret(c, pw, n);
+        dg_secret_add(&c->secrets, pw, n);
     for (const char *q = url; (q = strstr(q, "password=")) != NULL;) {
         q += 9;
-        add_secret(c, q, strcspn(q, "&; "));
+        dg_secret_add(&c->secrets, q, strcspn(q, "&; "));
     }
     PQconninfoOption *opts = PQconninfoParse(url, NULL);
     for (PQconninfoOption *o = opts; o && o->keyword; o++)
         if (o->val && strcmp(o->keyword, "password") == 0)
-            add_secret(c, o->val, strlen(o->val));
+            dg_secret_add(&c->secrets, o->val, strlen(o->val));
     PQconninfoFree(opts);
     const char *env = getenv("PGPASSWORD");
     if (env)
-        add_secret(c, env, strlen(env));
+        dg_secret_add(&c->secrets, env, strlen(env));
 }
 
 static void conn_free(struct dg_conn *c);
@@ -240,7 +182,7 @@ static int pg_connect(const char *url, const struct dg_connect_opts *opts, struc
     }
     const char *used = PQpass(c->pg); /* also a password found in ~/.pgpass */
     if (used)
-        add_secret(c, used, strlen(used));
+        dg_secret_add(&c->secrets, used, strlen(used));
     if (PQstatus(c->pg) != CONNECTION_OK) {
         const char *m = PQerrorMessage(c->pg);
         /* Bad address, refused, bad password, missing database: the user must fix the target.
@@ -273,10 +215,7 @@ static void conn_free(struct dg_conn *c)
     }
     if (c->pg)
         PQfinish(c->pg);
-    for (int i = 0; i < c->nsecrets; i++) {
-        memset(c->secrets[i], 0, strlen(c->secrets[i]));
-        free(c->secrets[i]);
-    }
+    dg_secrets_free(&c->secrets);
     free(c);
 }
 

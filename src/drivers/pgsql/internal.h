@@ -8,8 +8,8 @@
 #include <stdint.h>
 
 #include "core/driver.h"
+#include "core/secret.h"
 
-#define MAX_SECRETS 4
 #define BULK_FLUSH_BYTES (256u * 1024u)
 #define BATCH_CHUNK 256 /* parameter sets per pipeline sync: bounds what sits unread */
 #define MAX_DEC_SCALE 30
@@ -45,8 +45,7 @@ struct dg_conn {
     unsigned next_stmt;
     struct dg_stmt *stmts;
     struct dg_bulk *bulk;
-    int nsecrets;
-    char *secrets[MAX_SECRETS]; /* password texts to scrub from every message */
+    struct dg_secrets secrets; /* password texts to scrub from every message */
     /* BEGIN ... not sent yet: it travels with the transaction's first execute (or call
      * list), in one round trip; any other call sends it first; COMMIT/ROLLBACK of nothing
      * send nothing. */
