@@ -107,6 +107,11 @@ else
     expect_exit "pgsql: wrong password exits 2" 2 tpcc run --target "$PGT;PWD=wrong-odbc-77" --duration 2s --results "$RES"
     expect_stderr "pgsql: wrong password is named" "password authentication failed"
     no_secret "pgsql: wrong password not shown" "$T_TMP/last.err" "wrong-odbc-77"
+    # a driver message that would carry the password (the user name is the same text): scrubbed
+    SAME="odbc:Driver=$PG_SO;Server=127.0.0.1;Port=$DG_PG_PORT;Database=dg_odbc;UID=zz-pw-4242;PWD={zz-pw-4242}"
+    expect_exit "pgsql: a message holding the PWD= text exits 2" 2 tpcc check --target "$SAME"
+    no_secret "pgsql: the PWD= text is scrubbed from the driver's message" "$T_TMP/last.err" "zz-pw-4242"
+    expect_stderr "pgsql: the scrubbed message keeps the rest" 'password authentication failed for user "\*\*\*"'
     psql -X -q "$DG_PG_ADMIN_URL" -c "DROP DATABASE IF EXISTS dg_odbc" >/dev/null 2>&1
 fi
 

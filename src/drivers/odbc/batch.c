@@ -6,6 +6,7 @@
  * such a text in one exchange and to return one result per statement (c->batch_ok, decided
  * at connect); elsewhere the calls run one by one. No allocation per execution once a
  * shape has been seen. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -89,6 +90,22 @@ static struct odbc_batch *find(struct dg_conn *c, const struct dg_call *calls, i
     return NULL;
 }
 
+/* The text call's statement is joined as: itself, or EXECUTE of its server-side twin. buf
+ * has room for the EXECUTE form (DG_EXEC_TEXT bytes). */
+#define DG_EXEC_TEXT 256
+static const char *joined_text(const struct dg_stmt *s, char *buf)
+{
+    /* "EXECUTE dg_pN" (at most 32 bytes), then "(?" and ", ?" per parameter, ")" */
+    if (!s->server_id || 32 + 3 * (size_t)s->nparams + 2 > DG_EXEC_TEXT)
+        return s->sql;
+    int n = snprintf(buf, DG_EXEC_TEXT, "EXECUTE dg_p%lld", (long long)s->server_id);
+    for (int i = 0; i < s->nparams; i++)
+        n += snprintf(buf + n, (size_t)(DG_EXEC_TEXT - n), i ? ", ?" : "(?");
+    if (s->nparams)
+        snprintf(buf + n, (size_t)(DG_EXEC_TEXT - n), ")");
+    return buf;
+}
+
 /* Builds and prepares the joined statement for the shape of calls. */
 static struct odbc_batch *build(struct dg_conn *c, const struct dg_call *calls, int n, int commit,
                                 struct dg_err *err)
@@ -105,7 +122,8 @@ static struct odbc_batch *build(struct dg_conn *c, const struct dg_call *calls, 
         if (calls[i].nsets > 0) {
             b->nkeys++;
             b->nresults += calls[i].nsets;
-            len += (strlen(calls[i].stmt->sql) + 2) * (size_t)calls[i].nsets;
+            char buf[DG_EXEC_TEXT];
+            len += (strlen(joined_text(calls[i].stmt, buf)) + 2) * (size_t)calls[i].nsets;
             nparams += calls[i].nsets * calls[i].stmt->nparams;
         }
     b->key_stmt = malloc((size_t)b->nkeys * sizeof *b->key_stmt);
@@ -122,20 +140,22 @@ static struct odbc_batch *build(struct dg_conn *c, const struct dg_call *calls, 
             continue;
         b->key_stmt[j] = calls[i].stmt;
         b->key_sets[j++] = calls[i].nsets;
-        size_t l = strlen(calls[i].stmt->sql);
+        char buf[DG_EXEC_TEXT];
+        const char *text = joined_text(calls[i].stmt, buf);
+        size_t l = strlen(text);
         for (int k = 0; k < calls[i].nsets; k++) {
             if (p != sql) {
                 *p++ = ';';
                 *p++ = ' ';
             }
-            memcpy(p, calls[i].stmt->sql, l);
+            memcpy(p, text, l);
             p += l;
         }
     }
     *p = '\0';
     if (commit)
         memcpy(p, commit_sql, sizeof commit_sql);
-    if (dg_odbc_prepare(c, sql, nparams, &b->st, err)) {
+    if (dg_odbc_prepare_text(c, sql, nparams, &b->st, err)) {
         free(sql);
         batch_free(b);
         return NULL;

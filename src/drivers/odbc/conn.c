@@ -56,9 +56,13 @@ int dg_odbc_fail(struct dg_conn *c, SQLSMALLINT type, SQLHANDLE h, const char *w
         cls = DG_ERR_CONN;
     if (c && c->in_txn)
         c->txn_failed = 1;
-    dg_err_set(err, cls, (int)native, "%s: %s (SQLSTATE %s)", what, (const char *)msg, (const char *)state);
-    if (err)
+    char text[sizeof err->msg];
+    snprintf(text, sizeof text, "%s: %s (SQLSTATE %s)", what, (const char *)msg, (const char *)state);
+    dg_err_set(err, cls, (int)native, "%s", text);
+    if (err) {
+        dg_secret_scrub(c ? &c->secrets : NULL, err->msg, sizeof err->msg, text, DG_SCRUB_MAP);
         snprintf(err->sqlstate, sizeof err->sqlstate, "%s", (const char *)state);
+    }
     return -1;
 }
 
@@ -107,6 +111,36 @@ static int has_key(const char *s, const char *key)
 {
     size_t len;
     return find_pair(s, key, &len) != NULL;
+}
+
+/* The password's forms to scrub from messages: DG_ODBC_PASSWORD, and the PWD= or Password=
+ * value of the string as written and, when braced, unescaped ('}}' is one '}'). */
+static void collect_secrets(struct dg_conn *c, const char *s)
+{
+    const char *env = getenv("DG_ODBC_PASSWORD");
+    if (env)
+        dg_secret_add(&c->secrets, env, strlen(env));
+    static const char *const keys[] = {"PWD", "Password"};
+    for (size_t k = 0; k < sizeof keys / sizeof *keys; k++) {
+        size_t len;
+        const char *p = find_pair(s, keys[k], &len);
+        if (!p)
+            continue;
+        const char *v = strchr(p, '=') + 1;
+        size_t vlen = len - (size_t)(v - p);
+        dg_secret_add(&c->secrets, v, vlen);
+        if (vlen >= 2 && v[0] == '{') {
+            char plain[512];
+            size_t n = 0;
+            for (size_t i = 1; i + 1 < vlen && n + 1 < sizeof plain; i++) {
+                plain[n++] = v[i];
+                if (v[i] == '}')
+                    i++; /* '}}' */
+            }
+            dg_secret_add(&c->secrets, plain, n);
+            dg_secret_wipe(plain, sizeof plain);
+        }
+    }
 }
 
 /* dbgauge's own key in the connection string, taken out before the driver sees it:
@@ -197,6 +231,7 @@ static void odbc_disconnect(struct dg_conn *c)
     }
     if (c->env)
         SQLFreeHandle(SQL_HANDLE_ENV, c->env);
+    dg_secrets_free(&c->secrets);
     free(c);
 }
 
@@ -218,6 +253,7 @@ static int odbc_connect(const char *url, const struct dg_connect_opts *opts, str
         return dg_err_set(err, DG_ERR_FATAL, 0, "out of memory");
     if (conn_string(url, cs, sizeof cs, &batch_off, err))
         goto fail;
+    collect_secrets(c, cs);
     if (!ok(SQLAllocHandle(SQL_HANDLE_ENV, SQL_NULL_HANDLE, &c->env)) ||
         !ok(SQLSetEnvAttr(c->env, SQL_ATTR_ODBC_VERSION, (SQLPOINTER)SQL_OV_ODBC3, 0)) ||
         !ok(SQLAllocHandle(SQL_HANDLE_DBC, c->env, &c->dbc))) {
@@ -227,12 +263,9 @@ static int odbc_connect(const char *url, const struct dg_connect_opts *opts, str
     SQLRETURN rc = SQLDriverConnect(c->dbc, NULL, (SQLCHAR *)cs, SQL_NTS, NULL, 0, NULL, SQL_DRIVER_NOPROMPT);
     dg_secret_wipe(cs, sizeof cs);
     if (!ok(rc)) {
-        dg_odbc_fail(NULL, SQL_HANDLE_DBC, c->dbc, "ODBC connect", err);
+        dg_odbc_fail(c, SQL_HANDLE_DBC, c->dbc, "ODBC connect", err);
         /* A target that does not connect is the user's to fix (driver, server, password). */
         err->cls = DG_ERR_USER;
-        const char *pw = getenv("DG_ODBC_PASSWORD");
-        if (pw && strlen(pw) >= 3 && strstr(err->msg, pw))
-            snprintf(err->msg, sizeof err->msg, "ODBC connect failed (SQLSTATE %s)", err->sqlstate);
         SQLFreeHandle(SQL_HANDLE_DBC, c->dbc);
         c->dbc = NULL;
         goto fail;

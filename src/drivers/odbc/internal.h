@@ -8,6 +8,7 @@
 #include <sqlext.h>
 
 #include "core/driver.h"
+#include "core/secret.h"
 
 struct dg_conn {
     SQLHENV env;
@@ -16,8 +17,10 @@ struct dg_conn {
     enum dg_dialect dialect;
     char dbms[64], dbms_ver[64], driver[64], driver_ver[32];
     struct dg_stmt *stmts; /* every prepared statement, for disconnect */
+    struct dg_secrets secrets;  /* the password's forms, scrubbed from every message */
     struct odbc_batch *batches; /* execute_calls' joined statements, one per shape (batch.c) */
     int batch_ok;          /* the driver sends a multi-statement text in one exchange */
+    int64_t server_ids;    /* names given to server-side PREPAREd statements so far */
     int in_txn;            /* autocommit is off (or BEGIN sent, SQLite) */
     int txn_failed;        /* a statement failed inside the open transaction */
     int sql_txn;           /* SQLite: the transaction is BEGIN/COMMIT text, autocommit stays on */
@@ -51,6 +54,7 @@ struct dg_stmt {
     SQLHSTMT h;
     struct dg_stmt *next;
     char *sql; /* the text as prepared (owned), for execute_calls to join */
+    int64_t server_id; /* > 0: also PREPAREd on the server as dg_p<id> (batch.c joins EXECUTEs) */
     int nparams;
     struct odbc_param *params;
     int ncols; /* of the current result; -1 until described */
@@ -64,7 +68,8 @@ struct dg_stmt {
 extern const struct dg_driver dg_driver_odbc;
 
 /* Fills err from the diagnostics of handle (type SQL_HANDLE_*), classifying by SQLSTATE,
- * native code and message; marks the open transaction failed. Returns -1. */
+ * native code and message, with c's secrets scrubbed from it; marks the open transaction
+ * failed. Returns -1. */
 int dg_odbc_fail(struct dg_conn *c, SQLSMALLINT type, SQLHANDLE h, const char *what, struct dg_err *err);
 /* Runs one SQL text (possibly several statements) on the scratch handle, draining results. */
 int dg_odbc_exec(struct dg_conn *c, const char *sql, struct dg_err *err);
@@ -76,6 +81,9 @@ int dg_odbc_rollback(struct dg_conn *c, struct dg_err *err);
 /* stmt.c */
 int dg_odbc_prepare(struct dg_conn *c, const char *sql, int nparams, struct dg_stmt **out,
                     struct dg_err *err);
+/* The same without the server-side PREPARE (batch.c's joined texts). */
+int dg_odbc_prepare_text(struct dg_conn *c, const char *sql, int nparams, struct dg_stmt **out,
+                         struct dg_err *err);
 void dg_odbc_finalize(struct dg_stmt *s);
 int dg_odbc_execute(struct dg_stmt *s, const struct dg_value *params, struct dg_err *err);
 int dg_odbc_next_row(struct dg_stmt *s, struct dg_err *err);

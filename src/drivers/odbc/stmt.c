@@ -40,8 +40,62 @@ static void strip_comments(const char *sql, char *out)
     *out = '\0';
 }
 
-int dg_odbc_prepare(struct dg_conn *c, const char *sql_in, int nparams, struct dg_stmt **out,
+/* Writes sql with its `?` markers numbered $1, $2, ... (outside quotes) into out, which has
+ * room for 4 bytes per byte of sql. Returns the number of markers. */
+static int to_dollars(const char *sql, char *out)
+{
+    char q = 0;
+    int n = 0;
+    for (const char *p = sql; *p; p++) {
+        if (q) {
+            if (*p == q)
+                q = 0;
+        } else if (*p == '\'' || *p == '"') {
+            q = *p;
+        } else if (*p == '?') {
+            out += sprintf(out, "$%d", ++n);
+            continue;
+        }
+        *out++ = *p;
+    }
+    *out = '\0';
+    return n;
+}
+
+/* Where execute_calls joins statements into one text (c->batch_ok: psqlodbc), the driver
+ * writes every value into that text and the server parses each statement again. A statement
+ * also PREPAREd on the server is joined as a short EXECUTE instead: the server runs its stored
+ * plan and the driver rewrites a few bytes. Outside a transaction only (a failed PREPARE would
+ * abort it); a statement PostgreSQL cannot prepare is simply joined as itself. */
+static void prepare_on_server(struct dg_conn *c, struct dg_stmt *s)
+{
+    if (!c->batch_ok || c->in_txn)
+        return;
+    size_t len = strlen(s->sql);
+    char *text = malloc(32 + 4 * len + 1);
+    if (!text)
+        return;
+    int64_t id = c->server_ids + 1;
+    int at = snprintf(text, 32, "PREPARE dg_p%lld AS ", (long long)id);
+    struct dg_err ignore;
+    if (to_dollars(s->sql, text + at) == s->nparams && dg_odbc_exec(c, text, &ignore) == 0) {
+        c->server_ids = id;
+        s->server_id = id;
+    }
+    free(text);
+}
+
+int dg_odbc_prepare(struct dg_conn *c, const char *sql, int nparams, struct dg_stmt **out,
                     struct dg_err *err)
+{
+    if (dg_odbc_prepare_text(c, sql, nparams, out, err))
+        return -1;
+    prepare_on_server(c, *out);
+    return 0;
+}
+
+int dg_odbc_prepare_text(struct dg_conn *c, const char *sql_in, int nparams, struct dg_stmt **out,
+                         struct dg_err *err)
 {
     static const char with[] = "WITH dg_returning AS (SELECT 1) ";
     char *sql = malloc(sizeof with + strlen(sql_in) + 1);
