@@ -6,6 +6,7 @@
  * such a text in one exchange and to return one result per statement (c->batch_ok, decided
  * at connect); elsewhere the calls run one by one. No allocation per execution once a
  * shape has been seen. */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +20,7 @@ static int ok(SQLRETURN rc) { return rc == SQL_SUCCESS || rc == SQL_SUCCESS_WITH
  * execution (a result's shape is fixed by its statement). */
 struct odbc_batch {
     struct odbc_batch *next;
+    uint64_t hash; /* of the key: compared before the key itself */
     int nkeys;
     int commit; /* the text ends in COMMIT: one more result, read and dropped */
     struct dg_stmt **key_stmt;
@@ -61,6 +63,19 @@ void dg_odbc_batches_drop(struct dg_conn *c, const struct dg_stmt *s)
     }
 }
 
+/* FNV-1a over the statements and set counts of the calls that run, and commit. */
+static uint64_t shape_hash(const struct dg_call *calls, int n, int commit)
+{
+    uint64_t h = 1469598103934665603u ^ (uint64_t)commit;
+    for (int i = 0; i < n; i++) {
+        if (calls[i].nsets <= 0)
+            continue;
+        h = (h ^ (uint64_t)(uintptr_t)calls[i].stmt) * 1099511628211u;
+        h = (h ^ (uint64_t)calls[i].nsets) * 1099511628211u;
+    }
+    return h;
+}
+
 /* The calls that run (nsets > 0) match b's key. */
 static int same_shape(const struct odbc_batch *b, const struct dg_call *calls, int n, int commit)
 {
@@ -77,10 +92,11 @@ static int same_shape(const struct odbc_batch *b, const struct dg_call *calls, i
     return j == b->nkeys;
 }
 
-static struct odbc_batch *find(struct dg_conn *c, const struct dg_call *calls, int n, int commit)
+static struct odbc_batch *find(struct dg_conn *c, const struct dg_call *calls, int n, int commit,
+                               uint64_t hash)
 {
     for (struct odbc_batch **pp = &c->batches; *pp; pp = &(*pp)->next)
-        if (same_shape(*pp, calls, n, commit)) {
+        if ((*pp)->hash == hash && same_shape(*pp, calls, n, commit)) {
             struct odbc_batch *b = *pp; /* to the front: a step's shapes repeat */
             *pp = b->next;
             b->next = c->batches;
@@ -224,9 +240,11 @@ static int read_result(struct odbc_batch *b, int r, struct dg_call *call, int k,
 
 static int run_batch(struct dg_conn *c, struct dg_call *calls, int n, int commit, struct dg_err *err)
 {
-    struct odbc_batch *b = find(c, calls, n, commit);
+    uint64_t hash = shape_hash(calls, n, commit);
+    struct odbc_batch *b = find(c, calls, n, commit, hash);
     if (!b && !(b = build(c, calls, n, commit, err)))
         return -1;
+    b->hash = hash;
     struct dg_stmt *st = b->st;
     if (!b->described)
         b->nctypes = 0; /* a first run that failed may have learnt part of the shapes */
