@@ -399,36 +399,6 @@ static int my_set_memory(struct dg_conn *c, uint64_t bytes, struct dg_err *err)
     return run(c, sql, sql, err);
 }
 
-/* The monitor's engine cache figures: InnoDB's buffer pool, server-wide. A read request the
- * pool served is a hit; Innodb_buffer_pool_reads counts those it had to read from disk. */
-static int my_cache_stats(struct dg_conn *c, uint64_t *hits, uint64_t *misses, struct dg_err *err)
-{
-    if (mysql_query(c->my, "SHOW GLOBAL STATUS WHERE Variable_name IN "
-                           "('Innodb_buffer_pool_read_requests', 'Innodb_buffer_pool_reads')"))
-        return dg_my_conn_err(c, "buffer pool status", err);
-    MYSQL_RES *r = mysql_store_result(c->my);
-    if (!r)
-        return dg_my_conn_err(c, "buffer pool status", err);
-    uint64_t requests = 0, reads = 0;
-    int found = 0;
-    MYSQL_ROW row;
-    while ((row = mysql_fetch_row(r)) != NULL) {
-        if (!row[0] || !row[1])
-            continue;
-        uint64_t v = strtoull(row[1], NULL, 10);
-        if (!strcmp(row[0], "Innodb_buffer_pool_read_requests"))
-            requests = v, found |= 1;
-        else if (!strcmp(row[0], "Innodb_buffer_pool_reads"))
-            reads = v, found |= 2;
-    }
-    mysql_free_result(r);
-    if (found != 3)
-        return dg_my_err(c, err, DG_ERR_FATAL, 0, "the server does not report InnoDB buffer pool reads");
-    *misses = reads;
-    *hits = requests > reads ? requests - reads : 0;
-    return 0;
-}
-
 /* A load session skips the secondary unique checks the loader's data does not need. */
 static int my_load_mode(struct dg_conn *c, int on, struct dg_err *err)
 {
@@ -469,5 +439,6 @@ const struct dg_driver dg_driver_mysql = {
     .set_memory = my_set_memory,
     .load_mode = my_load_mode,
     .set_streaming = dg_my_set_streaming,
-    .cache_stats = my_cache_stats,
+    .cache_stats = dg_my_cache_stats,
+    .server_local = dg_my_server_local,
 };

@@ -71,6 +71,10 @@ __attribute__((format(printf, 5, 6))) int dg_my_err(const struct dg_conn *c, str
                                                     enum dg_err_class cls, unsigned code,
                                                     const char *fmt, ...);
 int dg_my_conn_err(struct dg_conn *c, const char *what, struct dg_err *err);
+
+/* stats.c: the monitor's calls (driver.h: cache_stats, server_local). */
+int dg_my_cache_stats(struct dg_conn *c, uint64_t *hits, uint64_t *misses, struct dg_err *err);
+int dg_my_server_local(struct dg_conn *c, char *data_dir, size_t n, long *pid, struct dg_err *err);
 int dg_my_stmt_err(struct dg_stmt *s, const char *what, struct dg_err *err);
 enum dg_err_class dg_my_classify(unsigned code);
 /* Grows *buf (realloc) to hold need bytes; -1 when out of memory. */
