@@ -360,7 +360,8 @@ void check_monitor_calls(struct suite *t)
     char probe[1100];
     snprintf(probe, sizeof probe, "/proc/%ld", pid);
     int live = pid > 0 && access(probe, F_OK) == 0;
-    snprintf(probe, sizeof probe, "%s/PG_VERSION", dir);
+    /* a file only the engine's own data directory has */
+    snprintf(probe, sizeof probe, t->dialect == DG_DIALECT_MYSQL ? "%s/mysql" : "%s/PG_VERSION", dir);
     check(t, "server_local (a server on 127.0.0.1): a live server pid and its data directory",
           rc == 0 && live && (!dir[0] || access(probe, F_OK) == 0), rc < 0 ? &err : NULL);
     printf("# server pid %ld, data directory '%s'\n", pid, dir);
