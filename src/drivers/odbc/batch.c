@@ -199,15 +199,7 @@ static int learn(struct odbc_batch *b, int r, SQLSMALLINT ncols, struct dg_err *
     if (!ct)
         return dg_err_set(err, DG_ERR_FATAL, 0, "out of memory");
     b->ctypes = ct;
-    for (int i = 0; i < ncols; i++) {
-        SQLCHAR name[8];
-        SQLSMALLINT nlen, type, dig, nul;
-        SQLULEN size;
-        if (!ok(SQLDescribeCol(b->st->h, (SQLUSMALLINT)(i + 1), name, sizeof name, &nlen, &type,
-                               &size, &dig, &nul)))
-            type = SQL_VARCHAR;
-        ct[b->nctypes + i] = dg_odbc_ctype(type);
-    }
+    dg_odbc_col_ctypes(b->st->h, ncols, ct + b->nctypes);
     b->nctypes += ncols;
     return 0;
 }

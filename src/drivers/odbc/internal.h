@@ -98,6 +98,8 @@ const char *dg_odbc_col_text(struct dg_stmt *s, int i, size_t *len);
 int dg_odbc_bind(struct dg_stmt *s, int i, const struct dg_value *v, struct dg_err *err);
 /* The C type a column of SQL type t is read as. */
 SQLSMALLINT dg_odbc_ctype(SQLSMALLINT t);
+/* The C types to read the current result's first n columns as (SQLDescribeCol on h). */
+void dg_odbc_col_ctypes(SQLHSTMT h, int n, SQLSMALLINT *ctypes);
 /* Makes the current result of s n columns of C types ctypes (slots grown, never shrunk). */
 int dg_odbc_cols_set(struct dg_stmt *s, int n, const SQLSMALLINT *ctypes, struct dg_err *err);
 /* Fetches the next row of the current result into the column buffers: 1 a row, 0 none

@@ -287,6 +287,19 @@ int dg_odbc_cols_set(struct dg_stmt *s, int n, const SQLSMALLINT *ctypes, struct
     return 0;
 }
 
+void dg_odbc_col_ctypes(SQLHSTMT h, int n, SQLSMALLINT *ctypes)
+{
+    for (int i = 0; i < n; i++) {
+        SQLCHAR name[8];
+        SQLSMALLINT nlen, type, dig, nul;
+        SQLULEN size;
+        if (!ok(SQLDescribeCol(h, (SQLUSMALLINT)(i + 1), name, sizeof name, &nlen, &type, &size, &dig,
+                               &nul)))
+            type = SQL_VARCHAR;
+        ctypes[i] = dg_odbc_ctype(type);
+    }
+}
+
 /* Describes the result's columns once per statement (its shape does not change). */
 static int describe(struct dg_stmt *s, int n, struct dg_err *err)
 {
@@ -295,15 +308,7 @@ static int describe(struct dg_stmt *s, int n, struct dg_err *err)
     SQLSMALLINT *ct = malloc((size_t)n * sizeof *ct);
     if (!ct)
         return dg_err_set(err, DG_ERR_FATAL, 0, "out of memory");
-    for (int i = 0; i < n; i++) {
-        SQLCHAR name[8];
-        SQLSMALLINT nlen, type, dig, nul;
-        SQLULEN size;
-        if (!ok(SQLDescribeCol(s->h, (SQLUSMALLINT)(i + 1), name, sizeof name, &nlen, &type, &size,
-                               &dig, &nul)))
-            type = SQL_VARCHAR;
-        ct[i] = dg_odbc_ctype(type);
-    }
+    dg_odbc_col_ctypes(s->h, n, ct);
     int rc = dg_odbc_cols_set(s, n, ct, err);
     free(ct);
     return rc;
