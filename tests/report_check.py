@@ -6,7 +6,8 @@
 #   report_check.py csv FILE.csv RESULTS.db
 #   report_check.py json FILE.json RESULTS.db
 #   report_check.py compare OUT.txt RESULTS.db A B          (runs)
-#   report_check.py compare-groups OUT.txt RESULTS.db GA GB
+#   report_check.py compare-groups OUT.txt RESULTS.db GA GB [GC ...]
+#   report_check.py compare-groups-html OUT.txt COMPARE.html RESULTS.db GA GB [GC ...]
 #   report_check.py browser REPORT.html SCREENSHOT.png [LABEL]
 #   report_check.py card REPORT.html RESULTS.db RUN_ID KEY SQL-EXPRESSION-ON-run
 #   report_check.py monitor REPORT.html RESULTS.db RUN_ID   (monitor charts, cards, means = run_monitor)
@@ -73,6 +74,12 @@ class Page(html.parser.HTMLParser):
 def parse(path):
     p = Page(); p.feed(open(path, encoding="utf-8").read()); return p
 
+def labels(c, k=None):
+    """The texts written above series k's points, or above the one labelled series when k is None."""
+    if c is None: return None
+    if k is not None: return c["series"][k].get("labels")
+    return next((s["labels"] for s in c["series"] if "labels" in s), None)
+
 def chart(p, section, suffix):
     for s, c in p.charts:
         if s == section and c["id"].endswith("-" + suffix): return c
@@ -125,10 +132,10 @@ def html_check(path, dbp, run_id, group_id, label):
     mc = chart(p, g, "mbps")
     mbs = [st["bytes"] / 1e6 / st["measured_s"] for st in steps]
     want = [None] + [pct(mbs[i - 1], mbs[i]) for i in range(1, len(mbs))]
-    check(mc is not None and mc["labels"] == want and all(close(a, b) for a, b in zip(mc["series"][0]["values"], mbs)),
-          "html: MB/s per thread count with the percent change written on the chart", mc and mc.get("labels"))
+    check(mc is not None and labels(mc) == want and all(close(a, b) for a, b in zip(mc["series"][0]["values"], mbs)),
+          "html: MB/s per thread count with the percent change written on the chart", mc and labels(mc))
     tc = chart(p, g, "time")
-    check(tc is not None and all(close(a, st["measured_s"]) for a, st in zip(tc["series"][0]["values"], steps)) and len(tc["labels"]) == len(steps),
+    check(tc is not None and all(close(a, st["measured_s"]) for a, st in zip(tc["series"][0]["values"], steps)) and len(labels(tc) or []) == len(steps),
           "html: run time per thread count with percent changes")
     check(label in p.labels, "html: the label is in the page as text, unchanged", p.labels[:3])
     check("<script>alert(1)" not in raw, "html: the label's <script> is not in the page raw")
@@ -192,13 +199,13 @@ def targets_check(path, dbp, run_id):
     ok = ok and all(close(a, b) for a, b in zip(c["series"][0]["values"], [t["nopm"] for t in ts] + [mean, run["nopm"]]))
     ok = ok and all(close(a, b) for a, b in zip(c["series"][1]["values"], [t["tpm"] for t in ts] + [sum(t["tpm"] for t in ts) / n, run["tpm"]]))
     check(ok, f"targets: NOPM/TPM bars per target equal run_target, then their mean and the run's total", c and c["series"][0]["values"])
-    check(c is not None and c.get("labels", [])[:n] == pcts, f"targets: each target's percent from the mean NOPM written on the chart {pcts}", c and c.get("labels"))
+    check(c is not None and (labels(c) or [])[:n] == pcts, f"targets: each target's percent from the mean NOPM written on the chart {pcts}", c and labels(c))
     lc = chart(p, s, "tlat")
     lmean = sum(t["avg_ms"] for t in ts) / n
     ok = lc is not None and all(close(a, b) for a, b in zip(lc["series"][0]["values"], [t["avg_ms"] for t in ts] + [lmean]))
     ok = ok and all(close(a, t["p95_ms"]) for a, t in zip(lc["series"][1]["values"], ts)) and len(lc["x"]) == n + 1
     check(ok, "targets: avg/p95 latency bars per target equal run_target, then the mean")
-    check(lc is not None and lc.get("labels", [])[:n] == ["%+.1f%%" % (100.0 * (t["avg_ms"] - lmean) / lmean) for t in ts],
+    check(lc is not None and (labels(lc) or [])[:n] == ["%+.1f%%" % (100.0 * (t["avg_ms"] - lmean) / lmean) for t in ts],
           "targets: each target's avg latency percent from the mean written on the chart")
     rows = {int(r["attrs"]["data-target-idx"]): r for r in p.rows if r["section"] == s and "data-target-idx" in r["attrs"]}
     ok = len(rows) == n
@@ -291,18 +298,37 @@ def compare_check(path, dbp, a, b):
         line = next((l for l in text.splitlines() if l.startswith(name + " ")), "")
         check(line.split()[-1] == pct(va, vb), f"compare: {name} change {pct(va, vb)} from the stored {va} and {vb}", line)
 
-def compare_groups_check(path, dbp, ga, gb):
+def compare_groups_check(path, dbp, groups, html_path=None):
+    """compare group:A group:B [group:C ...]: each later side's MB/s change from the first, per
+    thread count they share with it, in the text table and (html_path) written on its own bars."""
     d = db(dbp); text = open(path).read()
     def mb(g, th):
         r = d.execute("SELECT bytes, measured_s FROM run WHERE group_id = ? AND vus = ?", (g, th)).fetchone()
         return r["bytes"] / 1e6 / r["measured_s"] if r else None
-    both = [r[0] for r in d.execute("SELECT vus FROM run WHERE group_id = ? INTERSECT SELECT vus FROM run WHERE group_id = ?", (ga, gb))]
-    ok = bool(both)
-    for th in both:
+    ths = [[r[0] for r in d.execute("SELECT vus FROM run WHERE group_id = ? ORDER BY vus", (g,))] for g in groups]
+    g0 = groups[0]
+    ok = all(set(ths[0]) & set(t) for t in ths[1:])
+    for th in ths[0]:
         name = "MB/s, %d thread%s" % (th, "" if th == 1 else "s")
         line = next((l for l in text.splitlines() if l.startswith(name + " ")), "")
-        if not line or line.split()[-1] != pct(mb(ga, th), mb(gb, th)): ok = False; print("#", name, line)
-    check(ok, f"compare groups: steps paired by thread count {both}, MB/s change from the stored figures")
+        cells = line[len(name):].split()  # side 0, then each side's value and change
+        for i, g in enumerate(groups[1:], 1):
+            want = pct(mb(g0, th), mb(g, th)) if th in ths[i] else "n/a"
+            if len(cells) != 2 * len(groups) - 1 or cells[2 * i] != want: ok = False; print("#", name, i, want, line)
+    check(ok, f"compare groups: {len(groups)} sides, steps paired by thread count {ths}, MB/s changes from the stored figures")
+    if html_path is None:
+        return
+    c = next((c for s, c in parse(html_path).charts if c["id"] == "cmp-0"), None)
+    x = [int(t) for t in c["x_text"]] if c else []
+    ok = c is not None and len(c["series"]) == len(groups) and labels(c, 0) is None
+    for i, g in enumerate(groups):
+        for j, th in enumerate(x):
+            v = mb(g, th) if th in ths[i] else None
+            if ok and not (close(c["series"][i]["values"][j], v) if v is not None else c["series"][i]["values"][j] is None): ok = False
+            if ok and i and (labels(c, i) or [None] * len(x))[j] != (pct(mb(g0, th), v) if v is not None and th in ths[0] else None):
+                ok = False; print("#", i, th, labels(c, i))
+    check(ok, f"compare groups html: MB/s per thread count {x}, one series per side, each later side's change from the first on its bars",
+          c and [s.get("labels") for s in c["series"]])
 
 def browser(path, shot, label=None):
     base = ["/usr/bin/chromium", "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
@@ -386,7 +412,7 @@ def exp_html(path, dbp, exp_id, label):
         rc = chart(p, e, "rows")
         check(rc is not None and all(close(a, x["second"]) for a, x in zip(rc["series"][0]["values"], st)),
               "exp html: stress: rows/s chart from the stored rows and measured seconds")
-    check(tp is not None and tp.get("labels") == want_prev, f"exp html: each step's headline change written on the chart {want_prev}", tp and tp.get("labels"))
+    check(tp is not None and labels(tp) == want_prev, f"exp html: each step's headline change written on the chart {want_prev}", tp and labels(tp))
     under = [r for r in p.rows if r["figure"] == "exp%d-tput" % exp_id and r["cells"]]
     check(all(close(r["cells"][1], v) for r, v in zip(under, nopm)) and len(under) == len(nopm) and [r["text"][-1] for r in under] == [""] + want_prev[1:],
           "exp html: the table under the throughput chart holds the NOPM and the changes")
@@ -394,7 +420,7 @@ def exp_html(path, dbp, exp_id, label):
     ok = lat is not None and all(close(a, x["avg_ms"], 1e-6) and x["p95_lo"] <= b <= x["p95_hi"]
                                  for a, b, x in zip(lat["series"][0]["values"], lat["series"][1]["values"], st))
     p95 = lat["series"][1]["values"] if lat else []
-    check(ok and lat.get("labels") == [None] + [pct(p95[i - 1], p95[i]) for i in range(1, len(p95))],
+    check(ok and labels(lat) == [None] + [pct(p95[i - 1], p95[i]) for i in range(1, len(p95))],
           "exp html: latency chart: avg (= run_txn's weighted mean) and p95 per step, the p95 change written on it")
     dk = chart(p, e, "disk")
     if not any((x["read"] or 0) > 0 or (x["write"] or 0) > 0 for x in st):
@@ -403,8 +429,8 @@ def exp_html(path, dbp, exp_id, label):
         tot = [x["read"] + x["write"] for x in st]
         ok = dk is not None and all(close(a, x["read"]) and close(b, x["write"]) and close(c, t)
                                     for a, b, c, x, t in zip(*[s["values"] for s in dk["series"]], st, tot))
-        check(ok and dk.get("labels") == [None] + [pct(tot[i - 1], tot[i]) for i in range(1, len(tot))],
-              "exp html: storage chart: disk read/write MB/s = run_monitor means, the change of read + write written on it", dk and dk.get("labels"))
+        check(ok and labels(dk) == [None] + [pct(tot[i - 1], tot[i]) for i in range(1, len(tot))],
+              "exp html: storage chart: disk read/write MB/s = run_monitor means, the change of read + write written on it", dk and labels(dk))
     if label is None:
         return
     check(label in p.labels, "exp html: the experiment's label is in the page as text, unchanged", p.labels[:3])
@@ -508,9 +534,9 @@ def compare_exp(path, html_path, dbp, ea, eb):
     order_ok = c is not None and sorted(keys) == sorted(set(a) | set(b)) and all(k in keys for k in both)
     vals_ok = order_ok and all((a[k]["nopm"] if k in a else None) == c["series"][0]["values"][i] and
                                (b[k]["nopm"] if k in b else None) == c["series"][1]["values"][i] for i, k in enumerate(keys))
-    lab_ok = order_ok and all(c["labels"][i] == (pct(a[k]["nopm"], b[k]["nopm"]) if k in a and k in b else None) for i, k in enumerate(keys))
+    lab_ok = order_ok and labels(c, 0) is None and all(labels(c, 1)[i] == (pct(a[k]["nopm"], b[k]["nopm"]) if k in a and k in b else None) for i, k in enumerate(keys))
     check(vals_ok and lab_ok, f"compare exp html: NOPM per swept value {keys}, one series per experiment, the change written on it",
-          c and (c["series"][0]["values"], c["series"][1]["values"], c["labels"]))
+          c and (c["series"][0]["values"], c["series"][1]["values"], labels(c, 1)))
     rows = {r["attrs"]["data-figure"]: r["cells"] for r in p.rows if "data-figure" in r["attrs"]}
     ok = all(close(rows.get("NOPM, " + k, [None] * 4)[3], 100 * (b[k]["nopm"] / a[k]["nopm"] - 1), 1e-12) for k in both)
     check(ok, "compare exp html: the table's change cells equal those from the stored NOPM")
@@ -521,7 +547,8 @@ if __name__ == "__main__":
     elif mode == "csv": csv_check(*args)
     elif mode == "json": json_check(*args)
     elif mode == "compare": compare_check(args[0], args[1], int(args[2]), int(args[3]))
-    elif mode == "compare-groups": compare_groups_check(args[0], args[1], int(args[2]), int(args[3]))
+    elif mode == "compare-groups": compare_groups_check(args[0], args[1], [int(g) for g in args[2:]])
+    elif mode == "compare-groups-html": compare_groups_check(args[0], args[2], [int(g) for g in args[3:]], args[1])
     elif mode == "browser": browser(*args)
     elif mode == "monitor": monitor_check(args[0], args[1], int(args[2]))
     elif mode == "targets": targets_check(args[0], args[1], int(args[2]))

@@ -49,9 +49,9 @@ int dg_chart_x_text(struct dg_chart *c, size_t i, const char *text)
     return i < c->nx ? set_text(&c->x_text, c->nx, i, text) : -1;
 }
 
-int dg_chart_label(struct dg_chart *c, size_t i, const char *text)
+int dg_chart_label(struct dg_chart *c, int k, size_t i, const char *text)
 {
-    return i < c->nx ? set_text(&c->point_labels, c->nx, i, text) : -1;
+    return k >= 0 && k < c->nseries && i < c->nx ? set_text(&c->s[k].labels, c->nx, i, text) : -1;
 }
 
 static void free_texts(char **arr, size_t n)
@@ -63,11 +63,12 @@ static void free_texts(char **arr, size_t n)
 
 void dg_chart_free(struct dg_chart *c)
 {
-    for (int k = 0; k < c->nseries; k++)
+    for (int k = 0; k < c->nseries; k++) {
         free(c->s[k].v);
+        free_texts(c->s[k].labels, c->nx);
+    }
     free(c->x);
     free_texts(c->x_text, c->nx);
-    free_texts(c->point_labels, c->nx);
     memset(c, 0, sizeof *c);
 }
 
@@ -100,15 +101,14 @@ cJSON *dg_chart_json(const struct dg_chart *c)
         cJSON *v = cJSON_AddArrayToObject(s, "values");
         for (size_t i = 0; i < c->nx; i++)
             cJSON_AddItemToArray(v, num_or_null(c->s[k].v[i]));
+        if (c->s[k].labels) {
+            cJSON *l = cJSON_AddArrayToObject(s, "labels");
+            for (size_t i = 0; i < c->nx; i++)
+                cJSON_AddItemToArray(l, c->s[k].labels[i] ? cJSON_CreateString(c->s[k].labels[i])
+                                                          : cJSON_CreateNull());
+        }
         cJSON_AddItemToArray(series, s);
     }
-    if (c->point_labels) {
-        cJSON *l = cJSON_AddArrayToObject(o, "labels");
-        for (size_t i = 0; i < c->nx; i++)
-            cJSON_AddItemToArray(l, c->point_labels[i] ? cJSON_CreateString(c->point_labels[i])
-                                                       : cJSON_CreateNull());
-    }
-    cJSON_AddNumberToObject(o, "label_series", c->label_series);
     if (c->has_shade) {
         cJSON *sh = cJSON_AddObjectToObject(o, "shade");
         cJSON_AddNumberToObject(sh, "from", c->shade_lo);
@@ -248,8 +248,19 @@ void dg_chart_html(FILE *out, const struct dg_chart *c)
         }
         fprintf(out, "</th>");
     }
-    if (c->point_labels)
-        fprintf(out, "<th>note</th>");
+    int nlabelled = 0;
+    for (int k = 0; k < c->nseries; k++)
+        nlabelled += c->s[k].labels != NULL;
+    for (int k = 0; k < c->nseries; k++) {
+        if (!c->s[k].labels)
+            continue;
+        fprintf(out, "<th>note");
+        if (nlabelled > 1) { /* say whose note each column is */
+            fprintf(out, ": ");
+            dg_html_text(out, c->s[k].name);
+        }
+        fprintf(out, "</th>");
+    }
     fprintf(out, "</tr></thead><tbody>\n");
     for (size_t i = 0; i < c->nx; i++) {
         fprintf(out, "<tr>");
@@ -263,9 +274,11 @@ void dg_chart_html(FILE *out, const struct dg_chart *c)
         }
         for (int k = 0; k < c->nseries; k++)
             dg_html_num_td(out, c->s[k].v[i], decimals_for(c->s[k].v[i]));
-        if (c->point_labels) {
+        for (int k = 0; k < c->nseries; k++) {
+            if (!c->s[k].labels)
+                continue;
             fprintf(out, "<td>");
-            dg_html_text(out, c->point_labels[i]);
+            dg_html_text(out, c->s[k].labels[i]);
             fprintf(out, "</td>");
         }
         fprintf(out, "</tr>\n");

@@ -19,6 +19,7 @@ struct dg_chart_series {
     char unit[16];
     double *v; /* nx values, NAN for none; owned by the chart */
     int hidden; /* drawn only when the reader turns it on in the legend */
+    char **labels; /* optional, owned: nx texts drawn above this series' points (NULL for none) */
 };
 
 struct dg_chart {
@@ -30,8 +31,6 @@ struct dg_chart {
     size_t nx;
     double *x;             /* owned */
     char **x_text;         /* optional, owned: how the table and the x axis show each x */
-    char **point_labels;   /* optional, owned: text drawn above series label_series at each x */
-    int label_series;
     int nseries;
     struct dg_chart_series s[DG_CHART_MAX_SERIES];
     int has_shade;
@@ -45,9 +44,11 @@ int dg_chart_init(struct dg_chart *c, const char *id, const char *title, const c
                   const char *y_label, size_t nx);
 /* Adds a series (values NAN until set); returns its values or NULL (full, or out of memory). */
 double *dg_chart_add(struct dg_chart *c, const char *name, const char *unit, int hidden);
-/* Sets the table text of point i (x_text) or its label on the chart. 0 or -1. */
+/* Sets the table text of point i (x_text), or the label written above series k at point i
+ * (several series may carry labels: a comparison writes each side's change on its own bar).
+ * 0 or -1 (no such point or series, out of memory). */
 int dg_chart_x_text(struct dg_chart *c, size_t i, const char *text);
-int dg_chart_label(struct dg_chart *c, size_t i, const char *text);
+int dg_chart_label(struct dg_chart *c, int k, size_t i, const char *text);
 void dg_chart_free(struct dg_chart *c);
 
 /* Writes the chart: a <figure> with its data (escaped JSON in a script block) and a table. */

@@ -234,7 +234,6 @@ int dg_compare_sides_chart(struct dg_chart *ch, const char *id, const char *titl
     if (dg_chart_init(ch, id, title, x_label, unit, (size_t)k))
         return -1;
     ch->bars = 1;
-    ch->label_series = 1;
     for (int j = 0; j < k; j++) {
         ch->x[j] = j + 1;
         if (dg_chart_x_text(ch, (size_t)j, x_text[j]))
@@ -246,14 +245,15 @@ int dg_compare_sides_chart(struct dg_chart *ch, const char *id, const char *titl
             return -1;
         memcpy(s, v + (size_t)i * (size_t)k, (size_t)k * sizeof *s);
     }
-    for (int j = 0; j < k; j++)
-        if (isfinite(v[j]) && isfinite(v[k + j]) &&
-            dg_chart_label(ch, (size_t)j, dg_pct_change(text, sizeof text, v[j], v[k + j])))
-            return -1;
+    for (int i = 1; i < n; i++) /* each later side's change from the first, on its own bar */
+        for (int j = 0; j < k; j++)
+            if (isfinite(v[j]) && isfinite(v[i * k + j]) &&
+                dg_chart_label(ch, i, (size_t)j, dg_pct_change(text, sizeof text, v[j], v[i * k + j])))
+                return -1;
     return 0;
 }
 
-/* One series per side: a figure per thread count, with side 1's change from side 0 written on it. */
+/* One series per side: a figure per thread count, each later side's change from side 0 written on it. */
 static int groups_chart(struct dg_chart *ch, const struct dg_report_item *items, int n, enum dg_step_figure f)
 {
     int th[256], k = thread_counts(items, n, th, 256), rc = -1;
@@ -263,7 +263,7 @@ static int groups_chart(struct dg_chart *ch, const struct dg_report_item *items,
     double *v = malloc(sizeof *v * (size_t)(n * k + 1));
     memset(ch, 0, sizeof *ch); /* freed by the caller even when never made */
     snprintf(id, sizeof id, "cmp-%d", (int)f);
-    snprintf(title, sizeof title, "%s per thread count (change of the second side written on it)", name);
+    snprintf(title, sizeof title, "%s per thread count (each side's change from the first written on its bars)", name);
     for (int j = 0; j < k; j++) {
         snprintf(texts[j], sizeof texts[j], "%d", th[j]);
         x_text[j] = texts[j];

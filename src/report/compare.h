@@ -41,8 +41,8 @@ int dg_compare_html(FILE *out, const struct dg_compare *c, const struct dg_repor
 /* Finds or appends the row called name; NULL out of memory. */
 struct dg_cmp_row *dg_compare_row(struct dg_compare *c, const char *name, int decimals);
 /* A bar chart of one figure: one series per side (names[i]) over k x positions (x_text[j]),
- * v[i * k + j] the value of side i at j (NAN: none), side 1's change from side 0 written on
- * it. 0, or -1 out of memory; the caller frees *ch. */
+ * v[i * k + j] the value of side i at j (NAN: none), each side's change from side 0 written on
+ * its own bar. 0, or -1 out of memory; the caller frees *ch. */
 int dg_compare_sides_chart(struct dg_chart *ch, const char *id, const char *title, const char *x_label,
                            const char *unit, const char *const *x_text, int k, const char (*names)[64],
                            int n, const double *v);

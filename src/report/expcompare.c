@@ -87,7 +87,7 @@ static int exp_chart(struct dg_chart *ch, const struct dg_report_item *items, in
     double *v = malloc(sizeof *v * (size_t)(n * nk + 1));
     memset(ch, 0, sizeof *ch); /* freed by the caller even when never made */
     snprintf(id, sizeof id, "cmpexp-%d-%d", (int)f, k);
-    snprintf(title, sizeof title, "%s%s per swept value, steps paired by value (change of the second side written on it)",
+    snprintf(title, sizeof title, "%s%s per swept value, steps paired by value (each side's change from the first written on its bars)",
              stress && f == DG_EXP_THROUGHPUT ? unit : name,
              f == DG_EXP_LATENCY ? " latency" : f == DG_EXP_STORAGE ? " (monitor)" : "");
     for (int i = 0; i < n; i++) {

@@ -161,7 +161,7 @@ int dg_chart_group_steps(struct dg_chart *c, const char *id_prefix, const struct
         snprintf(text, sizeof text, "%d", g->runs[i].vus);
         if (dg_chart_x_text(c, (size_t)i, text))
             return -1;
-        if (i > 0 && dg_chart_label(c, (size_t)i, dg_pct_change(text, sizeof text, v[i - 1], v[i])))
+        if (i > 0 && dg_chart_label(c, 0, (size_t)i, dg_pct_change(text, sizeof text, v[i - 1], v[i])))
             return -1;
     }
     return 0;
@@ -264,7 +264,7 @@ int dg_chart_run_targets(struct dg_chart *c, const char *id_prefix, const struct
         mean_b += b[k] / n;
         snprintf(text, sizeof text, "#%d", k + 1);
         if (dg_chart_x_text(c, (size_t)k, text) ||
-            dg_chart_label(c, (size_t)k, dg_pct_from_mean(text, sizeof text, pct[k])))
+            dg_chart_label(c, 0, (size_t)k, dg_pct_from_mean(text, sizeof text, pct[k])))
             goto out;
     }
     c->x[n] = n + 1;
@@ -341,7 +341,6 @@ int dg_chart_exp_steps(struct dg_chart *c, const char *id_prefix, const struct d
     if (dg_chart_init(c, id, title, x_label, unit, (size_t)t->n))
         return -1;
     c->bars = 1;
-    c->label_series = labelled[f];
     double *v[3] = {NULL, NULL, NULL};
     for (int k = 0; k < ns; k++)
         if (!(v[k] = dg_chart_add(c, dg_exp_series_name(f, stress, k, &unit), unit, 0)))
@@ -359,7 +358,7 @@ int dg_chart_exp_steps(struct dg_chart *c, const char *id_prefix, const struct d
         const char *lab = f == DG_EXP_THROUGHPUT ? dg_pct_from_mean(text, sizeof text, w->d_prev)
                                                  : dg_pct_change(text, sizeof text, v[labelled[f]][i - 1],
                                                                  v[labelled[f]][i]);
-        if (dg_chart_label(c, (size_t)i, lab))
+        if (dg_chart_label(c, labelled[f], (size_t)i, lab))
             return -1;
     }
     return 0;

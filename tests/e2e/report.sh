@@ -39,6 +39,8 @@ expect_exit "fixture: stress sweep 1,2,3 with a query holding '<'" 0 stress --ta
 G1=$(sqlite3 "$RES" "SELECT group_id FROM run WHERE id = $(last_id)")
 expect_exit "fixture: stress sweep 2,1" 0 stress --target "$STRESS" --threads 2,1 --iterations 2 --results "$RES"
 G2=$(sqlite3 "$RES" "SELECT group_id FROM run WHERE id = $(last_id)")
+expect_exit "fixture: stress sweep 3,1" 0 stress --target "$STRESS" --threads 3,1 --iterations 2 --results "$RES"
+G3=$(sqlite3 "$RES" "SELECT group_id FROM run WHERE id = $(last_id)")
 job() { printf '[global]\nworkload=tpcc\ntarget=%s\nwarmup=0s\nduration=2s\nvus=%s\n' "$TPCC" "$1" >"$T_TMP/$2.ini"; }
 job 1,2,3 expa
 job 2,3,4 expb
@@ -110,8 +112,13 @@ py compare "$T_TMP/cmp.txt" "$RES" "$A" "$B"
 py browser "$OUT/compare-runs.html" "$OUT/compare-runs.png"
 run_dg "$T_TMP/cmpg.txt" "$T_TMP/cmpg.err" compare "group:$G1" "group:$G2" --results "$RES" -o "$OUT/compare-groups.html"
 check "compare group:A group:B exits 0" test "$RC" = 0
-py compare-groups "$T_TMP/cmpg.txt" "$RES" "$G1" "$G2"
+py compare-groups-html "$T_TMP/cmpg.txt" "$OUT/compare-groups.html" "$RES" "$G1" "$G2"
 py browser "$OUT/compare-groups.html" "$OUT/compare-groups.png"
+# three sides: each later side's change from the first, in the table and on its own bars
+run_dg "$T_TMP/cmpg3.txt" "$T_TMP/cmpg3.err" compare "group:$G1" "group:$G2" "group:$G3" --results "$RES" -o "$OUT/compare-groups3.html"
+check "compare of three groups exits 0" test "$RC" = 0
+py compare-groups-html "$T_TMP/cmpg3.txt" "$OUT/compare-groups3.html" "$RES" "$G1" "$G2" "$G3"
+py browser "$OUT/compare-groups3.html" "$OUT/compare-groups3.png"
 check "compare html escapes the label" grep -qF '&lt;script&gt;alert(1)' "$OUT/compare-groups.html"
 
 # Experiments: the step table and charts by swept value in every format, and compare paired by value.

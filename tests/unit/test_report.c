@@ -79,15 +79,35 @@ int main(void)
     double *v = dg_chart_add(&c, evil, "ms", 0);
     v[0] = 1.5, v[2] = 3;
     c.x[0] = 0, c.x[1] = 1, c.x[2] = 2;
-    dg_chart_label(&c, 2, "+100.0%");
+    double *w = dg_chart_add(&c, "second", "ms", 0);
+    w[1] = 2;
+    CHECK(&t, dg_chart_label(&c, 0, 2, "+100.0%") == 0 && dg_chart_label(&c, 1, 1, "-1.0%") == 0,
+          "chart: labels on two series", "failed");
+    CHECK(&t, dg_chart_label(&c, 2, 0, "x") == -1 && dg_chart_label(&c, 0, 3, "x") == -1,
+          "chart: a label of no series or past the last point is refused", "accepted");
     cJSON *cj = dg_chart_json(&c);
-    const cJSON *vals = cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(cj, "series"), 0), "values");
+    const cJSON *s0 = cJSON_GetArrayItem(cJSON_GetObjectItem(cj, "series"), 0);
+    const cJSON *s1 = cJSON_GetArrayItem(cJSON_GetObjectItem(cj, "series"), 1);
+    const cJSON *vals = cJSON_GetObjectItem(s0, "values");
     CHECK(&t, cJSON_GetArrayItem(vals, 0)->valuedouble == 1.5 && cJSON_IsNull(cJSON_GetArrayItem(vals, 1)),
           "chart JSON: values, NAN as null", "%s", cJSON_PrintUnformatted(vals));
-    const cJSON *labels = cJSON_GetObjectItem(cj, "labels");
-    CHECK(&t, cJSON_IsNull(cJSON_GetArrayItem(labels, 0)) && !strcmp(cJSON_GetArrayItem(labels, 2)->valuestring, "+100.0%"),
-          "chart JSON: labels on points", "labels wrong");
+    const cJSON *labels = cJSON_GetObjectItem(s0, "labels"), *labels1 = cJSON_GetObjectItem(s1, "labels");
+    CHECK(&t, cJSON_GetArraySize(labels) == 3 && cJSON_IsNull(cJSON_GetArrayItem(labels, 0)) &&
+              !strcmp(cJSON_GetArrayItem(labels, 2)->valuestring, "+100.0%"),
+          "chart JSON: the first series' labels on its points", "labels wrong");
+    CHECK(&t, cJSON_GetArraySize(labels1) == 3 && cJSON_IsNull(cJSON_GetArrayItem(labels1, 2)) &&
+              !strcmp(cJSON_GetArrayItem(labels1, 1)->valuestring, "-1.0%"),
+          "chart JSON: the second series' labels its own", "labels wrong");
     cJSON_Delete(cj);
+    char *page = NULL;
+    size_t page_len = 0;
+    FILE *pf = open_memstream(&page, &page_len);
+    dg_chart_html(pf, &c);
+    fclose(pf);
+    CHECK(&t, strstr(page, "<th>note: &lt;/script&gt;") && strstr(page, "<th>note: second</th>") &&
+              strstr(page, "<td>-1.0%</td>") && strstr(page, "<td>+100.0%</td>"),
+          "chart table: a note column per labelled series, named and escaped", "%.300s", page);
+    free(page);
     dg_chart_free(&c);
 
     char b[64];

@@ -64,14 +64,20 @@
         c.fillText(d.shade.label, x0 + 4, u.bbox.top + 14 * devicePixelRatio); c.restore();
       }],
       draw: [function (u) {
-        if (d.labels) {
+        /* each series' labels above its own points (bars: above its slice of the group);
+           smaller text when several series carry labels, none while a series is hidden */
+        var labelled = d.series.filter(function (s) { return s.labels; }).length;
+        if (labelled) {
           var c = u.ctx; c.save(); c.fillStyle = "#222"; c.textAlign = "center";
-          c.font = "bold " + Math.round(12 * devicePixelRatio) + "px sans-serif";
-          d.labels.forEach(function (t, i) {
-            var y = d.series[d.label_series || 0].values[i];
-            if (t == null || y == null) return;
-            var ls = d.label_series || 0, dx = d.bars ? -0.35 + (ls + 0.5) * 0.7 / d.series.length : 0;
-            c.fillText(t, u.valToPos(d.x[i] + dx, "x", true), u.valToPos(y, "y", true) - 8 * devicePixelRatio);
+          c.font = "bold " + Math.round((labelled > 1 ? 10 : 12) * devicePixelRatio) + "px sans-serif";
+          d.series.forEach(function (s, k) {
+            if (!s.labels || !u.series[k + 1].show) return;
+            var dx = d.bars ? -0.35 + (k + 0.5) * 0.7 / d.series.length : 0;
+            s.labels.forEach(function (t, i) {
+              var y = s.values[i];
+              if (t == null || y == null) return;
+              c.fillText(t, u.valToPos(d.x[i] + dx, "x", true), u.valToPos(y, "y", true) - 8 * devicePixelRatio);
+            });
           });
           c.restore();
         }
