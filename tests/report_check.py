@@ -14,6 +14,7 @@
 #   report_check.py targets REPORT.html RESULTS.db RUN_ID   (per-target charts, table, spread = run_target)
 #   report_check.py exp-html REPORT.html RESULTS.db EXP_ID [LABEL]   (step table, charts, percent changes)
 #   report_check.py exp-json|exp-csv|exp-md FILE RESULTS.db EXP_ID  (the same figures in each export)
+#   report_check.py exp-mixed REPORT.html   (an experiment of a tpcc step then a stress step)
 #   report_check.py exact-json FILE.json RESULTS.db          (stored doubles read back bit for bit)
 #   report_check.py compare-exp OUT.txt COMPARE.html RESULTS.db EA EB   (steps paired by swept value)
 import csv, html.parser, json, math, os, re, sqlite3, struct, subprocess, sys, tempfile
@@ -354,6 +355,15 @@ def browser(path, shot, label=None):
     subprocess.run(base + ["--screenshot=" + os.path.abspath(shot), url], capture_output=True, timeout=120)
     check(os.path.exists(shot) and os.path.getsize(shot) > 20000, f"browser: screenshot saved as {shot}")
 
+def exp_mixed(path):
+    """A tpcc step then a stress step: shared column heads name both, no change written across."""
+    p = parse(path); raw = open(path, encoding="utf-8").read()
+    check("<th>TPM or rows/s</th><th>NOPM or MB/s</th>" in raw, "mixed exp html: the step table's heads name both workloads' figures")
+    check("complete (stress)" in raw, "mixed exp html: the stress step is marked")
+    cs = [c for s, c in p.charts if s.startswith("e")]
+    across = [(c["id"], s.get("labels")) for c in cs for s in c["series"] if (s.get("labels") or [None, None])[1] is not None]
+    check(len(cs) >= 2 and not across, f"mixed exp html: {len(cs)} charts, no change written across workloads", across)
+
 def card_check(path, dbp, run_id, key, expr):
     p = parse(path)
     want = db(dbp).execute("SELECT %s FROM run WHERE id = ?" % expr, (run_id,)).fetchone()[0]
@@ -556,5 +566,6 @@ if __name__ == "__main__":
     elif mode == "exp-html": exp_html(args[0], args[1], int(args[2]), args[3] if len(args) > 3 else None)
     elif mode in ("exp-json", "exp-csv", "exp-md"): exp_export(mode, args[0], args[1], int(args[2]))
     elif mode == "exact-json": exact_json(*args)
+    elif mode == "exp-mixed": exp_mixed(*args)
     elif mode == "compare-exp": compare_exp(args[0], args[1], args[2], int(args[3]), int(args[4]))
     else: sys.exit("unknown mode " + mode)

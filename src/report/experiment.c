@@ -192,6 +192,24 @@ void dg_exp_step_figures(const struct dg_exp_step *w, double v[DG_EXP_NFIG], int
     memcpy(decimals, dec, sizeof dec);
 }
 
+struct dg_exp_heads dg_exp_heads(const struct dg_exp_table *t)
+{
+    int stress = 0, tpcc = 0;
+    for (int i = 0; i < t->n; i++)
+        *(t->steps[i].stress ? &stress : &tpcc) = 1;
+    if (stress && tpcc)
+        return (struct dg_exp_heads){"TPM or rows/s", "NOPM or MB/s", "NOPM (tpcc steps) or MB/s (stress steps)"};
+    if (stress)
+        return (struct dg_exp_heads){"rows/s", "MB/s", "MB/s"};
+    return (struct dg_exp_heads){"TPM", "NOPM", "NOPM"};
+}
+
+const char *dg_exp_other_workload(const struct dg_exp_table *t, int i)
+{
+    int s = t->steps[i].stress;
+    return s == t->steps[0].stress ? "" : s ? " (stress)" : " (tpcc)";
+}
+
 void dg_exp_table_text(FILE *text, const struct dg_exp_table *t)
 {
     const struct dg_experiment *ex = &t->ex;
@@ -199,13 +217,15 @@ void dg_exp_table_text(FILE *text, const struct dg_exp_table *t)
     fprintf(text, "\nExperiment %lld (%s%s%s): %d step%s, %s\n", (long long)ex->id, ex->file,
             ex->label[0] ? ", " : "", ex->label, n, n == 1 ? "" : "s", ex->status);
     /* TPC-C: TPM and NOPM; query stress: rows/s and MB/s, in the same two columns */
-    int stress0 = n && t->steps[0].stress;
+    struct dg_exp_heads h = dg_exp_heads(t);
+    int width[DG_EXP_NFIG] = {10, 10, 9, 9, 8, 8, 6};
+    width[0] = (int)strlen(h.first) > width[0] ? (int)strlen(h.first) : width[0];
+    width[1] = (int)strlen(h.second) > width[1] ? (int)strlen(h.second) : width[1];
     fprintf(text, "%4s", "step");
     for (int k = 0; k < t->nkeys; k++)
         fprintf(text, "  %10s", t->keys[k]);
-    fprintf(text, "  %10s  %10s  %9s  %9s  %8s  %8s  %6s  %9s  %9s  %6s  %s\n", stress0 ? "rows/s" : "TPM",
-            stress0 ? "MB/s" : "NOPM", "avg ms", "p95 ms", "disk rd", "disk wr", "hit %", "vs prev",
-            "vs first", "run", "status");
+    fprintf(text, "  %*s  %*s  %9s  %9s  %8s  %8s  %6s  %9s  %9s  %6s  %s\n", width[0], h.first, width[1],
+            h.second, "avg ms", "p95 ms", "disk rd", "disk wr", "hit %", "vs prev", "vs first", "run", "status");
     for (int i = 0; i < n; i++) {
         const struct dg_exp_step *w = &t->steps[i];
         fprintf(text, "%4d", w->rec.experiment_step);
@@ -215,7 +235,6 @@ void dg_exp_table_text(FILE *text, const struct dg_exp_table *t)
         }
         static const char *const fmt[DG_EXP_NFIG] = {"  %*.0f", "  %*.0f", "  %*.2f", "  %*.2f",
                                                       "  %*.1f", "  %*.1f", "  %*.1f"};
-        static const int width[DG_EXP_NFIG] = {10, 10, 9, 9, 8, 8, 6};
         double v[DG_EXP_NFIG];
         int dec[DG_EXP_NFIG];
         dg_exp_step_figures(w, v, dec);
@@ -224,14 +243,13 @@ void dg_exp_table_text(FILE *text, const struct dg_exp_table *t)
         pct_cell(text, w->d_prev);
         pct_cell(text, w->d_first);
         int bad = strcmp(w->rec.status, "complete") != 0;
-        fprintf(text, "  %6lld  %s%s%s%s\n", (long long)w->rec.id, w->rec.status,
-                w->stress != stress0 ? (w->stress ? " (stress)" : " (tpcc)") : "",
+        fprintf(text, "  %6lld  %s%s%s%s\n", (long long)w->rec.id, w->rec.status, dg_exp_other_workload(t, i),
                 w->rec.error[0] && bad ? ": " : "", bad ? w->rec.error : "");
     }
     if (n)
         fprintf(text, "(changes are of %s; latency over all transaction types; disk MB/s and the "
                       "cache hit ratio are the monitor's means over the measured window)\n",
-                stress0 ? "MB/s" : "NOPM");
+                h.change_of);
 }
 
 static void csv_num(FILE *f, double v)

@@ -52,6 +52,17 @@ const char *dg_exp_x_text(const struct dg_exp_table *t, int i);
 #define DG_EXP_NFIG 7
 void dg_exp_step_figures(const struct dg_exp_step *w, double v[DG_EXP_NFIG], int decimals[DG_EXP_NFIG]);
 
+/* The names of the first two figure columns and of the figure the changes are of: TPC-C's TPM,
+ * NOPM (changes of NOPM), query stress's rows/s, MB/s (of MB/s), and both names when an
+ * experiment holds steps of both workloads (a change across workloads is n/a). */
+struct dg_exp_heads {
+    const char *first, *second, *change_of;
+};
+struct dg_exp_heads dg_exp_heads(const struct dg_exp_table *t);
+
+/* " (stress)" or " (tpcc)" when step i's workload is not the first step's, else "". */
+const char *dg_exp_other_workload(const struct dg_exp_table *t, int i);
+
 void dg_exp_table_text(FILE *out, const struct dg_exp_table *t);
 void dg_exp_table_csv(FILE *out, const struct dg_exp_table *t);
 /* Step i as a new JSON object (the caller's): the swept values as top-level keys and the run's

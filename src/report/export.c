@@ -324,7 +324,7 @@ static void md_pct(FILE *out, double v)
 /* The step table, each figure as in experiment.c's table. */
 static void md_experiment(FILE *out, const struct dg_exp_table *t)
 {
-    int stress = t->n && t->steps[0].stress;
+    struct dg_exp_heads heads = dg_exp_heads(t);
     fprintf(out, "## Experiment %lld: ", (long long)t->ex.id);
     md_text(out, t->ex.file);
     if (t->ex.label[0]) {
@@ -333,20 +333,20 @@ static void md_experiment(FILE *out, const struct dg_exp_table *t)
         fprintf(out, ")");
     }
     fprintf(out, "\n\n%d steps, %s. Changes are of %s; latency over all transaction types; disk MB/s "
-                 "are the monitor's means.\n\n| step |", t->n, t->ex.status, stress ? "MB/s" : "NOPM");
+                 "are the monitor's means.\n\n| step |", t->n, t->ex.status, heads.change_of);
     for (int k = 0; k < t->nkeys; k++) {
         fputc(' ', out);
         md_text(out, t->keys[k]);
         fprintf(out, " |");
     }
     fprintf(out, " run | %s | %s | avg ms | p95 ms | disk read MB/s | disk write MB/s | cache hit %% | vs prev | vs first |\n|---:|",
-            stress ? "rows/s" : "TPM", stress ? "MB/s" : "NOPM");
+            heads.first, heads.second);
     for (int k = 0; k < t->nkeys; k++)
         fprintf(out, "---|");
     fprintf(out, "---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
     for (int i = 0; i < t->n; i++) {
         const struct dg_exp_step *w = &t->steps[i];
-        fprintf(out, "| %d |", w->rec.experiment_step);
+        fprintf(out, "| %d%s |", w->rec.experiment_step, dg_exp_other_workload(t, i));
         for (int k = 0; k < t->nkeys; k++) {
             fputc(' ', out);
             md_text(out, dg_exp_swept(t, i, k));

@@ -337,6 +337,7 @@ static int experiment_section(FILE *out, const struct dg_exp_table *t)
     char prefix[32];
     struct dg_chart c;
     int stress = t->n && t->steps[0].stress;
+    struct dg_exp_heads heads = dg_exp_heads(t);
     snprintf(prefix, sizeof prefix, "exp%lld", (long long)t->ex.id);
     fprintf(out, "<section class=\"item experiment\" id=\"%s\" data-experiment-id=\"%lld\">\n<h2>Experiment %lld: ",
             prefix, (long long)t->ex.id, (long long)t->ex.id);
@@ -359,7 +360,7 @@ static int experiment_section(FILE *out, const struct dg_exp_table *t)
     }
     fprintf(out, ". Changes are of %s; latency over all transaction types; disk MB/s and the cache "
                  "hit ratio are the monitor's means over each step's measured window.</p>\n",
-            stress ? "MB/s" : "NOPM");
+            heads.change_of);
     fprintf(out, "<h3>steps</h3><table class=\"data steps exp\"><thead><tr><th>step</th>");
     for (int k = 0; k < t->nkeys; k++) {
         fprintf(out, "<th>");
@@ -369,7 +370,7 @@ static int experiment_section(FILE *out, const struct dg_exp_table *t)
     fprintf(out, "<th>run</th><th>%s</th><th>%s</th><th>avg ms</th><th>p95 ms</th><th>disk read MB/s</th>"
                  "<th>disk write MB/s</th><th>cache hit %%</th><th>vs prev</th><th>vs first</th>"
                  "<th>status</th></tr></thead><tbody>\n",
-            stress ? "rows/s" : "TPM", stress ? "MB/s" : "NOPM");
+            heads.first, heads.second);
     for (int i = 0; i < t->n; i++) {
         const struct dg_exp_step *w = &t->steps[i];
         fprintf(out, "<tr data-step=\"%d\" data-run-id=\"%lld\">", w->rec.experiment_step, (long long)w->rec.id);
@@ -393,6 +394,7 @@ static int experiment_section(FILE *out, const struct dg_exp_table *t)
         }
         fprintf(out, "<td>");
         dg_html_text(out, w->rec.status);
+        fprintf(out, "%s", dg_exp_other_workload(t, i));
         if (strcmp(w->rec.status, "complete") && w->rec.error[0]) {
             fprintf(out, ": ");
             dg_html_text(out, w->rec.error);

@@ -352,7 +352,7 @@ int dg_chart_exp_steps(struct dg_chart *c, const char *id_prefix, const struct d
             v[k][i] = f == DG_EXP_THROUGHPUT && w->stress != stress ? NAN : dg_exp_value(w, f, k);
         if (dg_chart_x_text(c, (size_t)i, dg_exp_x_text(t, i)))
             return -1;
-        if (!i)
+        if (!i || w->stress != w[-1].stress) /* a change across workloads is n/a */
             continue;
         /* throughput: the step table's own change; the others from the plotted values */
         const char *lab = f == DG_EXP_THROUGHPUT ? dg_pct_from_mean(text, sizeof text, w->d_prev)

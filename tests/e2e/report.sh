@@ -51,6 +51,10 @@ EB=$(sqlite3 "$RES" "SELECT MAX(id) FROM experiment")
 printf '[global]\nworkload=stress\ntarget=%s\niterations=2\nthreads=1,2,3\n' "$STRESS" >"$T_TMP/exps.ini"
 expect_exit "fixture: stress experiment sweeping threads=1,2,3" 0 experiment "$T_TMP/exps.ini" --results "$RES"
 ES=$(sqlite3 "$RES" "SELECT MAX(id) FROM experiment")
+printf '[global]\ntarget=%s\n[tpcc-step]\nworkload=tpcc\nduration=1s\nvus=1\n[stress-step]\nworkload=stress\ntarget=%s\nthreads=1\niterations=2\n' \
+    "$TPCC" "$STRESS" >"$T_TMP/mixed.ini"
+expect_exit "fixture: an experiment of a tpcc step then a stress step" 0 experiment "$T_TMP/mixed.ini" --results "$RES"
+EM=$(sqlite3 "$RES" "SELECT MAX(id) FROM experiment")
 rm -f "$T_TMP"/tpcc.db* "$T_TMP"/stress.db* "$TA"* "$TB"*
 
 # HTML: numbers, escaping, and a real browser.
@@ -145,6 +149,17 @@ py compare-exp "$T_TMP/cmpe.txt" "$OUT/compare-experiments.html" "$RES" "$EA" "$
 py browser "$OUT/compare-experiments.html" "$OUT/compare-experiments.png"
 check "compare html escapes the experiment's label" grep -qF '&lt;script&gt;alert(1)' "$OUT/compare-experiments.html"
 check "compare html has not the label's <script> raw" bash -c '! grep -qF "<script>alert(1)" "$0"' "$OUT/compare-experiments.html"
+# An experiment whose steps run both workloads: both figure names head the shared columns, the
+# other workload's step is marked, and no change across workloads is written anywhere.
+run_dg "$T_TMP/mixed.txt" "$T_TMP/mixed.err" experiment show "$EM" --results "$RES"
+check "mixed experiment: the text table heads its columns 'TPM or rows/s' and 'NOPM or MB/s'" grep -qE 'TPM or rows/s +NOPM or MB/s' "$T_TMP/mixed.txt"
+check "mixed experiment: the stress step is marked, its change n/a" grep -qE '^ +2 +stress-step .* +- +- +[0-9]+ +complete \(stress\)$' "$T_TMP/mixed.txt"
+run_dg "$OUT/report-mixed.md" "$T_TMP/mixed.err" report "exp:$EM" --results "$RES" --format md
+check "mixed experiment md: both names head the columns" grep -qF '| TPM or rows/s | NOPM or MB/s |' "$OUT/report-mixed.md"
+check "mixed experiment md: the stress step is marked" grep -qF '| 2 (stress) | stress-step |' "$OUT/report-mixed.md"
+expect_exit "report of the mixed experiment writes HTML" 0 report "exp:$EM" --results "$RES" -o "$OUT/report-mixed.html"
+py exp-mixed "$OUT/report-mixed.html"
+py browser "$OUT/report-mixed.html" "$OUT/report-mixed.png"
 expect_exit "report of a missing experiment exits 2" 2 report exp:999 --results "$RES" -o "$T_TMP/x.html"
 expect_stderr "the missing experiment is named" "no experiment 999"
 expect_exit "report exp:x exits 2" 2 report exp:x --results "$RES"
