@@ -7,8 +7,9 @@ DG_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 DG=${DG_BIN:-$DG_ROOT/build/dbgauge}
 T_PASSED=0
 T_FAILED=0
+# each test file works in its own temporary directory, removed at exit unless DG_KEEP_TMP is set
 T_TMP=$(mktemp -d /tmp/dg-test.XXXXXX)
-trap 'rm -rf "$T_TMP"' EXIT
+trap '[[ -n ${DG_KEEP_TMP:-} ]] || rm -rf "$T_TMP"' EXIT
 
 ok() { echo "ok - $1"; T_PASSED=$((T_PASSED + 1)); }
 not_ok() { echo "not ok - $1: $2"; T_FAILED=$((T_FAILED + 1)); }
@@ -46,6 +47,17 @@ expect_stderr() {
 }
 
 # jq_num FILE EXPR: a number from a JSON file (python3 is on every Debian machine we use)
+# sum_field FILE FIELD: FIELD (dotted, e.g. retry_causes.deadlock) summed over the
+# transaction types of a run's JSON document.
+sum_field() {
+    python3 -c 'import json,sys
+d=json.load(open(sys.argv[1]))
+def get(v):
+    for k in sys.argv[2].split("."): v=v[k]
+    return v
+print(sum(get(v) for v in d["transactions"].values()))' "$1" "$2"
+}
+
 json_get() {
     python3 -c 'import json,sys
 d=json.load(open(sys.argv[1]))

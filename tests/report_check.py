@@ -225,6 +225,8 @@ def targets_check(path, dbp, run_id):
     for t in ts:
         check(t["target_redacted"] not in raw or "<" not in t["target_redacted"], f"targets: target {t['idx'] + 1} text is escaped in the page")
 
+CAUSES = ("deadlock", "serialization", "lock_timeout", "busy", "other")
+
 def csv_check(path, dbp):
     d = db(dbp)
     rows = list(csv.DictReader(open(path, newline="", encoding="utf-8")))
@@ -244,7 +246,9 @@ def csv_check(path, dbp):
         x = d.execute("SELECT * FROM run_txn WHERE run_id = ? AND type = ?", (int(r["run_id"]), r["type"])).fetchone()
         for c in ("committed", "rollbacks", "retries", "errors", "avg_ms", "p50_ms", "p90_ms", "p95_ms", "p99_ms", "max_ms"):
             if num(r[c]) != x[c]: ok = False
-    check(ok, f"csv: {len(txns)} txn rows equal run_txn exactly")
+        causes = [num(r["retries_" + c]) for c in CAUSES]
+        if causes != [x["retries_" + c] for c in CAUSES] or sum(causes) != x["retries"]: ok = False
+    check(ok, f"csv: {len(txns)} txn rows equal run_txn exactly, the retries by cause summing to the retries")
     ser = [r for r in rows if r["kind"] == "series"]
     stored = d.execute("SELECT COUNT(*) FROM run_series WHERE run_id IN (%s)" % ",".join(r["run_id"] for r in runs)).fetchone()[0]
     ok = len(ser) == stored and stored > 0

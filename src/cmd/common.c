@@ -120,6 +120,8 @@ void dg_record_fill(struct dg_run_record *rec, const struct dg_record_src *src,
         x->committed = res->counts[k].committed;
         x->rollbacks = res->counts[k].rollbacks;
         x->retries = res->counts[k].retries;
+        memcpy(x->retry_causes, res->counts[k].retry_causes, sizeof x->retry_causes);
+        x->retry_causes_known = 1;
         x->errors = res->counts[k].errors;
         x->hist = res->hist[k];
         x->service_hist = res->service[k];

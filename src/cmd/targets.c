@@ -85,6 +85,8 @@ int dg_record_fill_targets(struct dg_run_record *rec, const struct dg_target_src
             x->committed = tr->counts[ty].committed;
             x->rollbacks = tr->counts[ty].rollbacks;
             x->retries = tr->counts[ty].retries;
+            memcpy(x->retry_causes, tr->counts[ty].retry_causes, sizeof x->retry_causes);
+            x->retry_causes_known = 1;
             x->errors = tr->counts[ty].errors;
             x->hist = tr->hist[ty];
             x->service_hist = tr->service[ty];

@@ -14,8 +14,19 @@ enum dg_err_class {
     DG_ERR_FATAL,    /* everything else */
 };
 
+/* Why a retryable error happened, so a run can say what its retries were. */
+enum dg_retry_cause {
+    DG_RETRY_OTHER = 0,       /* retryable, cause not told apart */
+    DG_RETRY_DEADLOCK,        /* 40P01, MySQL 1213, SQL Server 1205 */
+    DG_RETRY_SERIALIZATION,   /* 40001: the transaction could not be serialized */
+    DG_RETRY_LOCK_TIMEOUT,    /* MySQL 1205, SQL Server 1222, PostgreSQL 55P03 */
+    DG_RETRY_BUSY,            /* SQLite SQLITE_BUSY / SQLITE_LOCKED */
+    DG_RETRY_NCAUSES
+};
+
 struct dg_err {
     enum dg_err_class cls;
+    enum dg_retry_cause cause; /* meaningful when cls is DG_ERR_RETRY; reset by dg_err_set */
     int code;          /* the engine's native code, 0 if none */
     char sqlstate[6];  /* SQLSTATE where the engine has one, "" otherwise */
     char msg[480];
@@ -27,5 +38,12 @@ int dg_err_set(struct dg_err *err, enum dg_err_class cls, int code, const char *
     __attribute__((format(printf, 4, 5)));
 void dg_err_clear(struct dg_err *err);
 const char *dg_err_class_name(enum dg_err_class cls);
+/* "other", "deadlock", "serialization", "lock_timeout", "busy": the names stored and printed. */
+const char *dg_retry_cause_name(enum dg_retry_cause c);
+/* The i-th cause (0 <= i < DG_RETRY_NCAUSES) in the order they are stored and shown:
+ * deadlock, serialization, lock_timeout, busy, then other. */
+enum dg_retry_cause dg_retry_cause_at(int i);
+/* The cause an SQLSTATE names (40P01, 40001, 55P03), else DG_RETRY_OTHER. NULL is OTHER. */
+enum dg_retry_cause dg_retry_cause_of_sqlstate(const char *sqlstate);
 
 #endif

@@ -14,6 +14,7 @@
 
 struct counters {
     _Atomic uint64_t committed, rollbacks, retries, errors, rows, bytes;
+    _Atomic uint64_t retry_causes[DG_RETRY_NCAUSES]; /* the retries, by cause */
 };
 
 enum { PH_WARM = 0, PH_MEASURE = 1 };
@@ -297,7 +298,7 @@ static void *worker_main(void *arg)
             break;
         memcpy(w->saved, j.term, wl->terminal_size);
         dg_ns t0 = dg_now_ns();
-        uint64_t tries = 0;
+        uint64_t tries = 0, causes[DG_RETRY_NCAUSES] = {0};
         int rc;
         for (;;) {
             rc = wl->run(w->wctx, j.term, j.type, &e);
@@ -308,6 +309,7 @@ static void *worker_main(void *arg)
             if (e.cls != DG_ERR_RETRY || (int)tries >= cfg->max_retries)
                 break;
             tries++;
+            causes[e.cause >= 0 && e.cause < DG_RETRY_NCAUSES ? e.cause : DG_RETRY_OTHER]++;
             memcpy(j.term, w->saved, wl->terminal_size); /* same inputs again */
             if (tries > 1) {
                 /* Back off so the winner can finish: a random pause up to 2^tries us (at most
@@ -337,8 +339,12 @@ static void *worker_main(void *arg)
             publish_cache(w);
         }
         struct counters *c = &w->cnt[ph][j.type];
-        if (tries)
+        if (tries) {
             bump(&c->retries, tries);
+            for (int k = 0; k < DG_RETRY_NCAUSES; k++)
+                if (causes[k])
+                    bump(&c->retry_causes[k], causes[k]);
+        }
         if (wl->take_volume) {
             uint64_t rows = 0, bytes = 0;
             wl->take_volume(w->wctx, &rows, &bytes);
@@ -399,6 +405,8 @@ static void sum_counts(struct runner *r, int phase_mask, int target, struct dg_t
                 out[t].committed += atomic_load_explicit(&c->committed, memory_order_relaxed);
                 out[t].rollbacks += atomic_load_explicit(&c->rollbacks, memory_order_relaxed);
                 out[t].retries += atomic_load_explicit(&c->retries, memory_order_relaxed);
+                for (int k = 0; k < DG_RETRY_NCAUSES; k++)
+                    out[t].retry_causes[k] += atomic_load_explicit(&c->retry_causes[k], memory_order_relaxed);
                 out[t].errors += atomic_load_explicit(&c->errors, memory_order_relaxed);
                 out[t].rows += atomic_load_explicit(&c->rows, memory_order_relaxed);
                 out[t].bytes += atomic_load_explicit(&c->bytes, memory_order_relaxed);

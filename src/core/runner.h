@@ -26,6 +26,7 @@ struct dg_type_counts {
     uint64_t committed;  /* committed by the database */
     uint64_t rollbacks;  /* rolled back on purpose by the workload (successes) */
     uint64_t retries;    /* extra attempts after a retryable error */
+    uint64_t retry_causes[DG_RETRY_NCAUSES]; /* the retries by cause (sum = retries); not in ticks */
     uint64_t errors;     /* transactions that failed for good */
     uint64_t rows, bytes; /* fetched, for workloads that say (take_volume) */
 };

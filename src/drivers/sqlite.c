@@ -10,10 +10,13 @@
 
 #include "core/driver.h"
 
+#define SETUP_BUSY_MS 10000
+
 struct dg_conn {
     sqlite3 *db;
     struct dg_stmt *stmts; /* every prepared statement, for disconnect */
     int busy_timeout_ms;
+    int busy_timeout_set; /* the user's busy_timeout is in force (see SETUP_BUSY_MS) */
     long cache_kib; /* page cache per connection */
     char synchronous[16];
     char journal[16];
@@ -46,7 +49,10 @@ static int fail(struct dg_err *err, sqlite3 *db, int rc, const char *what)
     else if (primary == SQLITE_ERROR || primary == SQLITE_CANTOPEN || primary == SQLITE_NOTADB ||
              primary == SQLITE_RANGE || primary == SQLITE_AUTH || primary == SQLITE_READONLY)
         cls = DG_ERR_USER;
-    return dg_err_set(err, cls, ext, "%s: %s", what, db ? sqlite3_errmsg(db) : sqlite3_errstr(rc));
+    dg_err_set(err, cls, ext, "%s: %s", what, db ? sqlite3_errmsg(db) : sqlite3_errstr(rc));
+    if (err && cls == DG_ERR_RETRY)
+        err->cause = DG_RETRY_BUSY;
+    return -1;
 }
 
 /* sqlite:PATH[?key=value&...] — keys: synchronous=off|normal|full, journal=wal|delete,
@@ -138,7 +144,11 @@ static int sq_connect(const char *url, const struct dg_connect_opts *opts, struc
                    opts->create ? "" : " (the file must exist: 'dbgauge tpcc load' or 'dbgauge stress prepare' makes it)");
         goto fail;
     }
-    sqlite3_busy_timeout(c->db, c->busy_timeout_ms);
+    /* Setting up (these pragmas, the workload's prepares) waits for locks at least
+     * SETUP_BUSY_MS: a target's busy_timeout, 0 included, governs transactions, from the first
+     * BEGIN on; a busy schema read at connect time would stop the virtual user instead. */
+    sqlite3_busy_timeout(c->db, c->busy_timeout_ms > SETUP_BUSY_MS ? c->busy_timeout_ms : SETUP_BUSY_MS);
+    c->busy_timeout_set = c->busy_timeout_ms >= SETUP_BUSY_MS;
     snprintf(sql, sizeof sql, "PRAGMA journal_mode=%s; PRAGMA synchronous=%s; PRAGMA cache_size=-%ld;",
              c->journal, c->synchronous, c->cache_kib);
     if (sq_exec(c, sql, err))
@@ -292,6 +302,10 @@ static const char *sq_col_text(struct dg_stmt *s, int i, size_t *len)
 static int sq_begin(struct dg_conn *c, enum dg_isolation iso, int write, struct dg_err *err)
 {
     (void)iso; /* SQLite transactions are serializable */
+    if (!c->busy_timeout_set) {
+        sqlite3_busy_timeout(c->db, c->busy_timeout_ms);
+        c->busy_timeout_set = 1;
+    }
     return sq_exec(c, write ? "BEGIN IMMEDIATE" : "BEGIN", err);
 }
 static int sq_commit(struct dg_conn *c, struct dg_err *err) { return sq_exec(c, "COMMIT", err); }
@@ -355,8 +369,7 @@ static int sq_server_info(struct dg_conn *c, struct dg_server_info *info, struct
     memset(info, 0, sizeof *info);
     snprintf(info->engine, sizeof info->engine, "sqlite");
     snprintf(info->version, sizeof info->version, "%s", sqlite3_libversion());
-    static const char *const pragmas[] = {"journal_mode", "synchronous", "cache_size", "page_size",
-                                          "busy_timeout"};
+    static const char *const pragmas[] = {"journal_mode", "synchronous", "cache_size", "page_size"};
     for (size_t i = 0; i < sizeof pragmas / sizeof *pragmas; i++) {
         char sql[64];
         sqlite3_stmt *st;
@@ -367,6 +380,9 @@ static int sq_server_info(struct dg_conn *c, struct dg_server_info *info, struct
             dg_server_info_add(info, pragmas[i], (const char *)sqlite3_column_text(st, 0));
         sqlite3_finalize(st);
     }
+    char ms[16]; /* what transactions wait, not the setup's wait PRAGMA busy_timeout may show yet */
+    snprintf(ms, sizeof ms, "%d", c->busy_timeout_ms);
+    dg_server_info_add(info, "busy_timeout", ms);
     return 0;
 }
 

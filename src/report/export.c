@@ -15,15 +15,17 @@ static const char csv_header[] =
     "cpu_user_pct,cpu_sys_pct,cpu_iowait_pct,disk_read_mb_s,disk_write_mb_s,disk_read_iops,"
     "disk_write_iops,disk_await_ms,server_rss_bytes,server_read_mb_s,server_write_mb_s,"
     "cache_hits_per_s,cache_misses_per_s,"
-    "experiment_id,experiment_step,rows_per_s,cache_hit_ratio,change_prev_pct,change_first_pct,swept\n";
+    "experiment_id,experiment_step,rows_per_s,cache_hit_ratio,change_prev_pct,change_first_pct,swept,"
+    "retries_deadlock,retries_serialization,retries_lock_timeout,retries_busy,retries_other\n";
 enum { C_TYPE = 7, C_SECOND, C_PCT, C_THREADS, C_MEASURED, C_COMMITTED, C_ROLLBACKS, C_RETRIES,
        C_ERRORS, C_COUNT, C_AVG, C_P50, C_P90, C_P95, C_P99, C_MAX, C_LAT, C_NOPM, C_TPM, C_ROWS,
        C_BYTES, C_MBPS, C_MON, C_EXP = C_MON + 13, C_ESTEP, C_ROWSPS, C_HIT, C_DPREV, C_DFIRST,
-       C_END }; /* then swept, the one text column at the end */
+       C_END, /* then swept, the one text column, then the retries by cause (added later) */
+       C_CAUSE0 = C_END + 1, C_ALL = C_CAUSE0 + DG_RETRY_NCAUSES };
 
 /* One CSV row under construction: numeric cells as text, empty when unset. */
 struct row {
-    char cell[C_END][40];
+    char cell[C_ALL][40]; /* cell[C_END] unused: swept is written from the record */
 };
 
 static void csv_text(FILE *out, const char *s)
@@ -72,6 +74,8 @@ static void emit(FILE *out, const char *kind, const struct dg_run_record *r, con
     fputc(',', out);
     if (!strcmp(kind, "step") && r->swept_json)
         csv_text(out, r->swept_json);
+    for (int c = C_CAUSE0; c < C_ALL; c++)
+        fprintf(out, ",%s", w->cell[c]);
     fputc('\n', out);
 }
 
@@ -94,6 +98,8 @@ static void csv_run(FILE *out, const struct dg_run_record *r)
         setu(&w, C_COMMITTED, x->committed);
         setu(&w, C_ROLLBACKS, x->rollbacks);
         setu(&w, C_RETRIES, x->retries);
+        for (int k = 0; k < DG_RETRY_NCAUSES && x->retry_causes_known; k++)
+            setu(&w, C_CAUSE0 + k, x->retry_causes[dg_retry_cause_at(k)]);
         setu(&w, C_ERRORS, x->errors);
         setu(&w, C_COUNT, dg_txn_count(x));
         setn(&w, C_AVG, x->avg_ms);

@@ -193,6 +193,12 @@ static void latency_table(FILE *out, const struct dg_run_record *r)
         fprintf(out, "</tr>\n");
     }
     fprintf(out, "</tbody></table>\n");
+    char causes[160];
+    if (*dg_report_retry_causes(r->txn, r->ntypes, causes, sizeof causes)) {
+        fprintf(out, "<p class=\"note retry-causes\">retries by cause: ");
+        dg_html_text(out, causes);
+        fprintf(out, "</p>\n");
+    }
     if (!scheduled(r))
         return;
     fprintf(out, "<h3>service time (from the actual start)</h3><table class=\"data service\"><thead><tr>"

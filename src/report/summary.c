@@ -93,6 +93,9 @@ void dg_report_run_text(FILE *out, const struct dg_run_record *r)
             fprintf(out, "  %-13s p50 %8.2f   p95 %8.2f   p99 %8.2f ms\n", r->txn[t].name,
                     r->txn[t].service_p50_ms, r->txn[t].service_p95_ms, r->txn[t].service_p99_ms);
     }
+    char causes[160];
+    if (*dg_report_retry_causes(r->txn, r->ntypes, causes, sizeof causes))
+        fprintf(out, "  retries by cause: %s\n", causes);
     if (r->ntargets)
         dg_report_targets_text(out, r);
     if (r->error[0])
@@ -105,6 +108,26 @@ void dg_report_run_text(FILE *out, const struct dg_run_record *r)
                      "(closed loop: service time).\n");
 }
 
+const char *dg_report_retry_causes(const struct dg_txn_summary *txn, int ntypes, char *buf, size_t n)
+{
+    uint64_t sum[DG_RETRY_NCAUSES] = {0};
+    size_t o = 0;
+    buf[0] = '\0';
+    for (int t = 0; t < ntypes; t++) {
+        if (!txn[t].retry_causes_known)
+            return buf;
+        for (int k = 0; k < DG_RETRY_NCAUSES; k++)
+            sum[k] += txn[t].retry_causes[k];
+    }
+    for (int k = 0; k < DG_RETRY_NCAUSES; k++) {
+        enum dg_retry_cause c = dg_retry_cause_at(k);
+        if (sum[c] && o < n)
+            o += (size_t)snprintf(buf + o, n - o, "%s%s %llu", o ? ", " : "", dg_retry_cause_name(c),
+                                  (unsigned long long)sum[c]);
+    }
+    return buf;
+}
+
 cJSON *dg_report_txns_json(const struct dg_txn_summary *txn, int ntypes)
 {
     cJSON *txns = cJSON_CreateObject();
@@ -115,6 +138,12 @@ cJSON *dg_report_txns_json(const struct dg_txn_summary *txn, int ntypes)
         cJSON_AddNumberToObject(j, "committed", (double)x->committed);
         cJSON_AddNumberToObject(j, "rollbacks", (double)x->rollbacks);
         cJSON_AddNumberToObject(j, "retries", (double)x->retries);
+        if (x->retry_causes_known) {
+            cJSON *rc = cJSON_AddObjectToObject(j, "retry_causes");
+            for (int k = 0; k < DG_RETRY_NCAUSES; k++)
+                cJSON_AddNumberToObject(rc, dg_retry_cause_name(dg_retry_cause_at(k)),
+                                        (double)x->retry_causes[dg_retry_cause_at(k)]);
+        }
         cJSON_AddNumberToObject(j, "errors", (double)x->errors);
         cJSON_AddNumberToObject(j, "avg_ms", x->avg_ms);
         cJSON_AddNumberToObject(j, "p50_ms", x->p50_ms);

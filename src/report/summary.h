@@ -34,6 +34,10 @@ void dg_report_targets_text(FILE *out, const struct dg_run_record *r);
 void dg_report_targets_json(cJSON *o, const struct dg_run_record *r);
 /* "1,234,568" for 1234567.8, into buf (n bytes); returns buf. */
 const char *dg_report_thousands(double v, char *buf, size_t n);
+/* The retries of txn[0..ntypes) by cause, summed over the types, as "deadlock 3, lock_timeout 1"
+ * (causes with none left out) into buf; "" when there were no retries or the run was stored
+ * before causes were kept. Returns buf. */
+const char *dg_report_retry_causes(const struct dg_txn_summary *txn, int ntypes, char *buf, size_t n);
 /* Completed transactions of one type: committed plus rolled back on purpose. */
 uint64_t dg_txn_count(const struct dg_txn_summary *t);
 

@@ -90,6 +90,17 @@ static const char *const migrations[] = {
     "ALTER TABLE run ADD COLUMN swept TEXT;"
     "ALTER TABLE run ADD COLUMN knobs TEXT;"
     "CREATE INDEX run_experiment ON run (experiment_id, experiment_step);",
+    /* 8: retries by cause (NULL in runs stored before: not told apart then) */
+    "ALTER TABLE run_txn ADD COLUMN retries_deadlock INTEGER;"
+    "ALTER TABLE run_txn ADD COLUMN retries_serialization INTEGER;"
+    "ALTER TABLE run_txn ADD COLUMN retries_lock_timeout INTEGER;"
+    "ALTER TABLE run_txn ADD COLUMN retries_busy INTEGER;"
+    "ALTER TABLE run_txn ADD COLUMN retries_other INTEGER;"
+    "ALTER TABLE run_target_txn ADD COLUMN retries_deadlock INTEGER;"
+    "ALTER TABLE run_target_txn ADD COLUMN retries_serialization INTEGER;"
+    "ALTER TABLE run_target_txn ADD COLUMN retries_lock_timeout INTEGER;"
+    "ALTER TABLE run_target_txn ADD COLUMN retries_busy INTEGER;"
+    "ALTER TABLE run_target_txn ADD COLUMN retries_other INTEGER;",
 };
 #define NMIGRATIONS ((int)(sizeof migrations / sizeof *migrations))
 
@@ -303,7 +314,7 @@ int dg_store_put(struct dg_store *s, struct dg_run_record *r, struct dg_err *err
         "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
     static const char txn_sql[] =
         "INSERT INTO run_txn (run_id, seq, " DG_STORE_TXN_COLS ") "
-        "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
+        "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
     sqlite3_stmt *st = NULL;
     int rc = -1;
     if (exec(s->db, "BEGIN IMMEDIATE", err))
@@ -530,6 +541,8 @@ int dg_store_bind_txn(sqlite3_stmt *st, int i, const struct dg_txn_summary *x)
     sqlite3_bind_double(st, i++, x->service_p99_ms);
     bind_hist(st, i++, x->service_hist);
     sqlite3_bind_double(st, i++, x->p90_limit_ms);
+    for (int k = 0; k < DG_RETRY_NCAUSES; k++)
+        sqlite3_bind_int64(st, i++, (sqlite3_int64)x->retry_causes[dg_retry_cause_at(k)]);
     return i;
 }
 
@@ -550,6 +563,9 @@ int dg_store_read_txn(sqlite3_stmt *st, int col, struct dg_txn_summary *x)
     x->service_p95_ms = sqlite3_column_double(st, col + 13);
     x->service_p99_ms = sqlite3_column_double(st, col + 14);
     x->p90_limit_ms = sqlite3_column_double(st, col + 16);
+    x->retry_causes_known = sqlite3_column_type(st, col + 17) != SQLITE_NULL;
+    for (int k = 0; k < DG_RETRY_NCAUSES; k++)
+        x->retry_causes[dg_retry_cause_at(k)] = (uint64_t)sqlite3_column_int64(st, col + 17 + k);
     return decode_col(st, col + 11, &x->hist) || decode_col(st, col + 15, &x->service_hist) ? -1 : 0;
 }
 

@@ -13,11 +13,13 @@
 #include "core/series.h"
 #include "core/workload.h"
 
-#define DG_STORE_SCHEMA_VERSION 7
+#define DG_STORE_SCHEMA_VERSION 8
 
 struct dg_txn_summary {
     char name[32];
     uint64_t committed, rollbacks, retries, errors;
+    uint64_t retry_causes[DG_RETRY_NCAUSES]; /* the retries by cause (enum dg_retry_cause) */
+    int retry_causes_known;                  /* 0 for runs stored before causes were kept */
     double avg_ms, p50_ms, p90_ms, p95_ms, p99_ms, max_ms;
     struct dg_hist *hist; /* owned by the record */
     /* Scheduled load models: hist is response time; this is service time (NULL otherwise). */

@@ -15,15 +15,16 @@ struct dg_store {
 int dg_store_fail(struct dg_err *err, sqlite3 *db, const char *what);
 void dg_store_bind_text(sqlite3_stmt *st, int i, const char *v);
 void dg_store_copy_col(sqlite3_stmt *st, int i, char *out, size_t n);
-/* Binds x's 17 columns (type ... p90_limit_ms, the order of run_txn after run_id, seq) from
- * parameter i on; returns the next parameter's index. */
+/* Binds x's 22 columns (type ... p90_limit_ms, retries_deadlock ... retries_other: the order
+ * of DG_STORE_TXN_COLS) from parameter i on; returns the next parameter's index. */
 int dg_store_bind_txn(sqlite3_stmt *st, int i, const struct dg_txn_summary *x);
-/* Reads the same 17 columns from column col on into x (which then owns its histograms).
+/* Reads the same 22 columns from column col on into x (which then owns its histograms).
  * Returns 0, or -1 when a histogram is damaged or memory ran out. */
 int dg_store_read_txn(sqlite3_stmt *st, int col, struct dg_txn_summary *x);
 #define DG_STORE_TXN_COLS                                                                          \
     "type, committed, rollbacks, retries, errors, avg_ms, p50_ms, p90_ms, p95_ms, p99_ms, max_ms, " \
-    "histogram, service_p50_ms, service_p95_ms, service_p99_ms, service_histogram, p90_limit_ms"
+    "histogram, service_p50_ms, service_p95_ms, service_p99_ms, service_histogram, p90_limit_ms, "   \
+    "retries_deadlock, retries_serialization, retries_lock_timeout, retries_busy, retries_other"
 
 /* store_targets.c: the per-target rows of r (run r->id), inside the caller's transaction. */
 int dg_store_put_targets(struct dg_store *s, const struct dg_run_record *r, struct dg_err *err);

@@ -13,10 +13,6 @@ RES=$T_TMP/results.db
 HOSTPORT=127.0.0.1:$DG_MY_PORT
 MY=(mariadb -h127.0.0.1 -P"$DG_MY_PORT" -uroot -N -B)
 
-sum_field() {
-    python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(sum(v[sys.argv[2]] for v in d["transactions"].values()))' "$1" "$2"
-}
-
 check_passes() {
     run_dg "$T_TMP/check.json" "$T_TMP/check.err" tpcc check --target "$TGT" --json
     if [[ $RC == 0 && $(json_get "$T_TMP/check.json" pass 2>/dev/null) == True ]]; then ok "$1"; else
@@ -91,6 +87,8 @@ if "${MY[@]}" -e "SET GLOBAL innodb_lock_wait_timeout = 1" >"$T_TMP/my.err" 2>&1
     "${MY[@]}" -e "SET GLOBAL innodb_lock_wait_timeout = DEFAULT" >/dev/null 2>&1
     check "run with a held lock exits 0" test "$rc" = 0
     num_cmp "run with a held lock: lock wait timeouts retried (retries > 0)" "$(sum_field "$T_TMP/lock.json" retries 2>/dev/null || echo 0)" ">" 0
+    num_cmp "run with a held lock: the retries are counted as lock timeouts (1205)" \
+        "$(sum_field "$T_TMP/lock.json" retry_causes.lock_timeout 2>/dev/null || echo 0)" ">" 0
     check "run with a held lock: errors = 0" test "$(sum_field "$T_TMP/lock.json" errors 2>/dev/null)" = 0
     check_passes "check after the run with a held lock passes"
 else
@@ -171,11 +169,15 @@ PY
     num_cmp "deadlock ($mode): the Payment was retried and counted (retries $retries)" "$retries" ">=" 1
     total=$(sum_field "$T_TMP/dl.json" retries 2>/dev/null || echo 0)
     num_cmp "deadlock ($mode): every retry was a deadlock (retries $total <= deadlocks $((after - before)))" "$total" "<=" "$((after - before))"
+    dl=$(sum_field "$T_TMP/dl.json" retry_causes.deadlock 2>/dev/null || echo x)
+    check "deadlock ($mode): the retries are counted as deadlocks ($dl of $total)" test "$dl" = "$total"
     check "deadlock ($mode): errors = 0" test "$(sum_field "$T_TMP/dl.json" errors 2>/dev/null)" = 0
     id=$(json_get "$T_TMP/dl.json" run_id 2>/dev/null)
     "$DG" runs show "${id:-0}" --json --results "$RES" >"$T_TMP/dl-show.json" 2>/dev/null
     check "deadlock ($mode): the stored run keeps the retry" test \
         "$(json_get "$T_TMP/dl-show.json" transactions.payment.retries 2>/dev/null)" = "$retries"
+    check "deadlock ($mode): the stored run keeps its cause" test \
+        "$(json_get "$T_TMP/dl-show.json" transactions.payment.retry_causes.deadlock 2>/dev/null)" = "$retries"
     check_passes "check after the $mode run with a deadlock passes"
 done
 

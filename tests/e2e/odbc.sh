@@ -16,9 +16,6 @@ PG_SO=$(so_path odbc-postgresql psqlodbcw.so)
 SQLITE_SO=$(so_path libsqliteodbc libsqlite3odbc.so)
 MY_SO=$(so_path odbc-mariadb libmaodbc.so)
 
-sum_field() {
-    python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(sum(v[sys.argv[2]] for v in d["transactions"].values()))' "$1" "$2"
-}
 no_secret() {
     if grep -qF -- "$3" "$2"; then not_ok "$1" "$(basename "$2") contains the password"; else ok "$1"; fi
 }

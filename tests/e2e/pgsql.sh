@@ -14,10 +14,6 @@ HOSTPORT=${HOSTPART%%/*}
 PSQL=(psql -X -q -v ON_ERROR_STOP=1 -At)
 
 # sum_field FILE FIELD: the sum of transactions.*.FIELD in a run's JSON
-sum_field() {
-    python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(sum(v[sys.argv[2]] for v in d["transactions"].values()))' "$1" "$2"
-}
-
 # check_passes NAME: tpcc check on the target exits 0 with "pass": true
 check_passes() {
     run_dg "$T_TMP/check.json" "$T_TMP/check.err" tpcc check --target "$TGT" --json
@@ -78,6 +74,8 @@ run_dg "$T_TMP/ser.json" "$T_TMP/ser.err" tpcc run --target "$TGT" --mode proced
     --duration 8s --isolation serializable --results "$RES" --json
 check "serializable procedures run exits 0" test "$RC" = 0
 num_cmp "serializable procedures run: retries > 0" "$(sum_field "$T_TMP/ser.json" retries 2>/dev/null || echo 0)" ">" 0
+num_cmp "serializable procedures run: serialization failures (40001) counted by cause" \
+    "$(sum_field "$T_TMP/ser.json" retry_causes.serialization 2>/dev/null || echo 0)" ">" 0
 check "serializable procedures run: errors = 0" test "$(sum_field "$T_TMP/ser.json" errors 2>/dev/null)" = 0
 check "serializable run records its isolation" test "$(json_get "$T_TMP/ser.json" options.isolation 2>/dev/null)" = serializable
 check_passes "check after the serializable procedures run passes"
@@ -85,6 +83,8 @@ run_dg "$T_TMP/ser2.json" "$T_TMP/ser2.err" tpcc run --target "$TGT" --mode sql 
     --duration 5s --isolation serializable --results "$RES" --json
 check "serializable sql run exits 0" test "$RC" = 0
 num_cmp "serializable sql run: retries > 0" "$(sum_field "$T_TMP/ser2.json" retries 2>/dev/null || echo 0)" ">" 0
+num_cmp "serializable sql run: serialization failures (40001) counted by cause" \
+    "$(sum_field "$T_TMP/ser2.json" retry_causes.serialization 2>/dev/null || echo 0)" ">" 0
 check_passes "check after the serializable sql run passes"
 
 # --- bad targets: exit 2, the problem named, the password never shown ----------------------

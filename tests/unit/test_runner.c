@@ -107,9 +107,10 @@ static int fake_next_type(void *term)
 }
 
 /* Schedule by the worker's transaction number n (0-based):
- *   n % 10 == 3  -> fails once with RETRY, then commits;
+ *   n % 10 == 3  -> fails once with RETRY (a serialization failure), then commits;
  *   n % 10 == 7  -> DG_ERR_EXPECTED (a rollback on purpose);
- *   n % 50 == 49 -> RETRY on every attempt (the runner gives up after max_retries: an error);
+ *   n % 50 == 49 -> RETRY (a deadlock) on every attempt (the runner gives up after max_retries:
+ *                   an error);
  *   otherwise commits. The worker knows the runner's retry rule so it can tell a retry from a
  * new transaction without looking at the terminal, whose restoration is what is checked. */
 static int fake_run(void *wctx, void *term, int type, struct dg_err *err)
@@ -143,8 +144,9 @@ static int fake_run(void *wctx, void *term, int type, struct dg_err *err)
     if (w->fail_left > 0) {
         w->fail_left--;
         w->expect_retry = w->attempt <= w->sh->max_retries;
-        return dg_err_set(err, DG_ERR_RETRY, 40001, "simulated serialization failure (txn %llu)",
-                          (unsigned long long)n);
+        dg_err_set(err, DG_ERR_RETRY, 40001, "simulated retryable failure (txn %llu)", (unsigned long long)n);
+        err->cause = n % 50 == 49 ? DG_RETRY_DEADLOCK : DG_RETRY_SERIALIZATION;
+        return -1;
     }
     w->expect_retry = 0;
     w->retried_ok += retry_attempt;
@@ -190,6 +192,8 @@ static struct dg_type_counts sum_types(const struct dg_run_result *res)
         s.committed += res->counts[k].committed;
         s.rollbacks += res->counts[k].rollbacks;
         s.retries += res->counts[k].retries;
+        for (int c = 0; c < DG_RETRY_NCAUSES; c++)
+            s.retry_causes[c] += res->counts[k].retry_causes[c];
         s.errors += res->counts[k].errors;
     }
     return s;
@@ -256,6 +260,11 @@ static void check_counted(struct dg_test *t, const struct dg_target *tg)
           (unsigned long long)s.committed, (unsigned long long)s.rollbacks, (unsigned long long)s.errors);
     CHECK(t, s.retries == 2 * (20 + 4 * 2), "counted run: retries counted apart (20x1 + 4x2 per worker)",
           "retries %llu, want 56", (unsigned long long)s.retries);
+    CHECK(t, s.retry_causes[DG_RETRY_SERIALIZATION] == 40 && s.retry_causes[DG_RETRY_DEADLOCK] == 16 &&
+              s.retry_causes[DG_RETRY_OTHER] == 0 && s.retry_causes[DG_RETRY_BUSY] == 0,
+          "counted run: retries counted by cause (serialization 2x20, deadlock 2x4x2)",
+          "serialization %llu deadlock %llu other %llu", (unsigned long long)s.retry_causes[DG_RETRY_SERIALIZATION],
+          (unsigned long long)s.retry_causes[DG_RETRY_DEADLOCK], (unsigned long long)s.retry_causes[DG_RETRY_OTHER]);
     CHECK(t, sh.mismatches == 0 && sh.retried_ok == 40,
           "retries restore the terminal: the same inputs are drawn again", "%llu mismatched retries, %llu retried ok",
           (unsigned long long)sh.mismatches, (unsigned long long)sh.retried_ok);
@@ -277,7 +286,7 @@ static void check_counted(struct dg_test *t, const struct dg_target *tg)
                  res.workers_failed == 0,
           "counted run: no warm-up, a measured time, nothing interrupted", "ntypes %d warmup %.3f measured %.6f",
           res.ntypes, res.warmup_s, res.measured_s);
-    CHECK(t, strstr(res.first_error, "simulated serialization failure") && strstr(res.first_error, "retryable"),
+    CHECK(t, strstr(res.first_error, "simulated retryable failure") && strstr(res.first_error, "retryable"),
           "the first error is kept for the user with its class", "first_error '%s'", res.first_error);
     CHECK(t, sh.inits == 2 && sh.terminal_seed[0] != sh.terminal_seed[1] && sh.nworkers_closed == 2,
           "one terminal per worker, seeded differently; every worker closed", "inits %llu closed %d",

@@ -24,6 +24,8 @@ int dg_my_err(const struct dg_conn *c, struct dg_err *err, enum dg_err_class cls
     vsnprintf(tmp, sizeof tmp, fmt, ap);
     va_end(ap);
     err->cls = cls;
+    err->cause = code == ER_LOCK_DEADLOCK ? DG_RETRY_DEADLOCK
+               : code == ER_LOCK_WAIT_TIMEOUT ? DG_RETRY_LOCK_TIMEOUT : DG_RETRY_OTHER;
     err->code = (int)code;
     err->sqlstate[0] = '\0';
     dg_secret_scrub(c ? &c->secrets : NULL, err->msg, sizeof err->msg, tmp, DG_SCRUB_MAP);

@@ -36,6 +36,19 @@ static enum dg_err_class classify(const char *state, SQLINTEGER native, const ch
     return DG_ERR_FATAL;
 }
 
+/* Why a retryable diagnostic happened: the engine's own code first (SQL Server reports its
+ * deadlock 1205 as SQLSTATE 40001), then the SQLSTATE; SQLite's lock messages are busy. */
+static enum dg_retry_cause retry_cause(const char *state, SQLINTEGER native, enum dg_dialect d)
+{
+    if ((d == DG_DIALECT_MYSQL && native == 1213) || (d == DG_DIALECT_MSSQL && native == 1205))
+        return DG_RETRY_DEADLOCK;
+    if ((d == DG_DIALECT_MYSQL && native == 1205) || (d == DG_DIALECT_MSSQL && native == 1222))
+        return DG_RETRY_LOCK_TIMEOUT;
+    if (d == DG_DIALECT_SQLITE)
+        return DG_RETRY_BUSY;
+    return dg_retry_cause_of_sqlstate(state);
+}
+
 int dg_odbc_fail(struct dg_conn *c, SQLSMALLINT type, SQLHANDLE h, const char *what, struct dg_err *err)
 {
     SQLCHAR state[6] = "", msg[400] = "";
@@ -62,6 +75,7 @@ int dg_odbc_fail(struct dg_conn *c, SQLSMALLINT type, SQLHANDLE h, const char *w
     if (err) {
         dg_secret_scrub(c ? &c->secrets : NULL, err->msg, sizeof err->msg, text, DG_SCRUB_MAP);
         snprintf(err->sqlstate, sizeof err->sqlstate, "%s", (const char *)state);
+        err->cause = cls == DG_ERR_RETRY ? retry_cause((const char *)state, native, d) : DG_RETRY_OTHER;
     }
     return -1;
 }
