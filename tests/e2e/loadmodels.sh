@@ -87,7 +87,10 @@ grep -Eq '^ +0  measure' "$T_TMP/series.txt" && ok "runs show --series prints se
 run_dg "$T_TMP/null.json" "$T_TMP/null.err" tpcc run --target null: --warehouses 300 --think-time --think-time-scale 0.1 --vus 4 --duration 8s --results "$RES" --json
 check "null driver, 3,000 terminals over 4 workers exits 0" test "$RC" = 0
 check "null driver run has 3,000 terminals" test "$(json_get "$T_TMP/null.json" terminals)" = 3000
-num_cmp "null driver keeps the schedule lag p99 under 5 ms" "$(json_get "$T_TMP/null.json" lag_p99_ms)" "<" 5
+# A scheduler that cannot keep up shows a lag that grows with the run, to seconds (the overloaded
+# run above); one that keeps up stays near the timer's resolution whatever the machine's load.
+# 100 ms tells the two apart without timing this machine (bench/ measures the lag itself).
+num_cmp "null driver keeps up with 3,000 terminals: schedule lag p99 under 100 ms" "$(json_get "$T_TMP/null.json" lag_p99_ms)" "<" 100
 
 # --- bad combinations --------------------------------------------------------------------------
 expect_exit "--rate with --think-time exits 2" 2 tpcc run --target "$TGT" --rate 10 --think-time
