@@ -302,6 +302,12 @@ def compare_check(path, dbp, a, b):
     for name, va, vb in (("NOPM", ra["nopm"], rb["nopm"]), ("TPM", ra["tpm"], rb["tpm"]), ("new_order p95 ms", ta, tb)):
         line = next((l for l in text.splitlines() if l.startswith(name + " ")), "")
         check(line.split()[-1] == pct(va, vb), f"compare: {name} change {pct(va, vb)} from the stored {va} and {vb}", line)
+    for name in ("retries", "errors"):
+        va, vb = [d.execute("SELECT SUM(%s) FROM run_txn WHERE run_id = ?" % name, (x,)).fetchone()[0] for x in (a, b)]
+        line = next((l for l in text.splitlines() if l.startswith(name + " ")), "")
+        f = line.split()
+        check(f[1:3] == ["{:,}".format(va), "{:,}".format(vb)] and f[3] == (pct(va, vb) if va else "n/a"),
+              f"compare: {name} of all types side by side ({va}, {vb}) as stored", line)
 
 def compare_groups_check(path, dbp, groups, html_path=None):
     """compare group:A group:B [group:C ...]: each later side's MB/s change from the first, per

@@ -54,6 +54,14 @@ static int run_rows(struct dg_compare *c, int side, const struct dg_run_record *
         rc |= put(c, side, "TPM", 0, r->tpm);
         rc |= put(c, side, "measured s", 1, r->measured_s);
     }
+    /* what the database pushed back: a configuration that deadlocks or times out more shows here */
+    uint64_t retries = 0, errors = 0;
+    for (int t = 0; t < r->ntypes; t++) {
+        retries += r->txn[t].retries;
+        errors += r->txn[t].errors;
+    }
+    rc |= put(c, side, "retries", 0, (double)retries);
+    rc |= put(c, side, "errors", 0, (double)errors);
     for (int t = 0; t < r->ntypes; t++) {
         const struct dg_txn_summary *x = &r->txn[t];
         static const char *const what[] = {"count", "p50 ms", "p95 ms", "p99 ms", "max ms"};

@@ -22,7 +22,7 @@ last_id() { sqlite3 "$RES" "SELECT MAX(id) FROM run"; }
 TPCC=sqlite:$T_TMP/tpcc.db
 STRESS=sqlite:$T_TMP/stress.db
 expect_exit "fixture: tpcc load 1 warehouse" 0 tpcc load --target "$TPCC" --warehouses 1
-expect_exit "fixture: tpcc run A with a <script> label" 0 tpcc run --target "$TPCC" --vus 2 --warmup 2s --duration 4s --results "$RES" --label "$LABEL"
+expect_exit "fixture: tpcc run A with a <script> label (busy_timeout=0: it has retries)" 0 tpcc run --target "$TPCC?busy_timeout=0" --vus 2 --warmup 2s --duration 4s --results "$RES" --label "$LABEL"
 A=$(last_id)
 expect_exit "fixture: tpcc run B" 0 tpcc run --target "$TPCC" --vus 1 --warmup 1s --duration 3s --results "$RES" --label "run B"
 B=$(last_id)
