@@ -298,7 +298,7 @@ static void *worker_main(void *arg)
             break;
         memcpy(w->saved, j.term, wl->terminal_size);
         dg_ns t0 = dg_now_ns();
-        uint64_t tries = 0, causes[DG_RETRY_NCAUSES] = {0};
+        uint64_t tries = 0, causes[DG_RETRY_NCAUSES]; /* causes: zeroed at the first retry only */
         int rc;
         for (;;) {
             rc = wl->run(w->wctx, j.term, j.type, &e);
@@ -308,7 +308,8 @@ static void *worker_main(void *arg)
             w->conn.drv->rollback(w->conn.c, &ignore);
             if (e.cls != DG_ERR_RETRY || (int)tries >= cfg->max_retries)
                 break;
-            tries++;
+            if (!tries++)
+                memset(causes, 0, sizeof causes);
             causes[e.cause >= 0 && e.cause < DG_RETRY_NCAUSES ? e.cause : DG_RETRY_OTHER]++;
             memcpy(j.term, w->saved, wl->terminal_size); /* same inputs again */
             if (tries > 1) {
