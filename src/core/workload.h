@@ -11,8 +11,16 @@
 
 #define DG_MAX_TYPES 8
 
+struct dg_figure_def; /* core/figures.h */
+
 struct dg_workload {
-    const char *name;
+    const char *name;    /* as stored with each run: "tpcc" */
+    const char *command; /* its dbgauge subcommand: "tpcc" */
+    const char *summary; /* one line for `dbgauge --help` */
+    /* Its headline figures, most important first (core/figures.h): derived from the counts
+     * by the run life, kept by the store, rendered by report/ without asking which workload. */
+    const struct dg_figure_def *figures;
+    int nfigures;
     int ntypes;
     const char *const *type_names;
     /* Keying time and mean think time per type, in seconds (NULL: the workload has none). */
@@ -36,5 +44,11 @@ struct dg_workload {
      * counts them in the phase the transaction belongs to. */
     void (*take_volume)(void *wctx, uint64_t *rows, uint64_t *bytes);
 };
+
+/* Registry (src/workloads/registry.c): the workloads built into this binary, NULL-terminated,
+ * in the order `dbgauge --help` lists them. */
+extern const struct dg_workload *const dg_workloads[];
+/* The workload stored as name (struct dg_workload.name), or NULL. */
+const struct dg_workload *dg_workload_find(const char *name);
 
 #endif

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/figures.h"
 #include "core/rng.h"
 
 static const char *const type_names[] = {"query"};
@@ -106,8 +107,20 @@ static void wl_take_volume(void *wctx, uint64_t *rows, uint64_t *bytes)
     w->rows = w->bytes = 0;
 }
 
+/* SQLQueryStress's figures: data fetched per second and the test's run time; rows/s beside. */
+static const struct dg_figure_def figures[] = {
+    {.name = "mb_per_s", .label = "MB/s", .unit = "MB/s", .count = DG_FIG_BYTES, .type = DG_FIG_ALL_TYPES, .scale = 1e-6,
+     .decimals = 1},
+    {.name = "rows_per_s", .label = "rows/s", .unit = "/s", .count = DG_FIG_ROWS, .type = DG_FIG_ALL_TYPES, .scale = 1},
+    {.name = "run_time_s", .label = "run time", .unit = "s", .count = DG_FIG_RUN_TIME, .decimals = 2},
+};
+
 const struct dg_workload stress_workload = {
     .name = "stress",
+    .command = "stress",
+    .summary = "query stress: T threads x N iterations of a query (see dbgauge stress --help)",
+    .figures = figures,
+    .nfigures = sizeof figures / sizeof *figures,
     .ntypes = 1,
     .type_names = type_names,
     .terminal_size = sizeof(struct stress_term),
