@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "core/driver.h"
+#include "core/figures.h"
 #include "core/hist.h"
 #include "core/hostinfo.h"
 #include "core/monitor.h"
@@ -38,6 +39,9 @@ struct dg_target_summary {
     char *settings_json;   /* owned */
     int warehouses, vus, workers_failed;
     double nopm, tpm;
+    /* The workload's headline figures over this target's counts (core/figures.h). */
+    int nfigures;
+    struct dg_figure figures[DG_MAX_FIGURES];
     double avg_ms, p50_ms, p95_ms, p99_ms, max_ms; /* all types together */
     int ntypes;
     struct dg_txn_summary txn[DG_MAX_TYPES];      /* histograms owned */
@@ -60,6 +64,10 @@ struct dg_run_record {
     int warehouses, vus;
     double warmup_s, measured_s;
     double nopm, tpm, client_cpu_s;
+    /* The workload's headline figures, most important first (core/figures.h): what every
+     * rendering shows as the run's result, whatever the workload. */
+    int nfigures;
+    struct dg_figure figures[DG_MAX_FIGURES];
     char error[512];
     /* The load model: "closed", "rate" or "think". */
     char load_model[8];
