@@ -97,9 +97,9 @@ rm -f "$db" "$db-wal" "$db-shm"
 "$dbgauge" tpcc load --target "sqlite:$db" --warehouses 1 --seed 1 >/dev/null 2>&1
 cg="$work/callgrind.out"
 rm -f "$cg"*
-# Only the worker thread is collected (worker_main: its connection, statements and the
+# Only the worker thread is collected (dg_worker_main: its connection, statements and the
 # transaction loop), so start-up, the schema probe and the results store do not count.
-valgrind --tool=callgrind --callgrind-out-file="$cg" --toggle-collect=worker_main \
+valgrind --tool=callgrind --callgrind-out-file="$cg" --toggle-collect=dg_worker_main \
     "$dbgauge" tpcc run --target "sqlite:$db" --vus 1 --txns-per-vu "$TXNS" --seed 1 \
     --results "$work/results.db" >"$work/run.txt" 2>"$work/valgrind.txt"
 ann="$work/annotate.txt"
