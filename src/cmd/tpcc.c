@@ -500,10 +500,10 @@ static int prepare_target(const struct tpcc_opts *o, const char *cmd, int k, str
     struct tpcc_nurand c_load;
     if (open_target(cmd, o->targets[k], &rt->t))
         return DG_EXIT_USAGE;
-    rt->sh = (struct tpcc_shared){.dialect = rt->t.drv->dialect, .isolation = o->isolation, .mode = o->mode};
+    rt->sh = (struct tpcc_shared){.dialect = dg_driver_dialect(rt->t.drv), .isolation = o->isolation, .mode = o->mode};
     struct dg_connect_opts co = {.memory_bytes = session_memory_bytes};
     if (dg_connect(&rt->t, &co, &h, err) || tpcc_schema_probe(&h, &rt->sh.warehouses, err) ||
-        rt->t.drv->server_info(h.c, &rt->si, err) ||
+        dg_server_info(&h, &rt->si, err) ||
         (o->mode == TPCC_MODE_PROCEDURES && tpcc_procedures_ensure(&h, err))) {
         dg_disconnect(&h);
         return target_err(cmd, k, o->ntargets, rt, err);

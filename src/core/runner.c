@@ -124,10 +124,9 @@ static int open_worker(struct worker *w, struct dg_err *err)
 static void publish_cache(struct worker *w)
 {
     _Atomic uint64_t *out = w->r->cfg->conn_cache;
-    const struct dg_driver *drv = w->conn.drv;
     struct dg_err ignore;
     uint64_t h, m;
-    if (!out || !w->conn.c || !drv->cache_stats || drv->cache_stats(w->conn.c, &h, &m, &ignore))
+    if (!out || !w->conn.c || dg_cache_stats(&w->conn, &h, &m, &ignore))
         return;
     w->cache_last[0] = h;
     w->cache_last[1] = m;
@@ -305,7 +304,7 @@ static void *worker_main(void *arg)
             if (rc == 0 || e.cls == DG_ERR_EXPECTED)
                 break;
             struct dg_err ignore;
-            w->conn.drv->rollback(w->conn.c, &ignore);
+            dg_rollback(&w->conn, &ignore);
             if (e.cls != DG_ERR_RETRY || (int)tries >= cfg->max_retries)
                 break;
             if (!tries++)

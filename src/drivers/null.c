@@ -131,7 +131,6 @@ static int nl_server_info(struct dg_conn *c, struct dg_server_info *info, struct
 static const char *const schemes[] = {"null", NULL};
 
 const struct dg_driver dg_driver_null = {
-    .abi = DG_DRIVER_ABI,
     .name = "null",
     .schemes = schemes,
     .dialect = DG_DIALECT_NONE,

@@ -437,11 +437,10 @@ static int sq_server_local(struct dg_conn *c, char *data_dir, size_t n, long *pi
 static const char *const schemes[] = {"sqlite", NULL};
 
 const struct dg_driver dg_driver_sqlite = {
-    .abi = DG_DRIVER_ABI,
     .name = "sqlite",
     .schemes = schemes,
     .dialect = DG_DIALECT_SQLITE,
-    .caps = DG_CAP_PREPARE | DG_CAP_MEMORY | DG_CAP_CACHE_PER_CONN | DG_CAP_MEMORY_SESSION,
+    .caps = DG_CAP_CACHE_PER_CONN | DG_CAP_MEMORY_SESSION,
     .connect = sq_connect,
     .disconnect = sq_disconnect,
     .exec = sq_exec,

@@ -412,11 +412,10 @@ static int my_load_mode(struct dg_conn *c, int on, struct dg_err *err)
 static const char *const my_schemes[] = {"mysql", "mariadb", NULL};
 
 const struct dg_driver dg_driver_mysql = {
-    .abi = DG_DRIVER_ABI,
     .name = "mysql",
     .schemes = my_schemes,
     .dialect = DG_DIALECT_MYSQL,
-    .caps = DG_CAP_PREPARE | DG_CAP_BULK | DG_CAP_PROCEDURES | DG_CAP_MEMORY | DG_CAP_MEMORY_LIVE,
+    .caps = DG_CAP_MEMORY_LIVE,
     .connect = my_connect,
     .disconnect = my_disconnect,
     .exec = my_exec,

@@ -468,11 +468,10 @@ static int odbc_load_mode(struct dg_conn *c, int on, struct dg_err *err)
 static const char *const schemes[] = {"odbc", NULL};
 
 const struct dg_driver dg_driver_odbc = {
-    .abi = DG_DRIVER_ABI,
     .name = "odbc",
     .schemes = schemes,
     .dialect = DG_DIALECT_NONE, /* per connection: conn_dialect */
-    .caps = DG_CAP_PREPARE | DG_CAP_BULK | DG_CAP_MEMORY,
+    .caps = 0,
     .connect = odbc_connect,
     .disconnect = odbc_disconnect,
     .exec = odbc_exec,

@@ -320,11 +320,10 @@ static int pg_load_mode(struct dg_conn *c, int on, struct dg_err *err)
 static const char *const pg_schemes[] = {"postgres", "postgresql", NULL};
 
 const struct dg_driver dg_driver_pgsql = {
-    .abi = DG_DRIVER_ABI,
     .name = "pgsql",
     .schemes = pg_schemes,
     .dialect = DG_DIALECT_PGSQL,
-    .caps = DG_CAP_PREPARE | DG_CAP_BULK | DG_CAP_PIPELINE | DG_CAP_PROCEDURES,
+    .caps = DG_CAP_PIPELINE,
     .connect = pg_connect,
     .disconnect = pg_disconnect,
     .exec = pg_exec,
@@ -353,4 +352,6 @@ const struct dg_driver dg_driver_pgsql = {
     .set_streaming = dg_pg_set_streaming,
     .cache_stats = dg_pg_cache_stats,
     .server_local = dg_pg_server_local,
+    .server_pid = dg_pg_server_pid,
+    .server_restart = dg_pg_server_restart,
 };

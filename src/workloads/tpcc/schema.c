@@ -111,7 +111,7 @@ int tpcc_schema_create(struct dg_conn_h *h, struct dg_err *err)
 {
     char sql[2048];
     for (int i = 0; tpcc_schema_sql(dg_conn_dialect(h), i, sql, sizeof sql) >= 0; i++)
-        if (h->drv->exec(h->c, sql, err))
+        if (dg_exec(h, sql, err))
             return -1;
     return 0;
 }
@@ -121,10 +121,10 @@ int tpcc_schema_drop(struct dg_conn_h *h, struct dg_err *err)
     char sql[128];
     for (size_t i = 0; i < NTABLES; i++) {
         snprintf(sql, sizeof sql, "DROP TABLE IF EXISTS %s", tables[i].name);
-        if (h->drv->exec(h->c, sql, err))
+        if (dg_exec(h, sql, err))
             return -1;
     }
-    return h->drv->exec(h->c, "DROP TABLE IF EXISTS dbgauge_tpcc_meta", err);
+    return dg_exec(h, "DROP TABLE IF EXISTS dbgauge_tpcc_meta", err);
 }
 
 /* Secondary access paths the transactions need: customers by last name (Payment,
@@ -186,25 +186,25 @@ int tpcc_meta_write(struct dg_conn_h *h, const struct tpcc_nurand *c, int wareho
     snprintf(sql, sizeof sql,
              "INSERT INTO dbgauge_tpcc_meta VALUES (%d, %d, %d, %d, CURRENT_TIMESTAMP)", c->c_last,
              c->c_id, c->ol_i_id, warehouses);
-    return h->drv->exec(h->c, sql, err);
+    return dg_exec(h, sql, err);
 }
 
 int tpcc_meta_read(struct dg_conn_h *h, struct tpcc_nurand *c, struct dg_err *err)
 {
     struct dg_stmt *s = NULL;
     struct dg_err ignored;
-    if (h->drv->prepare(h->c, "SELECT c_last_load, c_id, ol_i_id FROM dbgauge_tpcc_meta", 0, &s,
+    if (dg_prepare(h, "SELECT c_last_load, c_id, ol_i_id FROM dbgauge_tpcc_meta", 0, &s,
                         &ignored))
         return 0; /* a database loaded by another kit */
     int found = 0;
-    if (h->drv->execute(s, NULL, err) == 0 && h->drv->next_row(s, err) == 1) {
-        c->c_last = (int)h->drv->col_int(s, 0);
-        c->c_id = (int)h->drv->col_int(s, 1);
-        c->ol_i_id = (int)h->drv->col_int(s, 2);
+    if (dg_execute(h, s, NULL, err) == 0 && dg_next_row(h, s, err) == 1) {
+        c->c_last = (int)dg_col_int(h, s, 0);
+        c->c_id = (int)dg_col_int(h, s, 1);
+        c->ol_i_id = (int)dg_col_int(h, s, 2);
         found = 1;
-        h->drv->reset(s);
+        dg_reset(h, s);
     }
-    h->drv->finalize(s);
+    dg_finalize(h, s);
     return found;
 }
 
