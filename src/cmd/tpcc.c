@@ -699,14 +699,9 @@ out:
 /* dbgauge tpcc sql DIALECT: prints the SQL TPC-C would send (no connection). */
 static int cmd_sql(int argc, char **argv)
 {
-    static const struct {
-        const char *name;
-        enum dg_dialect d;
-    } names[] = {{"sqlite", DG_DIALECT_SQLITE}, {"pgsql", DG_DIALECT_PGSQL},
-                 {"mysql", DG_DIALECT_MYSQL}, {"mssql", DG_DIALECT_MSSQL}};
-    for (size_t i = 0; argc == 2 && i < sizeof names / sizeof *names; i++)
-        if (!strcmp(argv[1], names[i].name))
-            return tpcc_dump_sql(names[i].d, stdout) ? DG_EXIT_FAILED : DG_EXIT_OK;
+    enum dg_dialect d = argc == 2 ? dg_dialect_by_name(argv[1]) : DG_DIALECT_NONE;
+    if (d != DG_DIALECT_NONE)
+        return tpcc_dump_sql(d, stdout) ? DG_EXIT_FAILED : DG_EXIT_OK;
     return dg_usage_error("tpcc sql", "expected one dialect: sqlite, pgsql, mysql or mssql");
 }
 

@@ -471,7 +471,7 @@ int tpcc_load(const struct tpcc_load_opts *o, struct tpcc_load_result *res, stru
 
     /* One SQLite file has one writer at a time: more jobs would only queue on its lock. */
     int jobs = o->jobs < 1 ? 1 : o->jobs > 64 ? 64 : o->jobs;
-    if (dg_conn_dialect(&h) == DG_DIALECT_SQLITE)
+    if (dg_dialect(dg_conn_dialect(&h))->single_writer)
         jobs = 1;
     if (jobs > o->warehouses + 1)
         jobs = o->warehouses + 1;

@@ -222,8 +222,9 @@ struct tpcc_proc_worker {
 
 static int no_procedures(enum dg_dialect d, struct dg_err *err)
 {
-    if (d == DG_DIALECT_SQLITE)
-        return dg_err_set(err, DG_ERR_USER, 0, "SQLite has no stored procedures; use --mode sql");
+    if (d != DG_DIALECT_NONE && !dg_dialect(d)->procedures)
+        return dg_err_set(err, DG_ERR_USER, 0, "%s has no stored procedures; use --mode sql",
+                          dg_dialect(d)->display);
     return dg_err_set(err, DG_ERR_USER, 0,
                       "--mode procedures is not available for this target yet; use --mode sql");
 }

@@ -27,7 +27,7 @@ int tpcc_sql_worker_open(const struct tpcc_shared *sh, struct dg_conn_h *h, stru
     w->h = h;
     w->sh = sh;
     char sql[1024];
-    int returning = tpcc_has_returning(dg_conn_dialect(h));
+    int returning = dg_dialect(dg_conn_dialect(h))->returning != DG_RETURNING_NONE;
     for (int i = 0; i < S_COUNT + TPCC_DISTRICTS; i++) {
         struct dg_stmt **st = i < S_COUNT ? &w->st[i] : &w->stock[i - S_COUNT];
         if (tpcc_txn_sql(dg_conn_dialect(h), i, sql, sizeof sql) < 0) {
