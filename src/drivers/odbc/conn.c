@@ -233,8 +233,8 @@ static enum dg_dialect dialect_of(const char *dbms)
 static void odbc_disconnect(struct dg_conn *c)
 {
     dg_odbc_batches_drop(c, NULL);
-    while (c->stmts)
-        dg_odbc_finalize(c->stmts);
+    while (c->stmts.head)
+        dg_odbc_finalize(DG_LIST_ENTRY(c->stmts.head, struct dg_stmt, link));
     if (c->scratch)
         SQLFreeHandle(SQL_HANDLE_STMT, c->scratch);
     if (c->dbc) {

@@ -209,11 +209,8 @@ static void conn_free(struct dg_conn *c)
         return;
     if (c->bulk)
         dg_pg_bulk_free(c->bulk);
-    while (c->stmts) {
-        struct dg_stmt *s = c->stmts;
-        c->stmts = s->next;
-        dg_pg_stmt_free(s);
-    }
+    for (struct dg_link *n; (n = dg_list_pop(&c->stmts));)
+        dg_pg_stmt_free(DG_LIST_ENTRY(n, struct dg_stmt, link));
     if (c->pg)
         PQfinish(c->pg);
     dg_secrets_free(&c->secrets);
