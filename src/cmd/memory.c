@@ -72,15 +72,19 @@ static void note(cJSON *arr, const char *what, const char *text)
     cJSON_AddItemToArray(arr, cJSON_CreateString(buf));
 }
 
+/* pg_datadir= and pg_ctl= name a PostgreSQL server on this machine, whichever driver reaches
+ * it (pgsql or ODBC): its engine's driver controls it. */
+static const struct dg_driver *pg_control(void) { return dg_server_ctl_driver(DG_DIALECT_PGSQL); }
+
 /* The user's restart command, or the driver's restart of the server on pg_datadir. */
-static int restart_server(const struct dg_target *t, const struct dg_memory_opts *m, struct dg_err *err)
+static int restart_server(const struct dg_memory_opts *m, struct dg_err *err)
 {
     if (m->restart_cmd) {
         fprintf(stderr, "restarting the server (restart_cmd)\n");
         const char *argv[] = {"/bin/sh", "-c", m->restart_cmd, NULL};
         return dg_run_wait(argv, NULL, "restart_cmd", err);
     }
-    return dg_server_restart(t, m->pg_datadir, m->pg_ctl, err);
+    return dg_server_restart(pg_control(), m->pg_datadir, m->pg_ctl, err);
 }
 
 /* Connects until the server answers (60 s at most). */
@@ -129,7 +133,7 @@ int dg_memory_apply(const struct dg_target *t, const struct dg_memory_opts *m,
                 note(no, "db_memory not applied: ", "set for the next server start, but nothing restarts "
                                                      "it (give restart_cmd= or pg_datadir=)");
             } else {
-                if (restart_server(t, m, err) || reconnect(t, &h, err))
+                if (restart_server(m, err) || reconnect(t, &h, err))
                     goto out;
                 dg_disconnect(&h);
                 snprintf(buf, sizeof buf, "%llu bytes, server restarted", (unsigned long long)m->db_memory);
@@ -143,7 +147,7 @@ int dg_memory_apply(const struct dg_target *t, const struct dg_memory_opts *m,
         int n = 0;
         if (dg_dialect(dg_driver_dialect(t->drv))->embedded) {
             pids[n++] = getpid(); /* the engine runs inside dbgauge */
-        } else if (m->pg_datadir && (pids[0] = (pid_t)dg_server_pid(t, m->pg_datadir)) > 0) {
+        } else if (m->pg_datadir && (pids[0] = (pid_t)dg_server_pid(pg_control(), m->pg_datadir)) > 0) {
             n = 1 + dg_child_pids(pids[0], pids + 1, DG_MEMCG_MAX_PIDS - 1);
         }
         struct dg_err e2;

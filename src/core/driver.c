@@ -356,16 +356,26 @@ int dg_set_memory(const struct dg_conn_h *h, uint64_t bytes, struct dg_err *err)
     return h->drv->set_memory(h->c, bytes, err);
 }
 
-long dg_server_pid(const struct dg_target *t, const char *data_dir)
+const struct dg_driver *dg_server_ctl_driver(enum dg_dialect d)
 {
-    return t->drv->server_pid ? t->drv->server_pid(data_dir) : 0;
+    for (int i = 0; dg_drivers[i]; i++)
+        if (dg_drivers[i]->dialect == d && dg_drivers[i]->server_restart)
+            return dg_drivers[i];
+    return NULL;
 }
 
-int dg_server_restart(const struct dg_target *t, const char *data_dir, const char *ctl, struct dg_err *err)
+long dg_server_pid(const struct dg_driver *drv, const char *data_dir)
 {
-    if (!t->drv->server_restart)
-        return dg_unsupported(t->drv, "restarting the server", err);
-    return t->drv->server_restart(data_dir, ctl, err);
+    return drv && drv->server_pid ? drv->server_pid(data_dir) : 0;
+}
+
+int dg_server_restart(const struct dg_driver *drv, const char *data_dir, const char *ctl, struct dg_err *err)
+{
+    if (!drv)
+        return dg_err_set(err, DG_ERR_USER, 0, "restarting the server: no driver of this build controls it");
+    if (!drv->server_restart)
+        return dg_unsupported(drv, "restarting the server", err);
+    return drv->server_restart(data_dir, ctl, err);
 }
 
 void dg_server_info_add(struct dg_server_info *info, const char *name, const char *value)

@@ -92,7 +92,8 @@ struct dg_stmt;
 struct dg_bulk;
 
 /* Called once per row of one execution inside execute_batch: k is the index of the
- * parameter set (0..n-1); read columns with the stmt accessors. Return 0 to go on. */
+ * parameter set (0..n-1); read columns with dg_col_* and the handle stmt was prepared on
+ * (keep it in ctx). Return 0 to go on. */
 typedef int (*dg_row_fn)(void *ctx, int k, struct dg_stmt *stmt);
 
 /* One entry of execute_calls: stmt run nsets times with the parameter sets laid end to end
@@ -352,10 +353,14 @@ int dg_server_local(const struct dg_conn_h *h, char *data_dir, size_t n, long *p
 /* -- server control -- */
 /* set_memory; without the slot -1 with a DG_ERR_USER "not supported" error. */
 int dg_set_memory(const struct dg_conn_h *h, uint64_t bytes, struct dg_err *err);
-/* server_pid of t's driver; 0 without the slot. */
-long dg_server_pid(const struct dg_target *t, const char *data_dir);
-/* server_restart of t's driver; without the slot -1 with a DG_ERR_USER "not supported" error. */
-int dg_server_restart(const struct dg_target *t, const char *data_dir, const char *ctl, struct dg_err *err);
+/* The built-in driver that controls local servers of engine d (it fills server_restart):
+ * a server reached through another driver (ODBC to PostgreSQL) is controlled as its engine's
+ * own driver does it. NULL when this build has none. Static: never freed. */
+const struct dg_driver *dg_server_ctl_driver(enum dg_dialect d);
+/* server_pid of drv (may be NULL); 0 without it or its slot. */
+long dg_server_pid(const struct dg_driver *drv, const char *data_dir);
+/* server_restart of drv (may be NULL); without it or its slot -1 with a DG_ERR_USER error. */
+int dg_server_restart(const struct dg_driver *drv, const char *data_dir, const char *ctl, struct dg_err *err);
 
 const char *dg_isolation_name(enum dg_isolation iso);
 void dg_server_info_add(struct dg_server_info *info, const char *name, const char *value);

@@ -4,6 +4,7 @@
  * their documented fallback. No database is opened. */
 #include <string.h>
 
+#include "dg_config.h"
 #include "core/dialect.h"
 #include "core/driver.h"
 #include "check.h"
@@ -92,7 +93,6 @@ static void fallbacks(struct dg_test *t)
     static const char *const schemes[] = {"fake", NULL};
     struct dg_driver fake = {.name = "fake", .schemes = schemes, .exec = fake_exec};
     struct dg_conn_h h = {.drv = &fake, .c = NULL};
-    struct dg_target tg = {.drv = &fake};
     struct dg_err err;
     uint64_t hits, misses;
     char dir[16] = "x";
@@ -112,9 +112,20 @@ static void fallbacks(struct dg_test *t)
                  strstr(err.msg, "not supported by driver fake"),
           "bulk absent: 'not supported by driver fake'", "%s", err.msg);
     dg_err_clear(&err);
-    CHECK(t, dg_server_restart(&tg, "/nonexistent", NULL, &err) == -1 && err.cls == DG_ERR_USER,
+    CHECK(t, dg_server_restart(&fake, "/nonexistent", NULL, &err) == -1 && err.cls == DG_ERR_USER,
           "server_restart absent: a user error", "%s", err.msg);
-    CHECK(t, dg_server_pid(&tg, "/nonexistent") == 0, "server_pid absent: 0", "not 0");
+    dg_err_clear(&err);
+    CHECK(t, dg_server_restart(NULL, "/nonexistent", NULL, &err) == -1 && err.cls == DG_ERR_USER,
+          "no controlling driver: a user error", "%s", err.msg);
+    CHECK(t, dg_server_pid(&fake, "/nonexistent") == 0 && dg_server_pid(NULL, "/x") == 0,
+          "server_pid absent: 0", "not 0");
+    CHECK(t, dg_server_ctl_driver(DG_DIALECT_SQLITE) == NULL && dg_server_ctl_driver(DG_DIALECT_NONE) == NULL,
+          "no driver controls SQLite or no engine", "one does");
+#if DG_HAVE_PGSQL
+    const struct dg_driver *pg = dg_server_ctl_driver(DG_DIALECT_PGSQL);
+    CHECK(t, pg && !strcmp(dg_driver_name(pg), "pgsql") && dg_driver_has(pg, server_pid),
+          "the pgsql driver controls PostgreSQL servers", "%s", pg ? dg_driver_name(pg) : "none");
+#endif
     CHECK(t, !dg_driver_has(&fake, set_memory) && dg_driver_has(&fake, exec) && dg_exec(&h, "x", &err) == 0,
           "dg_driver_has reads the slot; dg_exec calls it", "it does not");
 }
