@@ -1,25 +1,20 @@
 /* memory.c — applies --db-memory / --mem-cap / --drop-caches before a run: the driver's
- * set_memory, a server restart (the user's command, or pg_ctl on a local data directory) and
- * a wait for the server to answer again, then the cgroup and the page cache (core/memctl.c).
+ * set_memory, a server restart (the user's command, or the driver's server_restart on a local
+ * data directory) and a wait for the server to answer again, then the cgroup (the server's PID
+ * from the driver's server_pid) and the page cache (core/memctl.c). Knows no engine's files.
  * Never prints or stores the restart command. */
 #include "cmd/memory.h"
 
-#include <errno.h>
-#include <pwd.h>
-#include <grp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cjson/cJSON.h>
 
 #include "core/clock.h"
 #include "core/opts.h"
-
-#define DEFAULT_PG_CTL "/usr/lib/postgresql/15/bin/pg_ctl"
+#include "core/proc.h"
 
 int dg_memory_opt(struct dg_memory_opts *m, int opt, const char *arg, struct dg_err *err)
 {
@@ -77,53 +72,19 @@ static void note(cJSON *arr, const char *what, const char *text)
     cJSON_AddItemToArray(arr, cJSON_CreateString(buf));
 }
 
-/* Runs argv (or /bin/sh -c cmd) and waits; as the owner of as_owner_of when root. Its output
- * goes to our stderr; a server it starts must not keep our stdout. */
-static int run_wait(const char *const *argv, const char *as_owner_of, struct dg_err *err)
-{
-    struct stat sb;
-    if (as_owner_of && stat(as_owner_of, &sb))
-        return dg_err_set(err, DG_ERR_USER, errno, "pg_datadir: cannot read '%s': %s", as_owner_of,
-                          strerror(errno));
-    pid_t pid = fork();
-    if (pid < 0)
-        return dg_err_set(err, DG_ERR_FATAL, errno, "fork: %s", strerror(errno));
-    if (pid == 0) {
-        dup2(2, 1);
-        if (as_owner_of && geteuid() == 0 && sb.st_uid != 0) {
-            struct passwd *pw = getpwuid(sb.st_uid);
-            if ((pw && initgroups(pw->pw_name, sb.st_gid)) || setgid(sb.st_gid) || setuid(sb.st_uid))
-                _exit(126);
-            if (pw)
-                setenv("HOME", pw->pw_dir, 1);
-        }
-        execv(argv[0], (char *const *)argv);
-        _exit(127);
-    }
-    int status;
-    while (waitpid(pid, &status, 0) < 0)
-        if (errno != EINTR)
-            return dg_err_set(err, DG_ERR_FATAL, errno, "waitpid: %s", strerror(errno));
-    if (!WIFEXITED(status) || WEXITSTATUS(status))
-        return dg_err_set(err, DG_ERR_CONN, 0, "%s exited with status %d",
-                          as_owner_of ? "pg_ctl restart" : "restart_cmd",
-                          WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
-    return 0;
-}
+/* pg_datadir= and pg_ctl= name a PostgreSQL server on this machine, whichever driver reaches
+ * it (pgsql or ODBC): its engine's driver controls it. */
+static const struct dg_driver *pg_control(void) { return dg_server_ctl_driver(DG_DIALECT_PGSQL); }
 
+/* The user's restart command, or the driver's restart of the server on pg_datadir. */
 static int restart_server(const struct dg_memory_opts *m, struct dg_err *err)
 {
     if (m->restart_cmd) {
         fprintf(stderr, "restarting the server (restart_cmd)\n");
         const char *argv[] = {"/bin/sh", "-c", m->restart_cmd, NULL};
-        return run_wait(argv, NULL, err);
+        return dg_run_wait(argv, NULL, "restart_cmd", err);
     }
-    char log[1100];
-    snprintf(log, sizeof log, "%s/dbgauge-restart.log", m->pg_datadir);
-    fprintf(stderr, "restarting PostgreSQL in %s (pg_ctl restart; its log: %s)\n", m->pg_datadir, log);
-    const char *argv[] = {m->pg_ctl ? m->pg_ctl : DEFAULT_PG_CTL, "restart", "-w", "-t", "60", "-m", "fast",
-                          "-D", m->pg_datadir, "-l", log, NULL};
-    return run_wait(argv, m->pg_datadir, err);
+    return dg_server_restart(pg_control(), m->pg_datadir, m->pg_ctl, err);
 }
 
 /* Connects until the server answers (60 s at most). */
@@ -139,21 +100,6 @@ static int reconnect(const struct dg_target *t, struct dg_conn_h *h, struct dg_e
     }
 }
 
-/* The postmaster's PID: postmaster.pid's first line. */
-static pid_t postmaster_pid(const char *datadir)
-{
-    char file[1100];
-    snprintf(file, sizeof file, "%s/postmaster.pid", datadir);
-    FILE *f = fopen(file, "r");
-    int pid = 0;
-    if (f) {
-        if (fscanf(f, "%d", &pid) != 1)
-            pid = 0;
-        fclose(f);
-    }
-    return (pid_t)pid;
-}
-
 int dg_memory_apply(const struct dg_target *t, const struct dg_memory_opts *m,
                     struct dg_memory_state *st, struct dg_err *err)
 {
@@ -164,10 +110,10 @@ int dg_memory_apply(const struct dg_target *t, const struct dg_memory_opts *m,
     char buf[600];
     if (m->db_memory) {
         cJSON_AddNumberToObject(j, "db_memory_bytes", (double)m->db_memory);
-        if (!t->drv->set_memory) {
-            snprintf(buf, sizeof buf, "the %s driver has no memory knob", t->drv->name);
+        if (!dg_driver_has(t->drv, set_memory)) {
+            snprintf(buf, sizeof buf, "the %s driver has no memory knob", dg_driver_name(t->drv));
             note(no, "db_memory not applied: ", buf);
-        } else if (t->drv->caps & DG_CAP_MEMORY_SESSION) {
+        } else if (dg_driver_caps(t->drv) & DG_CAP_MEMORY_SESSION) {
             st->session_bytes = m->db_memory; /* every connection of the run sets it */
             snprintf(buf, sizeof buf, "%llu bytes on every connection", (unsigned long long)m->db_memory);
             note(ok, "db_memory: ", buf);
@@ -175,11 +121,11 @@ int dg_memory_apply(const struct dg_target *t, const struct dg_memory_opts *m,
             struct dg_conn_h h;
             if (dg_connect(t, NULL, &h, err))
                 goto out;
-            int bad = t->drv->set_memory(h.c, m->db_memory, err);
+            int bad = dg_set_memory(&h, m->db_memory, err);
             dg_disconnect(&h);
             if (bad)
                 goto out;
-            if (t->drv->caps & DG_CAP_MEMORY_LIVE) { /* MariaDB resizes its buffer pool live */
+            if (dg_driver_caps(t->drv) & DG_CAP_MEMORY_LIVE) { /* MariaDB resizes its buffer pool live */
                 snprintf(buf, sizeof buf, "%llu bytes, applied at once (the engine may round it up)",
                          (unsigned long long)m->db_memory);
                 note(ok, "db_memory: ", buf);
@@ -199,9 +145,9 @@ int dg_memory_apply(const struct dg_target *t, const struct dg_memory_opts *m,
         cJSON_AddNumberToObject(j, "mem_cap_bytes", (double)m->mem_cap);
         pid_t pids[DG_MEMCG_MAX_PIDS];
         int n = 0;
-        if (t->drv->dialect == DG_DIALECT_SQLITE) {
+        if (dg_dialect(dg_driver_dialect(t->drv))->embedded) {
             pids[n++] = getpid(); /* the engine runs inside dbgauge */
-        } else if (m->pg_datadir && (pids[0] = postmaster_pid(m->pg_datadir)) > 0) {
+        } else if (m->pg_datadir && (pids[0] = (pid_t)dg_server_pid(pg_control(), m->pg_datadir)) > 0) {
             n = 1 + dg_child_pids(pids[0], pids + 1, DG_MEMCG_MAX_PIDS - 1);
         }
         struct dg_err e2;

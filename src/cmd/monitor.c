@@ -27,7 +27,7 @@ static int cache_from_server(void *ctx, uint64_t *hits, uint64_t *misses)
 {
     struct dg_cmd_monitor *cm = ctx;
     struct dg_err ignore;
-    return cm->conn.drv->cache_stats(cm->conn.c, hits, misses, &ignore) ? -1 : 0;
+    return dg_cache_stats(&cm->conn, hits, misses, &ignore) ? -1 : 0;
 }
 
 static void on_start(void *ctx, dg_ns start_ns, dg_ns warm_end_ns)
@@ -67,14 +67,14 @@ int dg_cmd_monitor_begin(struct dg_cmd_monitor *cm, const struct dg_target *t, i
     char data_dir[1024] = "";
     long pid = 0;
     struct dg_err e;
-    if (drv->server_local && drv->server_local(cm->conn.c, data_dir, sizeof data_dir, &pid, &e) < 0)
+    if (dg_server_local(&cm->conn, data_dir, sizeof data_dir, &pid, &e) < 0)
         data_dir[0] = '\0', pid = 0; /* not local as far as we can tell: host figures only */
     if (cm->device_opt)
         snprintf(cm->device, sizeof cm->device, "%s", cm->device_opt);
     else if (!data_dir[0] || dg_mon_device_for_path(data_dir, cm->device, sizeof cm->device, &e) < 0)
         snprintf(cm->device, sizeof cm->device, "none");
     struct dg_monitor_opts mo = {.device = cm->device, .server_pid = pid};
-    if (drv->cache_stats && (drv->caps & DG_CAP_CACHE_PER_CONN)) {
+    if (dg_driver_has(drv, cache_stats) && (dg_driver_caps(drv) & DG_CAP_CACHE_PER_CONN)) {
         cm->conn_cache = calloc(2 * (size_t)workers, sizeof *cm->conn_cache);
         if (!cm->conn_cache) {
             dg_disconnect(&cm->conn);
@@ -82,7 +82,7 @@ int dg_cmd_monitor_begin(struct dg_cmd_monitor *cm, const struct dg_target *t, i
         }
         cfg->conn_cache = cm->conn_cache;
         mo.cache = cache_from_workers;
-    } else if (drv->cache_stats) {
+    } else if (dg_driver_has(drv, cache_stats)) {
         mo.cache = cache_from_server;
     }
     mo.cache_ctx = cm;

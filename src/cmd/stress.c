@@ -321,7 +321,7 @@ static int cmd_run(struct stress_opts *o, int argc, char **argv)
     }
     struct dg_connect_opts co = {.memory_bytes = mst.session_bytes};
     struct dg_server_info si;
-    if (dg_connect(&t, &co, &h, &err) || t.drv->server_info(h.c, &si, &err) ||
+    if (dg_connect(&t, &co, &h, &err) || dg_server_info(&h, &si, &err) ||
         stress_setup(&h, query, o->params, &sh, &err)) {
         if (!o->query && !o->query_file && strstr(err.msg, STRESS_TABLE))
             snprintf(err.msg + strlen(err.msg), sizeof err.msg - strlen(err.msg),

@@ -500,10 +500,10 @@ static int prepare_target(const struct tpcc_opts *o, const char *cmd, int k, str
     struct tpcc_nurand c_load;
     if (open_target(cmd, o->targets[k], &rt->t))
         return DG_EXIT_USAGE;
-    rt->sh = (struct tpcc_shared){.dialect = rt->t.drv->dialect, .isolation = o->isolation, .mode = o->mode};
+    rt->sh = (struct tpcc_shared){.dialect = dg_driver_dialect(rt->t.drv), .isolation = o->isolation, .mode = o->mode};
     struct dg_connect_opts co = {.memory_bytes = session_memory_bytes};
     if (dg_connect(&rt->t, &co, &h, err) || tpcc_schema_probe(&h, &rt->sh.warehouses, err) ||
-        rt->t.drv->server_info(h.c, &rt->si, err) ||
+        dg_server_info(&h, &rt->si, err) ||
         (o->mode == TPCC_MODE_PROCEDURES && tpcc_procedures_ensure(&h, err))) {
         dg_disconnect(&h);
         return target_err(cmd, k, o->ntargets, rt, err);
@@ -699,14 +699,9 @@ out:
 /* dbgauge tpcc sql DIALECT: prints the SQL TPC-C would send (no connection). */
 static int cmd_sql(int argc, char **argv)
 {
-    static const struct {
-        const char *name;
-        enum dg_dialect d;
-    } names[] = {{"sqlite", DG_DIALECT_SQLITE}, {"pgsql", DG_DIALECT_PGSQL},
-                 {"mysql", DG_DIALECT_MYSQL}, {"mssql", DG_DIALECT_MSSQL}};
-    for (size_t i = 0; argc == 2 && i < sizeof names / sizeof *names; i++)
-        if (!strcmp(argv[1], names[i].name))
-            return tpcc_dump_sql(names[i].d, stdout) ? DG_EXIT_FAILED : DG_EXIT_OK;
+    enum dg_dialect d = argc == 2 ? dg_dialect_by_name(argv[1]) : DG_DIALECT_NONE;
+    if (d != DG_DIALECT_NONE)
+        return tpcc_dump_sql(d, stdout) ? DG_EXIT_FAILED : DG_EXIT_OK;
     return dg_usage_error("tpcc sql", "expected one dialect: sqlite, pgsql, mysql or mssql");
 }
 

@@ -1,5 +1,6 @@
-/* driver.c — target parsing, password redaction, and the thin wrappers the core uses
- * around a driver's table. Knows no engine. */
+/* driver.c — target parsing, password redaction, and the dg_* wrappers (core/driver.h) that
+ * are not inline: the fallbacks of optional slots. Knows no engine; the only file outside
+ * src/drivers/ that touches a driver's slots. */
 #include "core/driver.h"
 
 #include <ctype.h>
@@ -195,6 +196,11 @@ int dg_target_parse(const char *url, struct dg_target *t, struct dg_err *err)
                       url, known);
 }
 
+int dg_unsupported(const struct dg_driver *drv, const char *op, struct dg_err *err)
+{
+    return dg_err_set(err, DG_ERR_USER, 0, "%s is not supported by driver %s", op, drv->name);
+}
+
 int dg_connect(const struct dg_target *t, const struct dg_connect_opts *opts, struct dg_conn_h *h,
                struct dg_err *err)
 {
@@ -206,7 +212,7 @@ int dg_connect(const struct dg_target *t, const struct dg_connect_opts *opts, st
     if (t->drv->connect(t->url, opts, &h->c, err))
         return -1;
     if (opts->memory_bytes && (t->drv->caps & DG_CAP_MEMORY_SESSION) &&
-        t->drv->set_memory(h->c, opts->memory_bytes, err)) {
+        dg_set_memory(h, opts->memory_bytes, err)) {
         dg_disconnect(h);
         return -1;
     }
@@ -230,27 +236,28 @@ enum dg_dialect dg_conn_dialect(const struct dg_conn_h *h)
 int dg_query_int(struct dg_conn_h *h, const char *sql, int64_t *out, struct dg_err *err)
 {
     struct dg_stmt *s = NULL;
-    if (h->drv->prepare(h->c, sql, 0, &s, err))
+    if (dg_prepare(h, sql, 0, &s, err))
         return -1;
     int rc = -1;
-    if (h->drv->execute(s, NULL, err) == 0) {
-        int r = h->drv->next_row(s, err);
+    if (dg_execute(h, s, NULL, err) == 0) {
+        int r = dg_next_row(h, s, err);
         if (r == 1) {
-            *out = h->drv->col_is_null(s, 0) ? 0 : h->drv->col_int(s, 0);
+            *out = dg_col_is_null(h, s, 0) ? 0 : dg_col_int(h, s, 0);
             rc = 0;
-            h->drv->reset(s);
+            dg_reset(h, s);
         } else if (r == 0) {
             rc = dg_err_set(err, DG_ERR_FATAL, 0, "query returned no row: %.200s", sql);
         }
     }
-    h->drv->finalize(s);
+    dg_finalize(h, s);
     return rc;
 }
 
-int dg_execute_batch(const struct dg_driver *drv, struct dg_stmt *s, int nparams,
+int dg_execute_batch(const struct dg_conn_h *h, struct dg_stmt *s, int nparams,
                      const struct dg_value *params, int n, dg_row_fn fn, void *ctx,
                      struct dg_err *err)
 {
+    const struct dg_driver *drv = h->drv;
     if (drv->execute_batch)
         return drv->execute_batch(s, params, n, fn, ctx, err);
     for (int k = 0; k < n; k++) {
@@ -291,14 +298,84 @@ int dg_execute_calls_each(const struct dg_driver *drv, struct dg_call *calls, in
     return 0;
 }
 
-int dg_execute_calls(const struct dg_driver *drv, struct dg_conn *c, struct dg_call *calls, int n,
-                     int commit, struct dg_err *err)
+int dg_execute_calls(const struct dg_conn_h *h, struct dg_call *calls, int n, int commit,
+                     struct dg_err *err)
 {
-    if (drv->execute_calls)
-        return drv->execute_calls(c, calls, n, commit, err);
-    if (dg_execute_calls_each(drv, calls, n, err))
+    if (h->drv->execute_calls)
+        return h->drv->execute_calls(h->c, calls, n, commit, err);
+    if (dg_execute_calls_each(h->drv, calls, n, err))
         return -1;
-    return commit ? drv->commit(c, err) : 0;
+    return commit ? h->drv->commit(h->c, err) : 0;
+}
+
+int dg_set_streaming(const struct dg_conn_h *h, struct dg_stmt *s, int on, struct dg_err *err)
+{
+    return h->drv->set_streaming ? h->drv->set_streaming(s, on, err) : 0;
+}
+
+int dg_bulk_begin(const struct dg_conn_h *h, const char *table, const char *const *cols, int ncols,
+                  struct dg_bulk **out, struct dg_err *err)
+{
+    if (!h->drv->bulk_begin)
+        return dg_unsupported(h->drv, "bulk load", err);
+    return h->drv->bulk_begin(h->c, table, cols, ncols, out, err);
+}
+
+int dg_load_mode(const struct dg_conn_h *h, int on, struct dg_err *err)
+{
+    return h->drv->load_mode ? h->drv->load_mode(h->c, on, err) : 0;
+}
+
+int dg_server_info(const struct dg_conn_h *h, struct dg_server_info *info, struct dg_err *err)
+{
+    return h->drv->server_info(h->c, info, err);
+}
+
+int dg_cache_stats(const struct dg_conn_h *h, uint64_t *hits, uint64_t *misses, struct dg_err *err)
+{
+    if (!h->drv->cache_stats)
+        return dg_unsupported(h->drv, "cache statistics", err);
+    return h->drv->cache_stats(h->c, hits, misses, err);
+}
+
+int dg_server_local(const struct dg_conn_h *h, char *data_dir, size_t n, long *pid, struct dg_err *err)
+{
+    if (!h->drv->server_local) {
+        if (n)
+            data_dir[0] = '\0';
+        *pid = 0;
+        return 1;
+    }
+    return h->drv->server_local(h->c, data_dir, n, pid, err);
+}
+
+int dg_set_memory(const struct dg_conn_h *h, uint64_t bytes, struct dg_err *err)
+{
+    if (!h->drv->set_memory)
+        return dg_unsupported(h->drv, "a memory knob", err);
+    return h->drv->set_memory(h->c, bytes, err);
+}
+
+const struct dg_driver *dg_server_ctl_driver(enum dg_dialect d)
+{
+    for (int i = 0; dg_drivers[i]; i++)
+        if (dg_drivers[i]->dialect == d && dg_drivers[i]->server_restart)
+            return dg_drivers[i];
+    return NULL;
+}
+
+long dg_server_pid(const struct dg_driver *drv, const char *data_dir)
+{
+    return drv && drv->server_pid ? drv->server_pid(data_dir) : 0;
+}
+
+int dg_server_restart(const struct dg_driver *drv, const char *data_dir, const char *ctl, struct dg_err *err)
+{
+    if (!drv)
+        return dg_err_set(err, DG_ERR_USER, 0, "restarting the server: no driver of this build controls it");
+    if (!drv->server_restart)
+        return dg_unsupported(drv, "restarting the server", err);
+    return drv->server_restart(data_dir, ctl, err);
 }
 
 void dg_server_info_add(struct dg_server_info *info, const char *name, const char *value)

@@ -1,6 +1,7 @@
-/* driver.h — the database driver interface: one versioned table of function pointers per
- * engine, filled in src/drivers/, listed in one registry. The core and the workloads speak
- * SQL through this and nothing else; no engine header is ever included outside a driver.
+/* driver.h — the database driver interface: one table of function pointers per engine,
+ * filled in src/drivers/, listed in one registry, and the dg_* wrappers through which the
+ * core, cmd/ and the workloads call it (they never touch a slot themselves). No engine
+ * header is ever included outside a driver.
  *
  * SQL text uses `?` placeholders; a driver rewrites them to its own form ($1 ...).
  * Every call reports failure through a caller-owned struct dg_err whose class the core acts on. */
@@ -10,20 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/dialect.h"
 #include "core/err.h"
-
-/* The table is append-only: a new call goes at the end of struct dg_driver and may be NULL
- * (drivers that predate it leave it zero; the core wrapper then falls back on older calls),
- * so ABI 1 stays ABI 1. The number changes only if an existing field changes meaning. */
-#define DG_DRIVER_ABI 1
-
-enum dg_dialect {
-    DG_DIALECT_NONE = 0, /* the null driver */
-    DG_DIALECT_SQLITE,
-    DG_DIALECT_PGSQL,
-    DG_DIALECT_MYSQL,
-    DG_DIALECT_MSSQL,
-};
 
 enum dg_isolation {
     DG_ISO_DEFAULT = 0,
@@ -32,15 +21,15 @@ enum dg_isolation {
     DG_ISO_SERIALIZABLE,
 };
 
-/* Capability bits. */
-#define DG_CAP_PREPARE (1u << 0)     /* server-side prepared statements */
-#define DG_CAP_BULK (1u << 1)        /* a bulk path faster than row inserts (COPY, LOAD DATA) */
-#define DG_CAP_PIPELINE (1u << 2)    /* execute_batch and execute_calls save round trips */
-#define DG_CAP_PROCEDURES (1u << 3)  /* stored procedures / functions */
-#define DG_CAP_MEMORY (1u << 4)      /* set_memory works */
-#define DG_CAP_CACHE_PER_CONN (1u << 5) /* cache_stats counts the asking connection only */
-#define DG_CAP_MEMORY_SESSION (1u << 6) /* set_memory sets one connection's cache: every connection needs it */
-#define DG_CAP_MEMORY_LIVE (1u << 7) /* set_memory takes effect at once, server-wide (no restart) */
+/* What a driver can do. The rule: a slot is the one truth about whether a driver can do
+ * something. A required slot is never NULL; an optional slot is NULL where the driver cannot,
+ * and its dg_* wrapper then gives the documented fallback or a DG_ERR_USER "not supported by
+ * driver X" error (dg_driver_has tells beforehand). Capability bits state only what a slot
+ * cannot: how a present slot behaves. */
+#define DG_CAP_PIPELINE (1u << 0)       /* execute_batch / execute_calls save round trips */
+#define DG_CAP_CACHE_PER_CONN (1u << 1) /* cache_stats counts the asking connection only */
+#define DG_CAP_MEMORY_SESSION (1u << 2) /* set_memory sets one connection's cache: every connection needs it */
+#define DG_CAP_MEMORY_LIVE (1u << 3)    /* set_memory takes effect at once, server-wide (no restart) */
 
 enum dg_type {
     DG_T_NULL = 0,
@@ -103,7 +92,8 @@ struct dg_stmt;
 struct dg_bulk;
 
 /* Called once per row of one execution inside execute_batch: k is the index of the
- * parameter set (0..n-1); read columns with the stmt accessors. Return 0 to go on. */
+ * parameter set (0..n-1); read columns with dg_col_* and the handle stmt was prepared on
+ * (keep it in ctx). Return 0 to go on. */
 typedef int (*dg_row_fn)(void *ctx, int k, struct dg_stmt *stmt);
 
 /* One entry of execute_calls: stmt run nsets times with the parameter sets laid end to end
@@ -121,19 +111,23 @@ struct dg_call {
 };
 
 struct dg_driver {
-    unsigned abi; /* DG_DRIVER_ABI */
     const char *name;
     const char *const *schemes; /* URL schemes, NULL-terminated: "sqlite", ... */
-    enum dg_dialect dialect;
-    unsigned caps;
+    enum dg_dialect dialect;    /* of every connection, unless conn_dialect says otherwise */
+    unsigned caps;              /* DG_CAP_*: how present slots behave */
 
+    /* ---- connection (required) ---- */
     /* url is the whole target ("sqlite:tpcc.db"). On success *out is the caller's until disconnect. */
     int (*connect)(const char *url, const struct dg_connect_opts *opts, struct dg_conn **out,
                    struct dg_err *err);
     void (*disconnect)(struct dg_conn *c);
     /* Runs one or more statements, discarding rows. */
     int (*exec)(struct dg_conn *c, const char *sql, struct dg_err *err);
+    /* Optional: the SQL dialect of this connection, for drivers that reach several engines
+     * (ODBC: decided from the server's DBMS name at connect). NULL: the static dialect. */
+    enum dg_dialect (*conn_dialect)(struct dg_conn *c);
 
+    /* ---- statements (required, except where marked) ---- */
     /* Prepares once; *out is owned by the connection and released by finalize or disconnect. */
     int (*prepare)(struct dg_conn *c, const char *sql, int nparams, struct dg_stmt **out,
                    struct dg_err *err);
@@ -153,55 +147,46 @@ struct dg_driver {
     double (*col_double)(struct dg_stmt *s, int i);
     /* Valid until the next next_row/reset on s. *len may be NULL. */
     const char *(*col_text)(struct dg_stmt *s, int i, size_t *len);
-
-    /* Runs s once per parameter set (n sets of nparams values, laid end to end), calling fn
-     * for every row. Drivers with DG_CAP_PIPELINE send all n before reading; NULL means
-     * the core loops over execute/next_row. */
+    /* Optional: runs s once per parameter set (n sets of nparams values, laid end to end),
+     * calling fn for every row; with DG_CAP_PIPELINE all n are sent before reading. NULL: the
+     * core loops over execute/next_row. */
     int (*execute_batch)(struct dg_stmt *s, const struct dg_value *params, int n, dg_row_fn fn,
                          void *ctx, struct dg_err *err);
+    /* Optional: runs calls[0..n) in order, statements of the connection each with its
+     * parameter sets, and with commit also COMMITs, all in one round trip where the engine
+     * allows (one pipeline, one sync). On the first error: err is that error (its class as
+     * execute would give it), nothing after it runs, and the open transaction is left for the
+     * caller's rollback. Rows are valid only inside fn. NULL: the core loops, then commits. */
+    int (*execute_calls)(struct dg_conn *c, struct dg_call *calls, int n, int commit,
+                         struct dg_err *err);
+    /* Optional: asks that s's rows arrive as they come instead of all at once, so reading a
+     * large result holds one row at a time. A streamed statement must be read to the end (or
+     * reset) before its connection runs anything else. NULL: rows are held as the engine does
+     * anyway (SQLite steps row by row already). */
+    int (*set_streaming)(struct dg_stmt *s, int on, struct dg_err *err);
 
+    /* ---- transactions (required) ---- */
     /* write: the transaction will write (SQLite takes the write lock up front). */
     int (*begin)(struct dg_conn *c, enum dg_isolation iso, int write, struct dg_err *err);
     int (*commit)(struct dg_conn *c, struct dg_err *err);
     int (*rollback)(struct dg_conn *c, struct dg_err *err);
 
-    /* Bulk load into table (columns in order); rows go in with bulk_row, in order;
-     * bulk_end finishes (flushes) and frees b whether it succeeds or not. */
+    /* ---- bulk load (optional: all three or none) ---- */
+    /* Into table (columns in order); rows go in with bulk_row, in order; bulk_end finishes
+     * (flushes) and frees b whether it succeeds or not. */
     int (*bulk_begin)(struct dg_conn *c, const char *table, const char *const *cols, int ncols,
                       struct dg_bulk **out, struct dg_err *err);
     int (*bulk_row)(struct dg_bulk *b, const struct dg_value *vals, struct dg_err *err);
     int (*bulk_end)(struct dg_bulk *b, struct dg_err *err);
-
-    int (*server_info)(struct dg_conn *c, struct dg_server_info *info, struct dg_err *err);
-    /* The engine's memory knob (bytes); NULL where the engine has none. */
-    int (*set_memory)(struct dg_conn *c, uint64_t bytes, struct dg_err *err);
-    /* Tuning for a bulk load session (SQLite: no journal), and back. May be NULL. */
+    /* Optional: tuning for a bulk load session (SQLite: no journal), and back. NULL: none. */
     int (*load_mode)(struct dg_conn *c, int on, struct dg_err *err);
 
-    /* ---- appended to ABI 1: may be NULL (use dg_execute_calls) ---- */
-
-    /* Runs calls[0..n) in order, statements of the connection each with its parameter sets,
-     * and with commit also COMMITs, all in one round trip where the engine allows (one
-     * pipeline, one sync). On the first error: err is that error (its class as execute would
-     * give it), nothing after it runs, and the open transaction is left for the caller's
-     * rollback. Rows are valid only inside fn. */
-    int (*execute_calls)(struct dg_conn *c, struct dg_call *calls, int n, int commit,
-                         struct dg_err *err);
-
-    /* ---- appended to ABI 1: may be NULL (rows of an executed statement are then held by
-     * the driver or the engine as it does anyway: SQLite steps row by row already) ---- */
-
-    /* Asks that s's rows arrive as they come instead of all at once, so reading a large
-     * result holds one row at a time. A streamed statement must be read to the end (or reset)
-     * before its connection runs anything else. */
-    int (*set_streaming)(struct dg_stmt *s, int on, struct dg_err *err);
-
-    /* ---- appended to ABI 1 for the monitor: may be NULL (no such figure) ---- */
-
+    /* ---- server facts (server_info required, the others optional) ---- */
+    int (*server_info)(struct dg_conn *c, struct dg_server_info *info, struct dg_err *err);
     /* The engine's buffer cache counters, cumulative: pages found in the cache and pages it
-     * had to read. Where the cache is per connection (SQLite) they are this connection's;
-     * where it is the server's (PostgreSQL) they are the whole database's, whichever
-     * session asks. Returns 0, or -1 with err when the engine will not tell. */
+     * had to read. Where the cache is per connection (SQLite; DG_CAP_CACHE_PER_CONN) they are
+     * this connection's; where it is the server's (PostgreSQL) they are the whole database's,
+     * whichever session asks. Returns 0, or -1 with err when the engine will not tell. */
     int (*cache_stats)(struct dg_conn *c, uint64_t *hits, uint64_t *misses, struct dg_err *err);
     /* When the engine's data is on this machine: its data directory or file (data_dir) and
      * the server's process id (*pid; our own for an embedded engine; 0 when it cannot be known).
@@ -209,11 +194,18 @@ struct dg_driver {
      * with err on failure. */
     int (*server_local)(struct dg_conn *c, char *data_dir, size_t n, long *pid, struct dg_err *err);
 
-    /* ---- appended to ABI 1: may be NULL (the dialect is then the static dialect field) ---- */
-
-    /* The SQL dialect of this connection, for drivers that reach several engines (ODBC:
-     * decided from the server's DBMS name at connect). */
-    enum dg_dialect (*conn_dialect)(struct dg_conn *c);
+    /* ---- server control (optional) ---- */
+    /* The engine's memory knob (bytes). DG_CAP_MEMORY_SESSION: it sets this connection's
+     * cache; DG_CAP_MEMORY_LIVE: the server's, at once; neither: the server's, at its next
+     * start (server_restart, or the user's restart command). */
+    int (*set_memory)(struct dg_conn *c, uint64_t bytes, struct dg_err *err);
+    /* The process id of the server that runs on data_dir (a data directory on this machine),
+     * from the engine's own pid file; 0 when none can be found. No connection needed. */
+    long (*server_pid)(const char *data_dir);
+    /* Restarts the server of data_dir on this machine with the engine's control program ctl
+     * (NULL: the driver's default path) and waits until it is up; as the directory's owner
+     * when we are root. Says on stderr what it runs (never a password). */
+    int (*server_restart)(const char *data_dir, const char *ctl, struct dg_err *err);
 };
 
 /* A target: which driver, the URL as given (may hold a password: never print it) and the
@@ -236,29 +228,140 @@ const char *dg_url_password(const char *url, size_t *len);
 /* Writes url with the password part (user:PASS@, password=..., pwd=...) replaced by ***. */
 void dg_redact_url(const char *url, char *out, size_t n);
 
-/* Core wrappers: they add nothing but convenience and one place for assertions. */
+/* ---- the wrappers: the only way cmd/, the core and the workloads reach a driver ----
+ * Connection and statement calls take the connection handle; a statement is the driver's own
+ * struct dg_stmt, used with the handle it was prepared on. The wrappers of required slots are
+ * static inline single indirect calls (nothing added on the hot path: no lookup, no malloc);
+ * the wrappers of optional slots say what happens when the slot is NULL. */
 struct dg_conn_h {
     const struct dg_driver *drv;
     struct dg_conn *c;
 };
+
+/* The DG_ERR_USER error "OP is not supported by driver NAME"; returns -1. */
+int dg_unsupported(const struct dg_driver *drv, const char *op, struct dg_err *err);
+
+/* Whether driver d fills optional slot (a member name of struct dg_driver). */
+#define dg_driver_has(d, slot) ((d)->slot != NULL)
+static inline const char *dg_driver_name(const struct dg_driver *d) { return d->name; }
+static inline unsigned dg_driver_caps(const struct dg_driver *d) { return d->caps; }
+/* The driver's static dialect (a connection may know better: dg_conn_dialect). */
+static inline enum dg_dialect dg_driver_dialect(const struct dg_driver *d) { return d->dialect; }
+
+/* -- connection -- */
 int dg_connect(const struct dg_target *t, const struct dg_connect_opts *opts, struct dg_conn_h *h,
                struct dg_err *err);
 void dg_disconnect(struct dg_conn_h *h);
 /* The dialect of a connected handle: the driver's conn_dialect, else its static dialect. */
 enum dg_dialect dg_conn_dialect(const struct dg_conn_h *h);
+static inline int dg_exec(const struct dg_conn_h *h, const char *sql, struct dg_err *err)
+{
+    return h->drv->exec(h->c, sql, err);
+}
 /* Runs a query expected to return one integer (first column of the first row). */
 int dg_query_int(struct dg_conn_h *h, const char *sql, int64_t *out, struct dg_err *err);
+
+/* -- statements -- */
+static inline int dg_prepare(const struct dg_conn_h *h, const char *sql, int nparams, struct dg_stmt **out,
+                             struct dg_err *err)
+{
+    return h->drv->prepare(h->c, sql, nparams, out, err);
+}
+/* Harmless on NULL. */
+static inline void dg_finalize(const struct dg_conn_h *h, struct dg_stmt *s)
+{
+    if (s)
+        h->drv->finalize(s);
+}
+static inline int dg_execute(const struct dg_conn_h *h, struct dg_stmt *s, const struct dg_value *params,
+                             struct dg_err *err)
+{
+    return h->drv->execute(s, params, err);
+}
+static inline int dg_next_row(const struct dg_conn_h *h, struct dg_stmt *s, struct dg_err *err)
+{
+    return h->drv->next_row(s, err);
+}
+static inline void dg_reset(const struct dg_conn_h *h, struct dg_stmt *s) { h->drv->reset(s); }
+static inline int64_t dg_changes(const struct dg_conn_h *h, struct dg_stmt *s) { return h->drv->changes(s); }
+static inline int dg_ncols(const struct dg_conn_h *h, struct dg_stmt *s) { return h->drv->ncols(s); }
+static inline int dg_col_is_null(const struct dg_conn_h *h, struct dg_stmt *s, int i)
+{
+    return h->drv->col_is_null(s, i);
+}
+static inline int64_t dg_col_int(const struct dg_conn_h *h, struct dg_stmt *s, int i)
+{
+    return h->drv->col_int(s, i);
+}
+static inline double dg_col_double(const struct dg_conn_h *h, struct dg_stmt *s, int i)
+{
+    return h->drv->col_double(s, i);
+}
+/* Valid until the next dg_next_row/dg_reset on s. len may be NULL. */
+static inline const char *dg_col_text(const struct dg_conn_h *h, struct dg_stmt *s, int i, size_t *len)
+{
+    return h->drv->col_text(s, i, len);
+}
 /* execute_batch, or the plain loop for drivers without it. */
-int dg_execute_batch(const struct dg_driver *drv, struct dg_stmt *s, int nparams,
+int dg_execute_batch(const struct dg_conn_h *h, struct dg_stmt *s, int nparams,
                      const struct dg_value *params, int n, dg_row_fn fn, void *ctx,
+                     struct dg_err *err);
+/* execute_calls, or for drivers without it execute/next_row loops in order and then commit. */
+int dg_execute_calls(const struct dg_conn_h *h, struct dg_call *calls, int n, int commit,
                      struct dg_err *err);
 /* The calls in order, each parameter set one execute + next_row loop (no commit): what
  * dg_execute_calls does for drivers without execute_calls, and what such a driver may fall
- * back on. */
+ * back on itself (hence the driver, not a handle). */
 int dg_execute_calls_each(const struct dg_driver *drv, struct dg_call *calls, int n, struct dg_err *err);
-/* execute_calls, or for drivers without it execute/next_row loops in order and then commit. */
-int dg_execute_calls(const struct dg_driver *drv, struct dg_conn *c, struct dg_call *calls, int n,
-                     int commit, struct dg_err *err);
+/* set_streaming; without the slot 0 (rows come as the engine gives them). */
+int dg_set_streaming(const struct dg_conn_h *h, struct dg_stmt *s, int on, struct dg_err *err);
+
+/* -- transactions -- */
+static inline int dg_begin(const struct dg_conn_h *h, enum dg_isolation iso, int write, struct dg_err *err)
+{
+    return h->drv->begin(h->c, iso, write, err);
+}
+static inline int dg_commit(const struct dg_conn_h *h, struct dg_err *err) { return h->drv->commit(h->c, err); }
+static inline int dg_rollback(const struct dg_conn_h *h, struct dg_err *err)
+{
+    return h->drv->rollback(h->c, err);
+}
+
+/* -- bulk load -- */
+/* bulk_begin; without the slot a DG_ERR_USER "not supported" error. */
+int dg_bulk_begin(const struct dg_conn_h *h, const char *table, const char *const *cols, int ncols,
+                  struct dg_bulk **out, struct dg_err *err);
+static inline int dg_bulk_row(const struct dg_conn_h *h, struct dg_bulk *b, const struct dg_value *vals,
+                              struct dg_err *err)
+{
+    return h->drv->bulk_row(b, vals, err);
+}
+static inline int dg_bulk_end(const struct dg_conn_h *h, struct dg_bulk *b, struct dg_err *err)
+{
+    return h->drv->bulk_end(b, err);
+}
+/* load_mode; without the slot 0 (nothing to tune). */
+int dg_load_mode(const struct dg_conn_h *h, int on, struct dg_err *err);
+
+/* -- server facts -- */
+int dg_server_info(const struct dg_conn_h *h, struct dg_server_info *info, struct dg_err *err);
+/* cache_stats; without the slot -1 with a DG_ERR_USER "not supported" error. */
+int dg_cache_stats(const struct dg_conn_h *h, uint64_t *hits, uint64_t *misses, struct dg_err *err);
+/* server_local; without the slot 1 (the server will not say: data_dir "", *pid 0). */
+int dg_server_local(const struct dg_conn_h *h, char *data_dir, size_t n, long *pid, struct dg_err *err);
+
+/* -- server control -- */
+/* set_memory; without the slot -1 with a DG_ERR_USER "not supported" error. */
+int dg_set_memory(const struct dg_conn_h *h, uint64_t bytes, struct dg_err *err);
+/* The built-in driver that controls local servers of engine d (it fills server_restart):
+ * a server reached through another driver (ODBC to PostgreSQL) is controlled as its engine's
+ * own driver does it. NULL when this build has none. Static: never freed. */
+const struct dg_driver *dg_server_ctl_driver(enum dg_dialect d);
+/* server_pid of drv (may be NULL); 0 without it or its slot. */
+long dg_server_pid(const struct dg_driver *drv, const char *data_dir);
+/* server_restart of drv (may be NULL); without it or its slot -1 with a DG_ERR_USER error. */
+int dg_server_restart(const struct dg_driver *drv, const char *data_dir, const char *ctl, struct dg_err *err);
+
 const char *dg_isolation_name(enum dg_isolation iso);
 void dg_server_info_add(struct dg_server_info *info, const char *name, const char *value);
 

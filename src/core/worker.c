@@ -56,10 +56,9 @@ static int open_worker(struct worker *w, struct dg_err *err)
 static void publish_cache(struct worker *w)
 {
     _Atomic uint64_t *out = w->r->cfg->conn_cache;
-    const struct dg_driver *drv = w->conn.drv;
     struct dg_err ignore;
     uint64_t h, m;
-    if (!out || !w->conn.c || !drv->cache_stats || drv->cache_stats(w->conn.c, &h, &m, &ignore))
+    if (!out || !w->conn.c || dg_cache_stats(&w->conn, &h, &m, &ignore))
         return;
     w->cache_last[0] = h;
     w->cache_last[1] = m;
@@ -209,7 +208,7 @@ static void run_txn(struct worker *w, struct job *j, struct outcome *o)
         if (o->rc == 0 || o->err.cls == DG_ERR_EXPECTED)
             break;
         struct dg_err ignore;
-        w->conn.drv->rollback(w->conn.c, &ignore);
+        dg_rollback(&w->conn, &ignore);
         if (o->err.cls != DG_ERR_RETRY || (int)o->tries >= cfg->max_retries)
             break;
         if (!o->tries++)

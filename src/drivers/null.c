@@ -4,14 +4,15 @@
 #include <stdlib.h>
 
 #include "core/driver.h"
+#include "core/list.h"
 
 struct dg_conn {
-    struct dg_stmt *stmts;
+    struct dg_list stmts;
 };
 
 struct dg_stmt {
     struct dg_conn *conn;
-    struct dg_stmt *next;
+    struct dg_link link; /* in conn->stmts */
     int row_left;
 };
 
@@ -30,18 +31,14 @@ static int nl_connect(const char *url, const struct dg_connect_opts *opts, struc
 
 static void nl_finalize(struct dg_stmt *s)
 {
-    struct dg_stmt **pp = &s->conn->stmts;
-    while (*pp && *pp != s)
-        pp = &(*pp)->next;
-    if (*pp)
-        *pp = s->next;
+    dg_list_del(&s->conn->stmts, &s->link);
     free(s);
 }
 
 static void nl_disconnect(struct dg_conn *c)
 {
-    while (c->stmts)
-        nl_finalize(c->stmts);
+    while (c->stmts.head)
+        nl_finalize(DG_LIST_ENTRY(c->stmts.head, struct dg_stmt, link));
     free(c);
 }
 
@@ -59,8 +56,7 @@ static int nl_prepare(struct dg_conn *c, const char *sql, int nparams, struct dg
     if (!s)
         return dg_err_set(err, DG_ERR_FATAL, 0, "out of memory");
     s->conn = c;
-    s->next = c->stmts;
-    c->stmts = s;
+    dg_list_add(&c->stmts, &s->link);
     *out = s;
     return 0;
 }
@@ -131,7 +127,6 @@ static int nl_server_info(struct dg_conn *c, struct dg_server_info *info, struct
 static const char *const schemes[] = {"null", NULL};
 
 const struct dg_driver dg_driver_null = {
-    .abi = DG_DRIVER_ABI,
     .name = "null",
     .schemes = schemes,
     .dialect = DG_DIALECT_NONE,

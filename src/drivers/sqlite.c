@@ -9,6 +9,8 @@
 #include <unistd.h>
 
 #include "core/driver.h"
+#include "core/sqltext.h"
+#include "core/urlq.h"
 
 #define SETUP_BUSY_MS 10000
 
@@ -70,33 +72,31 @@ static int parse_url(const char *url, char *path, size_t pathcap, struct dg_conn
     memcpy(path, p, n);
     path[n] = '\0';
     const char *q = p[n] == '?' ? p + n + 1 : NULL;
-    while (q && *q) {
-        size_t len = strcspn(q, "&");
-        const char *eq = memchr(q, '=', len);
-        if (!eq)
+    struct dg_urlq_pair kv;
+    while (dg_urlq_next(&q, "", &kv)) {
+        if (!kv.val)
             return dg_err_set(err, DG_ERR_USER, 0, "target '%s': parameter '%.*s' has no value",
-                              url, (int)len, q);
-        size_t klen = (size_t)(eq - q), vlen = len - klen - 1;
+                              url, (int)kv.len, kv.text);
         char val[32];
-        snprintf(val, sizeof val, "%.*s", (int)vlen, eq + 1);
-        if (klen == 11 && strncmp(q, "synchronous", 11) == 0) {
+        snprintf(val, sizeof val, "%.*s", (int)kv.vlen, kv.val);
+        if (dg_urlq_key_is(&kv, "synchronous")) {
             if (strcasecmp(val, "off") && strcasecmp(val, "normal") && strcasecmp(val, "full") &&
                 strcasecmp(val, "extra"))
                 return dg_err_set(err, DG_ERR_USER, 0,
                                   "target: synchronous=%s is not off|normal|full|extra", val);
             snprintf(c->synchronous, sizeof c->synchronous, "%s", val);
-        } else if (klen == 7 && strncmp(q, "journal", 7) == 0) {
+        } else if (dg_urlq_key_is(&kv, "journal")) {
             if (strcasecmp(val, "wal") && strcasecmp(val, "delete") && strcasecmp(val, "truncate"))
                 return dg_err_set(err, DG_ERR_USER, 0, "target: journal=%s is not wal|delete|truncate",
                                   val);
             snprintf(c->journal, sizeof c->journal, "%s", val);
-        } else if (klen == 9 && strncmp(q, "cache_mib", 9) == 0) {
+        } else if (dg_urlq_key_is(&kv, "cache_mib")) {
             char *end;
             long mib = strtol(val, &end, 10);
             if (*end || mib < 1 || mib > 1048576)
                 return dg_err_set(err, DG_ERR_USER, 0, "target: cache_mib=%s is not 1..1048576", val);
             c->cache_kib = mib * 1024;
-        } else if (klen == 12 && strncmp(q, "busy_timeout", 12) == 0) {
+        } else if (dg_urlq_key_is(&kv, "busy_timeout")) {
             char *end;
             long ms = strtol(val, &end, 10);
             if (*end || ms < 0 || ms > 600000)
@@ -106,11 +106,8 @@ static int parse_url(const char *url, char *path, size_t pathcap, struct dg_conn
         } else {
             return dg_err_set(err, DG_ERR_USER, 0,
                               "target '%s': unknown SQLite parameter '%.*s' (known: synchronous, "
-                              "journal, busy_timeout, cache_mib)", url, (int)klen, q);
+                              "journal, busy_timeout, cache_mib)", url, (int)kv.klen, kv.key);
         }
-        q += len;
-        if (*q == '&')
-            q++;
     }
     return 0;
 }
@@ -320,15 +317,8 @@ static int sq_bulk_begin(struct dg_conn *c, const char *table, const char *const
                          struct dg_bulk **out, struct dg_err *err)
 {
     char sql[2048];
-    size_t pos = (size_t)snprintf(sql, sizeof sql, "INSERT INTO %s(", table);
-    for (int i = 0; i < ncols && pos < sizeof sql; i++)
-        pos += (size_t)snprintf(sql + pos, sizeof sql - pos, "%s%s", i ? "," : "", cols[i]);
-    pos += (size_t)snprintf(sql + pos, sizeof sql - pos, ") VALUES(");
-    for (int i = 0; i < ncols && pos < sizeof sql; i++)
-        pos += (size_t)snprintf(sql + pos, sizeof sql - pos, "%s?", i ? "," : "");
-    if (pos + 2 >= sizeof sql)
+    if (dg_insert_sql(sql, sizeof sql, table, cols, ncols) < 0)
         return dg_err_set(err, DG_ERR_FATAL, 0, "bulk: statement too long");
-    strcat(sql, ")");
     struct dg_bulk *b = calloc(1, sizeof *b);
     if (!b)
         return dg_err_set(err, DG_ERR_FATAL, 0, "out of memory");
@@ -437,11 +427,10 @@ static int sq_server_local(struct dg_conn *c, char *data_dir, size_t n, long *pi
 static const char *const schemes[] = {"sqlite", NULL};
 
 const struct dg_driver dg_driver_sqlite = {
-    .abi = DG_DRIVER_ABI,
     .name = "sqlite",
     .schemes = schemes,
     .dialect = DG_DIALECT_SQLITE,
-    .caps = DG_CAP_PREPARE | DG_CAP_MEMORY | DG_CAP_CACHE_PER_CONN | DG_CAP_MEMORY_SESSION,
+    .caps = DG_CAP_CACHE_PER_CONN | DG_CAP_MEMORY_SESSION,
     .connect = sq_connect,
     .disconnect = sq_disconnect,
     .exec = sq_exec,

@@ -367,7 +367,7 @@ static void check_batch(struct suite *t)
     struct batch_ctx bc = {.drv = t->drv};
     if (good) {
         struct dg_value p[4] = {dg_int(4), dg_int(1), dg_int(999), dg_int(5)};
-        good = dg_execute_batch(t->drv, s, 1, p, 4, on_row_read, &bc, &err) == 0;
+        good = dg_execute_batch(h, s, 1, p, 4, on_row_read, &bc, &err) == 0;
     }
     if (!good)
         check(t, "execute_batch: rows in order with the set index", 0, &err);
@@ -394,7 +394,7 @@ static void check_batch(struct suite *t)
             p[2 * k + 1] = dg_int(k);
         }
         good = t->drv->begin(h->c, DG_ISO_DEFAULT, 1, &err) == 0 &&
-               dg_execute_batch(t->drv, s, 2, p, NSETS, NULL, NULL, &err) == 0 &&
+               dg_execute_batch(h, s, 2, p, NSETS, NULL, NULL, &err) == 0 &&
                t->drv->commit(h->c, &err) == 0 &&
                count_where(h, "SELECT COUNT(*) FROM dg_conf_t WHERE id >= 1000 AND id < 2000", &n, &err) == 0;
     }
@@ -405,7 +405,7 @@ static void check_batch(struct suite *t)
         struct dg_value q[8] = {dg_int(2000), dg_int(0), dg_int(2001), dg_int(0),
                                 dg_int(1),    dg_int(0), dg_int(2002), dg_int(0)};
         struct dg_err e2 = {0};
-        int rc = dg_execute_batch(t->drv, s, 2, q, 4, on_row, &bc.seen, &e2);
+        int rc = dg_execute_batch(h, s, 2, q, 4, on_row, &bc.seen, &e2);
         good = rc != 0 && e2.cls == DG_ERR_FATAL && xexec(h, "SELECT 1", &err) == 0;
         if (rc == 0)
             not_ok(t, "execute_batch: error in the middle is reported, connection usable", "no error");
@@ -444,7 +444,7 @@ static void check_calls(struct suite *t)
     };
     int64_t n = -1, sum = -1;
     good = t->drv->begin(h->c, DG_ISO_DEFAULT, 1, &err) == 0 &&
-           dg_execute_calls(t->drv, h->c, calls, 3, 1, &err) == 0 &&
+           dg_execute_calls(h, calls, 3, 1, &err) == 0 &&
            count_where(&t->b, "SELECT COUNT(*) FROM dg_conf_t WHERE id >= 3000 AND id < 3002", &n, &err) == 0 &&
            count_where(&t->b, "SELECT SUM(i) FROM dg_conf_t WHERE id >= 3000 AND id < 3002", &sum, &err) == 0;
     if (!good) {
@@ -470,7 +470,7 @@ static void check_calls(struct suite *t)
         {.stmt = ins, .nparams = 2, .params = pc, .nsets = 1},
     };
     struct dg_err e2 = {0};
-    int rc = t->drv->begin(h->c, DG_ISO_DEFAULT, 1, &err) == 0 ? dg_execute_calls(t->drv, h->c, bad, 3, 1, &e2) : 0;
+    int rc = t->drv->begin(h->c, DG_ISO_DEFAULT, 1, &err) == 0 ? dg_execute_calls(h, bad, 3, 1, &e2) : 0;
     good = rc != 0 && e2.cls == DG_ERR_FATAL && t->drv->rollback(h->c, &err) == 0 &&
            count_where(h, "SELECT COUNT(*) FROM dg_conf_t WHERE id >= 3002 AND id < 3004", &n, &err) == 0 && n == 0;
     if (rc == 0) {

@@ -60,7 +60,7 @@ int dg_my_bulk_begin(struct dg_conn *c, const char *table, const char *const *co
     if (ncols <= 0)
         return dg_my_err(c, err, DG_ERR_USER, 0, "bulk load into %s: no columns", table);
     struct dg_bulk *b = calloc(1, sizeof *b);
-    if (!b || dg_my_reserve(&b->buf, &b->cap, 2 * MY_BULK_FLUSH_BYTES)) {
+    if (!b || dg_buf_reserve(&b->buf, &b->cap, 2 * MY_BULK_FLUSH_BYTES)) {
         free(b);
         return dg_my_err(c, err, DG_ERR_FATAL, 0, "out of memory");
     }
@@ -109,7 +109,7 @@ static int put_value(struct dg_bulk *b, const struct dg_value *v, struct dg_err 
 {
     int infile = b->method == MY_LOAD_INFILE;
     size_t need = v->type == DG_T_TEXT ? 2 * v->s.n + 4 : 52;
-    if (dg_my_reserve(&b->buf, &b->cap, b->len + need + 4))
+    if (dg_buf_reserve(&b->buf, &b->cap, b->len + need + 4))
         return dg_my_err(b->c, err, DG_ERR_FATAL, 0, "out of memory");
     char *o = b->buf + b->len;
     size_t k = 0;
@@ -117,7 +117,7 @@ static int put_value(struct dg_bulk *b, const struct dg_value *v, struct dg_err 
     case DG_T_INT: k = (size_t)sprintf(o, "%" PRId64, v->i); break;
     case DG_T_DOUBLE: k = (size_t)sprintf(o, "%.17g", v->d); break;
     case DG_T_DEC:
-        k = dg_my_fmt_dec(o, v->dec.v, v->dec.scale);
+        k = dg_dec_text(o, v->dec.v, v->dec.scale);
         if (k == 0)
             return dg_my_err(b->c, err, DG_ERR_USER, 0, "decimal scale %d out of range",
                              v->dec.scale);

@@ -1,6 +1,7 @@
 /* conn.c — MariaDB/MySQL driver (MariaDB Connector/C): the URL, connecting, the secrets
  * scrubbed from messages, error classes by server code, transactions, server facts and
  * knobs, and the driver table. Must not leak a password into any message. */
+#include "core/urlq.h"
 #include "drivers/mysql/internal.h"
 
 #include <errmsg.h>
@@ -87,51 +88,6 @@ int dg_my_stmt_err(struct dg_stmt *s, const char *what, struct dg_err *err)
     if (code == 0) /* some failures leave the code on the connection only */
         return dg_my_conn_err(s->c, what, err);
     return fill(s->c, err, code, mysql_stmt_sqlstate(s->st), what, mysql_stmt_error(s->st));
-}
-
-int dg_my_reserve(char **buf, size_t *cap, size_t need)
-{
-    if (need <= *cap)
-        return 0;
-    size_t n = *cap ? *cap : 64;
-    while (n < need)
-        n *= 2;
-    char *p = realloc(*buf, n);
-    if (!p)
-        return -1;
-    *buf = p;
-    *cap = n;
-    return 0;
-}
-
-size_t dg_my_fmt_dec(char *out, int64_t v, int scale)
-{
-    if (scale < 0 || scale > 18)
-        return 0;
-    uint64_t a = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
-    char digits[24];
-    int n = snprintf(digits, sizeof digits, "%llu", (unsigned long long)a);
-    size_t o = 0;
-    if (v < 0)
-        out[o++] = '-';
-    if (n <= scale) { /* 0.00ddd */
-        out[o++] = '0';
-        out[o++] = '.';
-        for (int i = n; i < scale; i++)
-            out[o++] = '0';
-        memcpy(out + o, digits, (size_t)n);
-        o += (size_t)n;
-    } else {
-        memcpy(out + o, digits, (size_t)(n - scale));
-        o += (size_t)(n - scale);
-        if (scale) {
-            out[o++] = '.';
-            memcpy(out + o, digits + n - scale, (size_t)scale);
-            o += (size_t)scale;
-        }
-    }
-    out[o] = '\0';
-    return o;
 }
 
 /* ---- the URL: mysql://user[:password]@host[:port]/database[?load=infile|insert] ---------- */
@@ -225,20 +181,16 @@ static int parse_url(const char *url, const char *shown, struct my_url *u, struc
         return dg_my_err(NULL, err, DG_ERR_USER, 0, "target %s: the URL names no database (/db)",
                          shown);
     const char *q = d[dlen] == '?' ? d + dlen + 1 : NULL;
-    while (q && *q) {
-        size_t len = strcspn(q, "&#");
-        if (len == 11 && strncmp(q, "load=infile", 11) == 0)
+    struct dg_urlq_pair kv;
+    while (dg_urlq_next(&q, "#", &kv)) {
+        if (kv.len == 11 && strncmp(kv.text, "load=infile", 11) == 0)
             u->load = MY_LOAD_INFILE;
-        else if (len == 11 && strncmp(q, "load=insert", 11) == 0)
+        else if (kv.len == 11 && strncmp(kv.text, "load=insert", 11) == 0)
             u->load = MY_LOAD_INSERT;
         else
             return dg_my_err(NULL, err, DG_ERR_USER, 0,
                              "target %s: unknown parameter '%.*s' (known: load=infile|insert)",
-                             shown, (int)len, q);
-        q += len;
-        if (*q != '&')
-            break;
-        q++;
+                             shown, (int)kv.len, kv.text);
     }
     return 0;
 }
@@ -251,11 +203,8 @@ static void conn_free(struct dg_conn *c)
         return;
     if (c->bulk)
         dg_my_bulk_free(c->bulk);
-    while (c->stmts) {
-        struct dg_stmt *s = c->stmts;
-        c->stmts = s->next;
-        dg_my_stmt_free(s);
-    }
+    for (struct dg_link *n; (n = dg_list_pop(&c->stmts));)
+        dg_my_stmt_free(DG_LIST_ENTRY(n, struct dg_stmt, link));
     if (c->my)
         mysql_close(c->my);
     dg_secrets_free(&c->secrets);
@@ -412,11 +361,10 @@ static int my_load_mode(struct dg_conn *c, int on, struct dg_err *err)
 static const char *const my_schemes[] = {"mysql", "mariadb", NULL};
 
 const struct dg_driver dg_driver_mysql = {
-    .abi = DG_DRIVER_ABI,
     .name = "mysql",
     .schemes = my_schemes,
     .dialect = DG_DIALECT_MYSQL,
-    .caps = DG_CAP_PREPARE | DG_CAP_BULK | DG_CAP_PROCEDURES | DG_CAP_MEMORY | DG_CAP_MEMORY_LIVE,
+    .caps = DG_CAP_MEMORY_LIVE,
     .connect = my_connect,
     .disconnect = my_disconnect,
     .exec = my_exec,

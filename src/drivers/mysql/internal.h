@@ -7,7 +7,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/buf.h"
 #include "core/driver.h"
+#include "core/list.h"
+#include "core/numtext.h"
 #include "core/secret.h"
 
 #define MY_BULK_FLUSH_BYTES (1024u * 1024u) /* one LOAD DATA or INSERT per this much text */
@@ -29,12 +32,12 @@ struct my_col {
 
 struct dg_stmt {
     struct dg_conn *c;
-    struct dg_stmt *prev, *next; /* the connection's list */
+    struct dg_link link; /* in c->stmts */
     MYSQL_STMT *st;
     char what[72]; /* start of the SQL, for messages */
     int nparams;
     MYSQL_BIND *pbind;   /* nparams */
-    char (*ptext)[48];   /* per parameter: decimal text */
+    char (*ptext)[DG_DEC_TEXT_MAX]; /* per parameter: decimal text */
     my_bool *pnull;
     int ncols;
     MYSQL_BIND *rbind;   /* ncols */
@@ -59,7 +62,7 @@ struct dg_bulk {
 
 struct dg_conn {
     MYSQL *my;
-    struct dg_stmt *stmts;
+    struct dg_list stmts;
     struct dg_bulk *bulk;
     enum my_load load;
     struct dg_secrets secrets; /* password texts to scrub from every message */
@@ -77,10 +80,6 @@ int dg_my_cache_stats(struct dg_conn *c, uint64_t *hits, uint64_t *misses, struc
 int dg_my_server_local(struct dg_conn *c, char *data_dir, size_t n, long *pid, struct dg_err *err);
 int dg_my_stmt_err(struct dg_stmt *s, const char *what, struct dg_err *err);
 enum dg_err_class dg_my_classify(unsigned code);
-/* Grows *buf (realloc) to hold need bytes; -1 when out of memory. */
-int dg_my_reserve(char **buf, size_t *cap, size_t need);
-/* Exact text of v / 10^scale into out (48 bytes); returns the length, 0 when out of range. */
-size_t dg_my_fmt_dec(char *out, int64_t v, int scale);
 
 /* stmt.c */
 void dg_my_stmt_free(struct dg_stmt *s);

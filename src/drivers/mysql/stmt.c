@@ -37,12 +37,7 @@ void dg_my_finalize(struct dg_stmt *s)
 {
     if (!s)
         return;
-    if (s->prev)
-        s->prev->next = s->next;
-    else if (s->c->stmts == s)
-        s->c->stmts = s->next;
-    if (s->next)
-        s->next->prev = s->prev;
+    dg_list_del(&s->c->stmts, &s->link);
     dg_my_stmt_free(s);
 }
 
@@ -82,7 +77,7 @@ static int bind_results(struct dg_stmt *s, struct dg_err *err)
             break;
         default:
             col->type = MYSQL_TYPE_STRING;
-            if (dg_my_reserve(&col->buf, &col->cap, MY_COL_FIRST_BYTES)) {
+            if (dg_buf_reserve(&col->buf, &col->cap, MY_COL_FIRST_BYTES)) {
                 mysql_free_result(meta);
                 return dg_my_err(s->c, err, DG_ERR_FATAL, 0, "out of memory");
             }
@@ -139,10 +134,7 @@ int dg_my_prepare(struct dg_conn *c, const char *sql, int nparams, struct dg_stm
     }
     if (bind_results(s, err))
         goto fail;
-    s->next = c->stmts;
-    if (c->stmts)
-        c->stmts->prev = s;
-    c->stmts = s;
+    dg_list_add(&c->stmts, &s->link);
     *out = s;
     return 0;
 fail:
@@ -172,7 +164,7 @@ static int bind_params(struct dg_stmt *s, const struct dg_value *v, struct dg_er
             b->buffer_length = (unsigned long)v[i].s.n;
             break;
         case DG_T_DEC: {
-            size_t n = dg_my_fmt_dec(s->ptext[i], v[i].dec.v, v[i].dec.scale);
+            size_t n = dg_dec_text(s->ptext[i], v[i].dec.v, v[i].dec.scale);
             if (n == 0)
                 return dg_my_err(s->c, err, DG_ERR_USER, 0, "decimal scale %d out of range",
                                  v[i].dec.scale);
@@ -246,7 +238,7 @@ static int refetch(struct dg_stmt *s, int i, struct dg_err *err)
 {
     struct my_col *col = &s->cols[i];
     MYSQL_BIND *b = &s->rbind[i];
-    if (dg_my_reserve(&col->buf, &col->cap, (size_t)col->len + 2))
+    if (dg_buf_reserve(&col->buf, &col->cap, (size_t)col->len + 2))
         return dg_my_err(s->c, err, DG_ERR_FATAL, 0, "out of memory");
     b->buffer = col->buf;
     b->buffer_length = (unsigned long)col->cap - 1; /* room for a NUL */

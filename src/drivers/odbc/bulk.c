@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/sqltext.h"
 #include "drivers/odbc/internal.h"
 
 enum { BATCH_ROWS = 500 };
@@ -69,16 +70,8 @@ int dg_odbc_bulk_begin(struct dg_conn *c, const char *table, const char *const *
                        struct dg_bulk **out, struct dg_err *err)
 {
     char sql[2048];
-    size_t pos = (size_t)snprintf(sql, sizeof sql, "INSERT INTO %s (", table);
-    for (int i = 0; i < ncols && pos < sizeof sql; i++)
-        pos += (size_t)snprintf(sql + pos, sizeof sql - pos, "%s%s", i ? ", " : "", cols[i]);
-    if (pos < sizeof sql)
-        pos += (size_t)snprintf(sql + pos, sizeof sql - pos, ") VALUES (");
-    for (int i = 0; i < ncols && pos < sizeof sql; i++)
-        pos += (size_t)snprintf(sql + pos, sizeof sql - pos, "%s?", i ? ", " : "");
-    if (pos + 2 >= sizeof sql)
+    if (dg_insert_sql(sql, sizeof sql, table, cols, ncols) < 0)
         return dg_err_set(err, DG_ERR_FATAL, 0, "bulk: statement too long");
-    strcat(sql, ")");
     struct dg_bulk *b = calloc(1, sizeof *b);
     if (!b || !(b->cols = calloc((size_t)ncols, sizeof *b->cols))) {
         free(b);
@@ -139,14 +132,18 @@ int dg_odbc_bulk_row(struct dg_bulk *b, const struct dg_value *vals, struct dg_e
     for (int i = 0; i < b->ncols; i++) {
         struct bulk_col *c = &b->cols[i];
         const struct dg_value *v = &vals[i];
-        char tmp[40];
+        char tmp[DG_DEC_TEXT_MAX];
         const char *p = tmp;
         size_t n;
         SQLSMALLINT t;
         switch (v->type) {
         case DG_T_INT: n = (size_t)snprintf(tmp, sizeof tmp, "%lld", (long long)v->i), t = SQL_BIGINT; break;
         case DG_T_DOUBLE: n = (size_t)snprintf(tmp, sizeof tmp, "%.17g", v->d), t = SQL_DOUBLE; break;
-        case DG_T_DEC: n = (size_t)dg_odbc_dec_text(v, tmp, sizeof tmp), t = SQL_NUMERIC; break;
+        case DG_T_DEC:
+            if ((n = dg_dec_text(tmp, v->dec.v, v->dec.scale)) == 0)
+                return dg_err_set(err, DG_ERR_USER, 0, "bulk: decimal scale %d out of range", v->dec.scale);
+            t = SQL_NUMERIC;
+            break;
         case DG_T_TEXT: p = v->s.p, n = v->s.n, t = SQL_VARCHAR; break;
         default:
             c->ind[r] = SQL_NULL_DATA;

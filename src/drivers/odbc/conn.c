@@ -233,8 +233,8 @@ static enum dg_dialect dialect_of(const char *dbms)
 static void odbc_disconnect(struct dg_conn *c)
 {
     dg_odbc_batches_drop(c, NULL);
-    while (c->stmts)
-        dg_odbc_finalize(c->stmts);
+    while (c->stmts.head)
+        dg_odbc_finalize(DG_LIST_ENTRY(c->stmts.head, struct dg_stmt, link));
     if (c->scratch)
         SQLFreeHandle(SQL_HANDLE_STMT, c->scratch);
     if (c->dbc) {
@@ -402,17 +402,6 @@ static int odbc_begin(struct dg_conn *c, enum dg_isolation iso, int write, struc
 static int odbc_commit(struct dg_conn *c, struct dg_err *err) { return dg_odbc_commit(c, err); }
 static int odbc_rollback(struct dg_conn *c, struct dg_err *err) { return dg_odbc_rollback(c, err); }
 
-static const char *dialect_name(enum dg_dialect d)
-{
-    switch (d) {
-    case DG_DIALECT_PGSQL: return "pgsql";
-    case DG_DIALECT_MYSQL: return "mysql";
-    case DG_DIALECT_SQLITE: return "sqlite";
-    case DG_DIALECT_MSSQL: return "mssql";
-    default: return "none";
-    }
-}
-
 static int odbc_server_info(struct dg_conn *c, struct dg_server_info *info, struct dg_err *err)
 {
     (void)err;
@@ -423,7 +412,7 @@ static int odbc_server_info(struct dg_conn *c, struct dg_server_info *info, stru
     snprintf(info->version, sizeof info->version, "%s", c->dbms_ver);
     dg_server_info_add(info, "odbc_driver", c->driver);
     dg_server_info_add(info, "odbc_driver_version", c->driver_ver);
-    dg_server_info_add(info, "dialect", dialect_name(c->dialect));
+    dg_server_info_add(info, "dialect", dg_dialect_name(c->dialect));
     /* How a step's statements travel: psqlodbc sends a joined text as one simple query with
      * the values written in, so the server parses it each time (dg_batch=off: prepared). */
     dg_server_info_add(info, "odbc_step", c->batch_ok ? "one joined text per step (dg_batch=auto)"
@@ -468,11 +457,10 @@ static int odbc_load_mode(struct dg_conn *c, int on, struct dg_err *err)
 static const char *const schemes[] = {"odbc", NULL};
 
 const struct dg_driver dg_driver_odbc = {
-    .abi = DG_DRIVER_ABI,
     .name = "odbc",
     .schemes = schemes,
     .dialect = DG_DIALECT_NONE, /* per connection: conn_dialect */
-    .caps = DG_CAP_PREPARE | DG_CAP_BULK | DG_CAP_MEMORY,
+    .caps = 0,
     .connect = odbc_connect,
     .disconnect = odbc_disconnect,
     .exec = odbc_exec,

@@ -7,7 +7,10 @@
 #include <sql.h>
 #include <sqlext.h>
 
+#include "core/buf.h"
 #include "core/driver.h"
+#include "core/list.h"
+#include "core/numtext.h"
 #include "core/secret.h"
 
 struct dg_conn {
@@ -16,7 +19,7 @@ struct dg_conn {
     SQLHSTMT scratch; /* for exec and small queries */
     enum dg_dialect dialect;
     char dbms[64], dbms_ver[64], driver[64], driver_ver[32];
-    struct dg_stmt *stmts; /* every prepared statement, for disconnect */
+    struct dg_list stmts; /* every prepared statement, for disconnect */
     struct dg_secrets secrets;  /* the password's forms, scrubbed from every message */
     struct odbc_batch *batches; /* execute_calls' joined statements, one per shape (batch.c) */
     int batch_ok;          /* the driver sends a multi-statement text in one exchange */
@@ -46,13 +49,13 @@ struct odbc_param {
     SQLLEN ind;
     int64_t i;
     double d;
-    char dec[32];
+    char dec[DG_DEC_TEXT_MAX];
 };
 
 struct dg_stmt {
     struct dg_conn *conn;
     SQLHSTMT h;
-    struct dg_stmt *next;
+    struct dg_link link; /* in conn->stmts */
     char *sql; /* the text as prepared (owned), for execute_calls to join */
     int64_t server_id; /* > 0: also PREPAREd on the server as dg_p<id> (batch.c joins EXECUTEs) */
     int nparams;
@@ -105,8 +108,6 @@ int dg_odbc_cols_set(struct dg_stmt *s, int n, const SQLSMALLINT *ctypes, struct
 /* Fetches the next row of the current result into the column buffers: 1 a row, 0 none
  * left (the cursor stays open, so further results can still be read), -1 an error. */
 int dg_odbc_fetch(struct dg_stmt *s, struct dg_err *err);
-/* Writes v as decimal text (dec.v / 10^scale) into out; returns its length. */
-int dg_odbc_dec_text(const struct dg_value *v, char *out, size_t cap);
 
 /* batch.c */
 /* execute_calls: a step's calls as one joined statement where c->batch_ok, else one by one. */

@@ -145,8 +145,7 @@ static int prepare(struct dg_conn *c, const char *sql, int nparams, struct dg_st
                    nparams, sql);
         goto fail;
     }
-    s->next = c->stmts;
-    c->stmts = s;
+    dg_list_add(&c->stmts, &s->link);
     *out = s;
     return 0;
 fail:
@@ -162,11 +161,7 @@ void dg_odbc_finalize(struct dg_stmt *s)
     if (!s)
         return;
     dg_odbc_batches_drop(s->conn, s); /* a later statement may reuse its address */
-    struct dg_stmt **pp = &s->conn->stmts;
-    while (*pp && *pp != s)
-        pp = &(*pp)->next;
-    if (*pp)
-        *pp = s->next;
+    dg_list_del(&s->conn->stmts, &s->link);
     SQLFreeHandle(SQL_HANDLE_STMT, s->h);
     for (int i = 0; i < s->ccap; i++)
         free(s->cols[i].buf);
@@ -174,19 +169,6 @@ void dg_odbc_finalize(struct dg_stmt *s)
     free(s->params);
     free(s->sql);
     free(s);
-}
-
-int dg_odbc_dec_text(const struct dg_value *v, char *out, size_t cap)
-{
-    int64_t x = v->dec.v;
-    int sc = v->dec.scale < 0 ? 0 : v->dec.scale > 18 ? 18 : v->dec.scale;
-    uint64_t a = x < 0 ? (uint64_t)0 - (uint64_t)x : (uint64_t)x, p = 1;
-    for (int i = 0; i < sc; i++)
-        p *= 10;
-    if (sc == 0)
-        return snprintf(out, cap, "%s%llu", x < 0 ? "-" : "", (unsigned long long)a);
-    return snprintf(out, cap, "%s%llu.%0*llu", x < 0 ? "-" : "", (unsigned long long)(a / p), sc,
-                    (unsigned long long)(a % p));
 }
 
 int dg_odbc_bind(struct dg_stmt *s, int i, const struct dg_value *v, struct dg_err *err)
@@ -218,7 +200,10 @@ int dg_odbc_bind(struct dg_stmt *s, int i, const struct dg_value *v, struct dg_e
         size = v->s.n <= 4000 ? 4000 : v->s.n;
         break;
     case DG_T_DEC:
-        p->ind = dg_odbc_dec_text(v, p->dec, sizeof p->dec);
+        p->ind = (SQLLEN)dg_dec_text(p->dec, v->dec.v, v->dec.scale);
+        if (p->ind == 0)
+            return dg_err_set(err, DG_ERR_USER, 0, "parameter %d: decimal scale %d out of range", i + 1,
+                              v->dec.scale);
         if (p->bound == DG_T_DEC)
             return 0;
         ctype = SQL_C_CHAR, sqltype = SQL_NUMERIC, size = 18, digits = (SQLSMALLINT)v->dec.scale;

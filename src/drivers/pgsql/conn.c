@@ -209,11 +209,8 @@ static void conn_free(struct dg_conn *c)
         return;
     if (c->bulk)
         dg_pg_bulk_free(c->bulk);
-    while (c->stmts) {
-        struct dg_stmt *s = c->stmts;
-        c->stmts = s->next;
-        dg_pg_stmt_free(s);
-    }
+    for (struct dg_link *n; (n = dg_list_pop(&c->stmts));)
+        dg_pg_stmt_free(DG_LIST_ENTRY(n, struct dg_stmt, link));
     if (c->pg)
         PQfinish(c->pg);
     dg_secrets_free(&c->secrets);
@@ -320,11 +317,10 @@ static int pg_load_mode(struct dg_conn *c, int on, struct dg_err *err)
 static const char *const pg_schemes[] = {"postgres", "postgresql", NULL};
 
 const struct dg_driver dg_driver_pgsql = {
-    .abi = DG_DRIVER_ABI,
     .name = "pgsql",
     .schemes = pg_schemes,
     .dialect = DG_DIALECT_PGSQL,
-    .caps = DG_CAP_PREPARE | DG_CAP_BULK | DG_CAP_PIPELINE | DG_CAP_PROCEDURES,
+    .caps = DG_CAP_PIPELINE,
     .connect = pg_connect,
     .disconnect = pg_disconnect,
     .exec = pg_exec,
@@ -353,4 +349,6 @@ const struct dg_driver dg_driver_pgsql = {
     .set_streaming = dg_pg_set_streaming,
     .cache_stats = dg_pg_cache_stats,
     .server_local = dg_pg_server_local,
+    .server_pid = dg_pg_server_pid,
+    .server_restart = dg_pg_server_restart,
 };

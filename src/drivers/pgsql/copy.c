@@ -31,14 +31,14 @@ int dg_pg_bulk_begin(struct dg_conn *c, const char *table, const char *const *co
     size_t len = 0, cap = 0;
     PGresult *res = NULL;
     struct dg_bulk *b = calloc(1, sizeof *b);
-    if (!b || dg_pg_reserve(&sql, &cap, strlen(table) + 64)) {
+    if (!b || dg_buf_reserve(&sql, &cap, strlen(table) + 64)) {
         dg_pg_err(c, err, DG_ERR_FATAL, NULL, "out of memory");
         goto out;
     }
     len = (size_t)sprintf(sql, "COPY %s (", table);
     for (int i = 0; i < ncols; i++) {
         size_t n = strlen(cols[i]);
-        if (dg_pg_reserve(&sql, &cap, len + n + 32)) {
+        if (dg_buf_reserve(&sql, &cap, len + n + 32)) {
             dg_pg_err(c, err, DG_ERR_FATAL, NULL, "out of memory");
             goto out;
         }
@@ -60,7 +60,7 @@ int dg_pg_bulk_begin(struct dg_conn *c, const char *table, const char *const *co
     b->c = c;
     b->ncols = ncols;
     snprintf(b->table, sizeof b->table, "%s", table);
-    if (dg_pg_reserve(&b->buf, &b->cap, 2 * BULK_FLUSH_BYTES)) {
+    if (dg_buf_reserve(&b->buf, &b->cap, 2 * BULK_FLUSH_BYTES)) {
         PQputCopyEnd(c->pg, "out of memory");
         PQclear(PQgetResult(c->pg));
         dg_pg_err(c, err, DG_ERR_FATAL, NULL, "out of memory");
@@ -132,7 +132,7 @@ int dg_pg_bulk_row(struct dg_bulk *b, const struct dg_value *vals, struct dg_err
     for (int i = 0; i < b->ncols; i++) {
         const struct dg_value *v = &vals[i];
         size_t need = b->len + 2 + (v->type == DG_T_TEXT ? 2 * v->s.n : 64);
-        if (need > b->cap && dg_pg_reserve(&b->buf, &b->cap, need)) {
+        if (need > b->cap && dg_buf_reserve(&b->buf, &b->cap, need)) {
             b->failed = 1;
             return dg_pg_err(b->c, err, DG_ERR_FATAL, NULL, "out of memory");
         }
@@ -143,7 +143,7 @@ int dg_pg_bulk_row(struct dg_bulk *b, const struct dg_value *vals, struct dg_err
             *o++ = 'N';
             break;
         case DG_T_INT:
-            o += dg_pg_fmt_i64(o, v->i);
+            o += dg_i64_text(o, v->i);
             break;
         case DG_T_DOUBLE:
             o += dg_pg_fmt_double(o, v->d);
@@ -152,7 +152,7 @@ int dg_pg_bulk_row(struct dg_bulk *b, const struct dg_value *vals, struct dg_err
             o = put_text(o, v->s.p, v->s.n);
             break;
         case DG_T_DEC: {
-            size_t n = dg_pg_fmt_dec(o, v->dec.v, v->dec.scale);
+            size_t n = dg_dec_text(o, v->dec.v, v->dec.scale);
             if (!n) {
                 b->failed = 1;
                 return dg_pg_err(b->c, err, DG_ERR_USER, NULL, "bulk load into %s: decimal scale %d out of range",

@@ -7,16 +7,18 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/buf.h"
 #include "core/driver.h"
+#include "core/list.h"
+#include "core/numtext.h"
 #include "core/secret.h"
 
 #define BULK_FLUSH_BYTES (256u * 1024u)
 #define BATCH_CHUNK 256 /* parameter sets per pipeline sync: bounds what sits unread */
-#define MAX_DEC_SCALE 30
 
 struct dg_stmt {
     struct dg_conn *c;
-    struct dg_stmt *prev, *next; /* the connection's list */
+    struct dg_link link; /* in c->stmts */
     char name[16];
     char what[72]; /* start of the SQL, for messages */
     int nparams;
@@ -43,7 +45,7 @@ struct dg_bulk {
 struct dg_conn {
     PGconn *pg;
     unsigned next_stmt;
-    struct dg_stmt *stmts;
+    struct dg_list stmts;
     struct dg_bulk *bulk;
     struct dg_secrets secrets; /* password texts to scrub from every message */
     /* BEGIN ... not sent yet: it travels with the transaction's first execute (or call
@@ -64,16 +66,11 @@ int dg_pg_commit_result(struct dg_conn *c, PGresult *res, struct dg_err *err);
 /* Sends a held-back BEGIN on its own; 0 when there is none. */
 int dg_pg_flush_begin(struct dg_conn *c, struct dg_err *err);
 
-/* format.c: out needs 24 bytes (dec: 24 + |scale|; double: 32); they return the length
- * written (fmt_dec: 0 for a scale out of range). */
-size_t dg_pg_fmt_u64(char *out, uint64_t v);
-size_t dg_pg_fmt_i64(char *out, int64_t v);
-size_t dg_pg_fmt_dec(char *out, int64_t v, int scale);
+/* format.c: out needs 32 bytes; returns the length written. (Integers and decimals:
+ * core/numtext.h.) */
 size_t dg_pg_fmt_double(char *out, double d);
 /* An integer (or boolean, or numeric rounded toward zero) from result text. */
 int64_t dg_pg_parse_i64(const char *s);
-/* Grows *buf (realloc) to hold need bytes; -1 when out of memory. */
-int dg_pg_reserve(char **buf, size_t *cap, size_t need);
 
 /* stmt.c */
 void dg_pg_stmt_free(struct dg_stmt *s);
@@ -105,5 +102,8 @@ int dg_pg_bulk_end(struct dg_bulk *b, struct dg_err *err);
 /* stats.c: the monitor's calls */
 int dg_pg_cache_stats(struct dg_conn *c, uint64_t *hits, uint64_t *misses, struct dg_err *err);
 int dg_pg_server_local(struct dg_conn *c, char *data_dir, size_t n, long *pid, struct dg_err *err);
+/* ctl.c: the postmaster of data_dir (0: none), and pg_ctl restart of it. */
+long dg_pg_server_pid(const char *data_dir);
+int dg_pg_server_restart(const char *data_dir, const char *ctl, struct dg_err *err);
 
 #endif

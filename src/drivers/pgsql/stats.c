@@ -67,14 +67,7 @@ int dg_pg_server_local(struct dg_conn *c, char *data_dir, size_t n, long *pid, s
     if (res) {
         snprintf(data_dir, n, "%s", PQgetvalue(res, 0, 0));
         PQclear(res);
-        char path[1100], line[32];
-        snprintf(path, sizeof path, "%s/postmaster.pid", data_dir);
-        FILE *f = fopen(path, "r");
-        if (f) {
-            if (fgets(line, sizeof line, f))
-                *pid = strtol(line, NULL, 10);
-            fclose(f);
-        }
+        *pid = dg_pg_server_pid(data_dir);
     }
     if (*pid <= 0) { /* our backend's parent is the postmaster, when /proc lets us see it */
         res = one_row(c, "SELECT pg_backend_pid()", 1, err);

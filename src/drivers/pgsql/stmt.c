@@ -92,7 +92,7 @@ static char *rewrite_placeholders(const char *sql, int *n)
             p += take;
         } else if (*p == '?') {
             out[o++] = '$';
-            o += dg_pg_fmt_u64(out + o, (uint64_t)++k);
+            o += dg_u64_text(out + o, (uint64_t)++k);
             p++;
         } else {
             out[o++] = *p++;
@@ -131,7 +131,7 @@ int dg_pg_prepare(struct dg_conn *c, const char *sql, int nparams, struct dg_stm
     if (found) {
         s->values = calloc((size_t)found, sizeof *s->values);
         s->offs = calloc((size_t)found, sizeof *s->offs);
-        if (!s->values || !s->offs || dg_pg_reserve(&s->buf, &s->cap, 256)) {
+        if (!s->values || !s->offs || dg_buf_reserve(&s->buf, &s->cap, 256)) {
             dg_pg_err(c, err, DG_ERR_FATAL, NULL, "out of memory");
             goto out;
         }
@@ -145,10 +145,7 @@ int dg_pg_prepare(struct dg_conn *c, const char *sql, int nparams, struct dg_stm
         dg_pg_res_err(c, res, what, err);
         goto out;
     }
-    s->next = c->stmts;
-    if (c->stmts)
-        c->stmts->prev = s;
-    c->stmts = s;
+    dg_list_add(&c->stmts, &s->link);
     *out = s;
     s = NULL;
     rc = 0;
@@ -166,12 +163,7 @@ void dg_pg_finalize(struct dg_stmt *s)
         return;
     dg_pg_reset(s); /* a stream still coming would block the DEALLOCATE */
     struct dg_conn *c = s->c;
-    if (s->prev)
-        s->prev->next = s->next;
-    else
-        c->stmts = s->next;
-    if (s->next)
-        s->next->prev = s->prev;
+    dg_list_del(&c->stmts, &s->link);
     /* DEALLOCATE only when it can run; otherwise the session ends it (names never repeat). */
     struct dg_err ignore;
     if (dg_pg_flush_begin(c, &ignore) == 0 && PQstatus(c->pg) == CONNECTION_OK && !c->bulk && PQpipelineStatus(c->pg) == PQ_PIPELINE_OFF) {
@@ -192,7 +184,7 @@ static int bind(struct dg_stmt *s, const struct dg_value *params, struct dg_err 
     for (int i = 0; i < s->nparams; i++) {
         const struct dg_value *v = &params[i];
         size_t need = o + (v->type == DG_T_TEXT ? v->s.n + 1 : 64);
-        if (dg_pg_reserve(&s->buf, &s->cap, need))
+        if (dg_buf_reserve(&s->buf, &s->cap, need))
             return dg_pg_err(s->c, err, DG_ERR_FATAL, NULL, "out of memory");
         s->offs[i] = o;
         switch (v->type) {
@@ -200,7 +192,7 @@ static int bind(struct dg_stmt *s, const struct dg_value *params, struct dg_err 
             s->offs[i] = SIZE_MAX;
             continue;
         case DG_T_INT:
-            o += dg_pg_fmt_i64(s->buf + o, v->i);
+            o += dg_i64_text(s->buf + o, v->i);
             break;
         case DG_T_DOUBLE:
             o += dg_pg_fmt_double(s->buf + o, v->d);
@@ -211,7 +203,7 @@ static int bind(struct dg_stmt *s, const struct dg_value *params, struct dg_err 
             o += v->s.n;
             break;
         case DG_T_DEC: {
-            size_t n = dg_pg_fmt_dec(s->buf + o, v->dec.v, v->dec.scale);
+            size_t n = dg_dec_text(s->buf + o, v->dec.v, v->dec.scale);
             if (!n)
                 return dg_pg_err(s->c, err, DG_ERR_USER, NULL, "parameter %d: decimal scale %d out of range",
                                i + 1, v->dec.scale);

@@ -31,10 +31,9 @@ static int wl_worker_open(void *shared, struct dg_conn_h *h, void **wctx, struct
         return dg_err_set(err, DG_ERR_FATAL, 0, "out of memory");
     w->h = h;
     w->sh = sh;
-    if (h->drv->prepare(h->c, sh->query, sh->nparams, &w->stmt, err) ||
-        (h->drv->set_streaming && h->drv->set_streaming(w->stmt, 1, err))) {
-        if (w->stmt)
-            h->drv->finalize(w->stmt);
+    if (dg_prepare(h, sh->query, sh->nparams, &w->stmt, err) ||
+        dg_set_streaming(h, w->stmt, 1, err)) {
+        dg_finalize(h, w->stmt);
         free(w);
         return -1;
     }
@@ -45,7 +44,7 @@ static int wl_worker_open(void *shared, struct dg_conn_h *h, void **wctx, struct
 static void wl_worker_close(void *wctx)
 {
     struct stress_worker *w = wctx;
-    w->h->drv->finalize(w->stmt);
+    dg_finalize(w->h, w->stmt);
     free(w);
 }
 
@@ -69,7 +68,6 @@ static int wl_run(void *wctx, void *term, int type, struct dg_err *err)
     (void)type;
     struct stress_worker *w = wctx;
     struct stress_term *t = term;
-    const struct dg_driver *drv = w->h->drv;
     struct dg_value p[STRESS_MAX_PARAMS];
     const struct stress_shared *sh = w->sh;
     if (sh->nparam_rows) {
@@ -79,18 +77,18 @@ static int wl_run(void *wctx, void *term, int type, struct dg_err *err)
         t->next_param = (t->next_param + 1) % (uint32_t)sh->nparam_rows; /* cycle, as SQLQueryStress */
     }
     w->rows = w->bytes = 0;
-    if (drv->execute(w->stmt, p, err))
+    if (dg_execute(w->h, w->stmt, p, err))
         return -1;
     int rc, nc = -1;
     uint64_t rows = 0, bytes = 0;
-    while ((rc = drv->next_row(w->stmt, err)) == 1) {
+    while ((rc = dg_next_row(w->h, w->stmt, err)) == 1) {
         if (nc < 0)
-            nc = drv->ncols(w->stmt);
+            nc = dg_ncols(w->h, w->stmt);
         rows++;
         for (int i = 0; i < nc; i++) {
             size_t len = 0;
-            if (!drv->col_is_null(w->stmt, i))
-                drv->col_text(w->stmt, i, &len);
+            if (!dg_col_is_null(w->h, w->stmt, i))
+                dg_col_text(w->h, w->stmt, i, &len);
             bytes += len;
         }
     }
@@ -148,11 +146,11 @@ static int load_params(struct dg_conn_h *h, const char *sql, struct stress_share
     struct dg_stmt *s = NULL;
     size_t cap = 0, n = 0;
     int rc = -1;
-    if (h->drv->prepare(h->c, sql, 0, &s, err) || h->drv->execute(s, NULL, err))
+    if (dg_prepare(h, sql, 0, &s, err) || dg_execute(h, s, NULL, err))
         goto out;
     int r;
-    while ((r = h->drv->next_row(s, err)) == 1) {
-        int nc = h->drv->ncols(s);
+    while ((r = dg_next_row(h, s, err)) == 1) {
+        int nc = dg_ncols(h, s);
         if (sh->nparams == 0) {
             if (nc < 1 || nc > STRESS_MAX_PARAMS) {
                 dg_err_set(err, DG_ERR_USER, 0, "--params-query returns %d columns (1..%d)", nc,
@@ -173,7 +171,7 @@ static int load_params(struct dg_conn_h *h, const char *sql, struct stress_share
             sh->param_text = grown;
         }
         for (int i = 0; i < nc; i++)
-            sh->param_text[n++] = h->drv->col_is_null(s, i) ? NULL : strdup(h->drv->col_text(s, i, NULL));
+            sh->param_text[n++] = dg_col_is_null(h, s, i) ? NULL : strdup(dg_col_text(h, s, i, NULL));
         sh->nparam_rows++;
     }
     if (r < 0)
@@ -189,8 +187,7 @@ out:
         snprintf(msg, sizeof msg, "%s", err->msg);
         dg_err_set(err, DG_ERR_USER, err->code, "--params-query failed: %.400s", msg);
     }
-    if (s)
-        h->drv->finalize(s);
+    dg_finalize(h, s);
     return rc;
 }
 
@@ -204,9 +201,8 @@ int stress_setup(struct dg_conn_h *h, const char *query, const char *params_sql,
      * resolves tables and columns and counts placeholders then. (Executing it once would cost
      * a whole read of a large result.) */
     struct dg_stmt *s = NULL;
-    int rc = h->drv->prepare(h->c, query, sh->nparams, &s, err);
-    if (s)
-        h->drv->finalize(s);
+    int rc = dg_prepare(h, query, sh->nparams, &s, err);
+    dg_finalize(h, s);
     if (rc && err->cls != DG_ERR_CONN) {
         char msg[sizeof err->msg];
         snprintf(msg, sizeof msg, "%s", err->msg);
@@ -218,7 +214,7 @@ int stress_setup(struct dg_conn_h *h, const char *query, const char *params_sql,
 
 int stress_drop(struct dg_conn_h *h, struct dg_err *err)
 {
-    return h->drv->exec(h->c, "DROP TABLE IF EXISTS " STRESS_TABLE, err);
+    return dg_exec(h, "DROP TABLE IF EXISTS " STRESS_TABLE, err);
 }
 
 int stress_prepare(struct dg_conn_h *h, int64_t rows, int row_bytes, int drop, struct dg_err *err)
@@ -226,10 +222,10 @@ int stress_prepare(struct dg_conn_h *h, int64_t rows, int row_bytes, int drop, s
     static const char *const cols[] = {"id", "grp", "amount", "name", "payload"};
     if (drop && stress_drop(h, err))
         return -1;
-    if (h->drv->exec(h->c,
-                     "CREATE TABLE " STRESS_TABLE " (id INTEGER NOT NULL PRIMARY KEY, grp INTEGER, "
-                     "amount DECIMAL(12,2), name VARCHAR(32), payload VARCHAR(4000))",
-                     err))
+    if (dg_exec(h,
+                "CREATE TABLE " STRESS_TABLE " (id INTEGER NOT NULL PRIMARY KEY, grp INTEGER, "
+                "amount DECIMAL(12,2), name VARCHAR(32), payload VARCHAR(4000))",
+                err))
         return -1;
     /* Values: id 8, grp 8, amount 8, name 16..32, payload makes up the rest of row_bytes. */
     int payload = row_bytes - 8 - 8 - 8 - 24;
@@ -245,10 +241,9 @@ int stress_prepare(struct dg_conn_h *h, int64_t rows, int row_bytes, int drop, s
     static const char alnum[] = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
     struct dg_bulk *b = NULL;
     int rc = -1;
-    if (h->drv->load_mode)
-        h->drv->load_mode(h->c, 1, err);
-    if (h->drv->begin(h->c, DG_ISO_DEFAULT, 1, err) ||
-        h->drv->bulk_begin(h->c, STRESS_TABLE, cols, 5, &b, err))
+    dg_load_mode(h, 1, err);
+    if (dg_begin(h, DG_ISO_DEFAULT, 1, err) ||
+        dg_bulk_begin(h, STRESS_TABLE, cols, 5, &b, err))
         goto out;
     for (int64_t i = 1; i <= rows; i++) {
         int nn = (int)dg_rng_range(&rng, 16, 32);
@@ -256,32 +251,26 @@ int stress_prepare(struct dg_conn_h *h, int64_t rows, int row_bytes, int drop, s
         dg_rng_chars(&rng, buf, (size_t)payload, alnum, 62);
         struct dg_value v[5] = {dg_int(i), dg_int(i % 100), dg_dec(dg_rng_range(&rng, 0, 99999999), 2),
                                 dg_txt(name, (size_t)nn), dg_txt(buf, (size_t)payload)};
-        if (h->drv->bulk_row(b, v, err))
+        if (dg_bulk_row(h, b, v, err))
             goto out;
     }
     struct dg_bulk *done = b;
     b = NULL;
-    if (h->drv->bulk_end(done, err) || h->drv->commit(h->c, err))
+    if (dg_bulk_end(h, done, err) || dg_commit(h, err))
         goto out;
     rc = 0;
-out:
-    if (b) {
-        struct dg_err ignore;
-        h->drv->bulk_end(b, &ignore);
+out:;
+    struct dg_err ignore;
+    if (b)
+        dg_bulk_end(h, b, &ignore);
+    if (rc)
+        dg_rollback(h, &ignore);
+    dg_load_mode(h, 0, &ignore);
+    if (rc == 0) { /* the planner's statistics of the new table */
+        char sql[128];
+        snprintf(sql, sizeof sql, "%s" STRESS_TABLE, dg_dialect(dg_conn_dialect(h))->analyze_table);
+        rc = dg_exec(h, sql, err);
     }
-    if (rc) {
-        struct dg_err ignore;
-        h->drv->rollback(h->c, &ignore);
-    }
-    if (h->drv->load_mode) {
-        struct dg_err ignore;
-        h->drv->load_mode(h->c, 0, &ignore);
-    }
-    if (rc == 0)
-        rc = h->drv->exec(h->c, dg_conn_dialect(h) == DG_DIALECT_MSSQL ? "UPDATE STATISTICS " STRESS_TABLE
-                                : dg_conn_dialect(h) == DG_DIALECT_MYSQL ? "ANALYZE TABLE " STRESS_TABLE
-                                                                         : "ANALYZE " STRESS_TABLE,
-                          err);
     free(buf);
     return rc;
 }
@@ -292,7 +281,7 @@ int stress_server_blocks(struct dg_conn_h *h, int64_t *hit, int64_t *read, struc
         return 0;
     /* The statistics snapshot is per transaction: a fresh one each call. */
     struct dg_err ignore;
-    h->drv->exec(h->c, "SELECT pg_stat_clear_snapshot()", &ignore);
+    dg_exec(h, "SELECT pg_stat_clear_snapshot()", &ignore);
     if (dg_query_int(h, "SELECT blks_hit FROM pg_stat_database WHERE datname = current_database()",
                      hit, err) ||
         dg_query_int(h, "SELECT blks_read FROM pg_stat_database WHERE datname = current_database()",

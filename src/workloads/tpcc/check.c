@@ -93,25 +93,25 @@ static int violations(struct dg_conn_h *h, const char *sql, struct tpcc_check_it
                       struct dg_err *err)
 {
     struct dg_stmt *s;
-    if (h->drv->prepare(h->c, sql, 0, &s, err) || h->drv->execute(s, NULL, err)) {
+    if (dg_prepare(h, sql, 0, &s, err) || dg_execute(h, s, NULL, err)) {
         if (s)
-            h->drv->finalize(s);
+            dg_finalize(h, s);
         return -1;
     }
     int64_t rows = 0;
     int rc;
-    while ((rc = h->drv->next_row(s, err)) == 1) {
+    while ((rc = dg_next_row(h, s, err)) == 1) {
         if (rows++ == 0) {
             size_t pos = 0;
-            int nc = h->drv->ncols(s);
+            int nc = dg_ncols(h, s);
             for (int i = 0; i < nc && pos + 2 < sizeof it->detail; i++) {
-                const char *v = h->drv->col_is_null(s, i) ? "NULL" : h->drv->col_text(s, i, NULL);
+                const char *v = dg_col_is_null(h, s, i) ? "NULL" : dg_col_text(h, s, i, NULL);
                 pos += (size_t)snprintf(it->detail + pos, sizeof it->detail - pos, "%s%s",
                                         i ? ", " : "first offending row: ", v);
             }
         }
     }
-    h->drv->finalize(s);
+    dg_finalize(h, s);
     if (rc < 0)
         return -1;
     it->pass = rows == 0;

@@ -1,6 +1,7 @@
 /* dialect.c — turns a TPC-C statement written once (PostgreSQL-like: "%L" for the row lock,
- * LIMIT 1, UPDATE ... RETURNING) into the text of one dialect. Small rewrites only; a
- * statement that does not fit them must be written per dialect where it is defined. */
+ * LIMIT 1, UPDATE ... RETURNING) into the text of one dialect, by the facts of core/dialect.h.
+ * Small rewrites only; a statement that does not fit them must be written per dialect where
+ * it is defined. */
 #include <stdio.h>
 #include <string.h>
 
@@ -17,18 +18,18 @@ static int insert_at(char *buf, size_t cap, size_t at, const char *s)
     return 0;
 }
 
-/* T-SQL: "... FROM t WHERE" + lock becomes "FROM t WITH (UPDLOCK, ROWLOCK) WHERE". */
-static int mssql_lock(char *buf, size_t cap)
+/* A table lock hint (T-SQL): "... FROM t WHERE" + lock becomes "FROM t WITH (UPDLOCK, ROWLOCK) WHERE". */
+static int lock_hint(char *buf, size_t cap, const char *hint)
 {
     char *from = strstr(buf, " FROM ");
     if (!from)
         return -1;
     char *name = from + 6;
-    return insert_at(buf, cap, (size_t)(name - buf) + strcspn(name, " "), " WITH (UPDLOCK, ROWLOCK)");
+    return insert_at(buf, cap, (size_t)(name - buf) + strcspn(name, " "), hint);
 }
 
-/* T-SQL: "SELECT ... LIMIT 1" becomes "SELECT TOP (1) ...". */
-static int mssql_top(char *buf, size_t cap)
+/* TOP (T-SQL): "SELECT ... LIMIT 1" becomes "SELECT TOP (1) ...". */
+static int limit_top(char *buf, size_t cap)
 {
     char *lim = strstr(buf, " LIMIT 1");
     if (!lim)
@@ -39,9 +40,9 @@ static int mssql_top(char *buf, size_t cap)
     return insert_at(buf, cap, 7, "TOP (1) ");
 }
 
-/* T-SQL: "UPDATE t SET ... WHERE ... RETURNING a, b - 1" becomes
+/* OUTPUT (T-SQL): "UPDATE t SET ... WHERE ... RETURNING a, b - 1" becomes
  * "UPDATE t SET ... OUTPUT inserted.a, inserted.b - 1 WHERE ...". */
-static int mssql_output(char *buf, size_t cap)
+static int returning_output(char *buf, size_t cap)
 {
     char *ret = strstr(buf, " RETURNING ");
     if (!ret)
@@ -65,7 +66,8 @@ static int mssql_output(char *buf, size_t cap)
 
 int tpcc_dialect_sql(enum dg_dialect d, const char *in, char *out, size_t cap)
 {
-    const char *lock = d == DG_DIALECT_PGSQL || d == DG_DIALECT_MYSQL ? " FOR UPDATE" : "";
+    const struct dg_dialect_desc *dd = dg_dialect(d);
+    const char *lock = dd->row_lock;
     int has_lock = 0;
     size_t o = 0;
     for (const char *p = in; *p; p++) {
@@ -81,9 +83,9 @@ int tpcc_dialect_sql(enum dg_dialect d, const char *in, char *out, size_t cap)
         }
     }
     out[o] = '\0';
-    if (d != DG_DIALECT_MSSQL)
-        return 0;
-    if ((has_lock && mssql_lock(out, cap)) || mssql_top(out, cap) || mssql_output(out, cap))
+    if ((has_lock && dd->table_lock_hint && lock_hint(out, cap, dd->table_lock_hint)) ||
+        (dd->limit == DG_LIMIT_TOP && limit_top(out, cap)) ||
+        (dd->returning == DG_RETURNING_OUTPUT && returning_output(out, cap)))
         return -1;
     return 0;
 }
@@ -93,6 +95,7 @@ int tpcc_dialect_sql(enum dg_dialect d, const char *in, char *out, size_t cap)
 int tpcc_dump_sql(enum dg_dialect d, FILE *out)
 {
     char sql[2048];
+    const char *go = dg_dialect(d)->batch_separator ? dg_dialect(d)->batch_separator : "";
     fprintf(out, "-- dbgauge TPC-C SQL, dialect %d\n\n-- tables\n", (int)d);
     for (int i = 0; tpcc_schema_sql(d, i, sql, sizeof sql) >= 0; i++)
         fprintf(out, "%s;\n", sql);
@@ -109,10 +112,10 @@ int tpcc_dump_sql(enum dg_dialect d, FILE *out)
     }
     fprintf(out, "\n-- procedures (one batch each)\n");
     for (const char *const *p = pd->install; p && *p; p++)
-        fprintf(out, "%s\n%s\n", *p, d == DG_DIALECT_MSSQL ? "GO" : "");
+        fprintf(out, "%s\n%s\n", *p, go);
     if (pd->version_fmt)
         fprintf(out, pd->version_fmt, 2);
-    fprintf(out, "\n%s\n\n-- calls\n", d == DG_DIALECT_MSSQL ? "GO" : "");
+    fprintf(out, "\n%s\n\n-- calls\n", go);
     for (int i = 0; i < 5; i++)
         fprintf(out, "%s;\n", pd->calls[i]);
     for (int i = 1; i <= DG_ISO_SERIALIZABLE; i++)

@@ -52,11 +52,11 @@ static int put_row(struct gen *g, struct dg_bulk *b, const struct dg_value *v, i
     for (int i = 0; i < n; i++)
         g->bytes += v[i].type == DG_T_TEXT ? v[i].s.n : v[i].type == DG_T_NULL ? 0 : 8;
     g->rows++;
-    return g->h.drv->bulk_row(b, v, err);
+    return dg_bulk_row(&g->h, b, v, err);
 }
 
 #define BULK(g, table, cols, b, err)                                                             \
-    (g)->h.drv->bulk_begin((g)->h.c, table, cols, (int)(sizeof cols / sizeof *cols), &(b), err)
+    dg_bulk_begin(&(g)->h, table, cols, (int)(sizeof cols / sizeof *cols), &(b), err)
 
 static int load_items(struct gen *g, struct dg_err *err)
 {
@@ -76,10 +76,10 @@ static int load_items(struct gen *g, struct dg_err *err)
     }
     if (rc) {
         struct dg_err ignore;
-        g->h.drv->bulk_end(b, &ignore);
+        dg_bulk_end(&g->h, b, &ignore);
         return -1;
     }
-    return g->h.drv->bulk_end(b, err);
+    return dg_bulk_end(&g->h, b, err);
 }
 
 /* Address columns shared by WAREHOUSE and DISTRICT: name, street 1/2, city, state, zip. */
@@ -112,10 +112,10 @@ static int finish(struct gen *g, struct dg_bulk *b, int rc, struct dg_err *err)
 {
     if (rc) {
         struct dg_err ignore;
-        g->h.drv->bulk_end(b, &ignore);
+        dg_bulk_end(&g->h, b, &ignore);
         return -1;
     }
-    return g->h.drv->bulk_end(b, err);
+    return dg_bulk_end(&g->h, b, err);
 }
 
 static int load_warehouse_row(struct gen *g, int w, struct dg_err *err)
@@ -322,8 +322,7 @@ static int load_orders(struct gen *g, int w, int d, struct dg_err *err)
 
 static int load_unit(struct gen *g, int unit, struct dg_err *err)
 {
-    const struct dg_driver *drv = g->h.drv;
-    if (drv->begin(g->h.c, DG_ISO_DEFAULT, 1, err))
+    if (dg_begin(&g->h, DG_ISO_DEFAULT, 1, err))
         return -1;
     int rc;
     if (unit == 0) {
@@ -344,10 +343,10 @@ static int load_unit(struct gen *g, int unit, struct dg_err *err)
     }
     if (rc) {
         struct dg_err ignore;
-        drv->rollback(g->h.c, &ignore);
+        dg_rollback(&g->h, &ignore);
         return -1;
     }
-    if (drv->commit(g->h.c, err))
+    if (dg_commit(&g->h, err))
         return -1;
     report(g, unit != 0);
     return 0;
@@ -369,7 +368,7 @@ static void *load_job(void *arg)
     struct dg_err err;
     struct dg_connect_opts co = {.create = 1, .application = "dbgauge-load"};
     if (dg_connect(ld->o->target, &co, &g.h, &err) ||
-        (g.h.drv->load_mode && g.h.drv->load_mode(g.h.c, 1, &err))) {
+        dg_load_mode(&g.h, 1, &err)) {
         record_failure(ld, &err);
         dg_disconnect(&g.h);
         return NULL;
@@ -408,8 +407,7 @@ static void *index_job(void *arg)
         record_failure(ij->ld, &err);
         return NULL;
     }
-    if (h.drv->load_mode)
-        h.drv->load_mode(h.c, 1, &err);
+    dg_load_mode(&h, 1, &err);
     for (;;) {
         pthread_mutex_lock(ij->mu);
         const char *sql = ij->ld->failed ? NULL : ij->sql[*ij->next];
@@ -418,7 +416,7 @@ static void *index_job(void *arg)
         pthread_mutex_unlock(ij->mu);
         if (!sql)
             break;
-        if (h.drv->exec(h.c, sql, &err)) {
+        if (dg_exec(&h, sql, &err)) {
             record_failure(ij->ld, &err);
             break;
         }
@@ -460,7 +458,7 @@ int tpcc_load(const struct tpcc_load_opts *o, struct tpcc_load_result *res, stru
     struct dg_connect_opts co = {.create = 1, .application = "dbgauge-load"};
     if (dg_connect(o->target, &co, &h, err))
         goto out;
-    if (h.drv->load_mode && h.drv->load_mode(h.c, 1, err))
+    if (dg_load_mode(&h, 1, err))
         goto out;
     if (o->drop && tpcc_schema_drop(&h, err))
         goto out;
@@ -473,7 +471,7 @@ int tpcc_load(const struct tpcc_load_opts *o, struct tpcc_load_result *res, stru
 
     /* One SQLite file has one writer at a time: more jobs would only queue on its lock. */
     int jobs = o->jobs < 1 ? 1 : o->jobs > 64 ? 64 : o->jobs;
-    if (dg_conn_dialect(&h) == DG_DIALECT_SQLITE)
+    if (dg_dialect(dg_conn_dialect(&h))->single_writer)
         jobs = 1;
     if (jobs > o->warehouses + 1)
         jobs = o->warehouses + 1;
@@ -498,13 +496,13 @@ int tpcc_load(const struct tpcc_load_opts *o, struct tpcc_load_result *res, stru
             goto out;
         }
     }
-    if (h.drv->exec(h.c, tpcc_analyze_sql(dg_conn_dialect(&h)), err) ||
+    if (dg_exec(&h, tpcc_analyze_sql(dg_conn_dialect(&h)), err) ||
         tpcc_meta_write(&h, &ld.c_load, o->warehouses, err))
         goto out;
     /* The server-side transactions of --mode procedures, where the engine has them. */
     if (tpcc_proc_dialect(dg_conn_dialect(&h)) && tpcc_procedures_install(&h, err))
         goto out;
-    if (h.drv->load_mode && h.drv->load_mode(h.c, 0, err))
+    if (dg_load_mode(&h, 0, err))
         goto out;
     dg_ns t_end = dg_now_ns();
     res->rows = ld.rows;

@@ -222,8 +222,9 @@ struct tpcc_proc_worker {
 
 static int no_procedures(enum dg_dialect d, struct dg_err *err)
 {
-    if (d == DG_DIALECT_SQLITE)
-        return dg_err_set(err, DG_ERR_USER, 0, "SQLite has no stored procedures; use --mode sql");
+    if (d != DG_DIALECT_NONE && !dg_dialect(d)->procedures)
+        return dg_err_set(err, DG_ERR_USER, 0, "%s has no stored procedures; use --mode sql",
+                          dg_dialect(d)->display);
     return dg_err_set(err, DG_ERR_USER, 0,
                       "--mode procedures is not available for this target yet; use --mode sql");
 }
@@ -240,8 +241,8 @@ int tpcc_procedures_install(struct dg_conn_h *h, struct dg_err *err)
     if (pd->install_fn)
         rc = pd->install_fn(h, PROC_VERSION, err);
     for (int i = 0; !pd->install_fn && pd->install[i] && rc == 0; i++)
-        rc = h->drv->exec(h->c, pd->install[i], err);
-    if (rc || (!pd->install_fn && h->drv->exec(h->c, version, err))) {
+        rc = dg_exec(h, pd->install[i], err);
+    if (rc || (!pd->install_fn && dg_exec(h, version, err))) {
         if (err->cls != DG_ERR_CONN) {
             char msg[sizeof err->msg];
             snprintf(msg, sizeof msg, "%s", err->msg);
@@ -282,7 +283,7 @@ int tpcc_proc_worker_open(const struct tpcc_shared *sh, struct dg_conn_h *h,
     if (sh->isolation != DG_ISO_DEFAULT) {
         if ((unsigned)sh->isolation > DG_ISO_SERIALIZABLE || !pd->iso_sql[sh->isolation])
             return dg_err_set(err, DG_ERR_USER, 0, "unknown isolation level %d", (int)sh->isolation);
-        if (h->drv->exec(h->c, pd->iso_sql[sh->isolation], err))
+        if (dg_exec(h, pd->iso_sql[sh->isolation], err))
             return -1;
     }
     struct tpcc_proc_worker *w = calloc(1, sizeof *w);
@@ -292,7 +293,7 @@ int tpcc_proc_worker_open(const struct tpcc_shared *sh, struct dg_conn_h *h,
     w->sh = sh;
     w->pd = pd;
     for (int i = 0; i < P_COUNT; i++)
-        if (h->drv->prepare(h->c, pd->calls[i], call_nparams[i], &w->st[i], err)) {
+        if (dg_prepare(h, pd->calls[i], call_nparams[i], &w->st[i], err)) {
             tpcc_proc_worker_close(w);
             return -1;
         }
@@ -306,7 +307,7 @@ void tpcc_proc_worker_close(struct tpcc_proc_worker *w)
         return;
     for (int i = 0; i < P_COUNT; i++)
         if (w->st[i])
-            w->h->drv->finalize(w->st[i]);
+            dg_finalize(w->h, w->st[i]);
     free(w);
 }
 
@@ -338,26 +339,25 @@ static size_t int_array(char *out, const int *v, int n)
 static int call(struct tpcc_proc_worker *w, int id, const struct dg_value *p, int64_t *iv, double *dv,
                 struct dg_err *err)
 {
-    const struct dg_driver *drv = w->h->drv;
     struct dg_stmt *s = w->st[id];
-    if (drv->execute(s, p, err)) {
+    if (dg_execute(w->h, s, p, err)) {
         if (id == P_NEW_ORDER && (w->pd->bad_item_code ? err->code == w->pd->bad_item_code
                                                         : strcmp(err->sqlstate, SQLSTATE_BAD_ITEM) == 0))
             /* clause 2.4.2.3: "Item number is not valid"; nothing of it remains */
             return dg_err_set(err, DG_ERR_EXPECTED, 0, "item number is not valid");
         return -1;
     }
-    int rc = drv->next_row(s, err);
+    int rc = dg_next_row(w->h, s, err);
     if (rc != 1) {
         if (rc == 0)
             dg_err_set(err, DG_ERR_FATAL, 0, "no result from: %s", w->pd->calls[id]);
         return -1;
     }
     if (iv)
-        *iv = drv->col_int(s, 0);
+        *iv = dg_col_int(w->h, s, 0);
     if (dv)
-        *dv = drv->col_double(s, 0);
-    drv->reset(s);
+        *dv = dg_col_double(w->h, s, 0);
+    dg_reset(w->h, s);
     return 0;
 }
 

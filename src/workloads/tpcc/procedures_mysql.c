@@ -224,14 +224,14 @@ const char *const tpcc_mysql_call_sql[5] = {
 int tpcc_mysql_procedures_install(struct dg_conn_h *h, int version, struct dg_err *err)
 {
     for (size_t i = 0; i < sizeof drop_sql / sizeof *drop_sql; i++)
-        if (h->drv->exec(h->c, drop_sql[i], err))
+        if (dg_exec(h, drop_sql[i], err))
             return -1;
     for (size_t i = 0; i < sizeof create_sql / sizeof *create_sql; i++)
-        if (h->drv->exec(h->c, create_sql[i], err))
+        if (dg_exec(h, create_sql[i], err))
             return -1;
     char sql[160];
     snprintf(sql, sizeof sql,
              "CREATE FUNCTION dbgauge_procedures_version() RETURNS INT DETERMINISTIC NO SQL "
              "RETURN %d", version);
-    return h->drv->exec(h->c, sql, err);
+    return dg_exec(h, sql, err);
 }

@@ -70,17 +70,17 @@ static const char meta_ddl[] =
     "CREATE TABLE dbgauge_tpcc_meta (c_last_load INTEGER, c_id INTEGER, ol_i_id INTEGER, "
     "warehouses INTEGER, loaded_at VARCHAR(32))";
 
+/* Where TPC-C puts the keys in CREATE TABLE (engines whose tables are stored in key order). */
 static int keys_inline(enum dg_dialect d) { return d == DG_DIALECT_SQLITE || d == DG_DIALECT_MYSQL; }
 
-/* The column list in the dialect's types: MySQL's TIMESTAMP is a 2038-bounded type with
- * implicit defaults, so dates are DATETIME there; T-SQL's TIMESTAMP is a row version, so
- * dates are DATETIME2 there. */
+/* The column list in the dialect's types: the date and time type is spelled per engine
+ * (core/dialect.c says why). */
 static void columns_for(enum dg_dialect d, const char *cols, char *out, size_t cap)
 {
-    const char *date = d == DG_DIALECT_MYSQL ? "DATETIME" : d == DG_DIALECT_MSSQL ? "DATETIME2(3)" : NULL;
+    const char *date = dg_dialect(d)->timestamp_type;
     size_t o = 0;
     for (const char *p = cols; *p && o + 16 < cap;) {
-        if (date && strncmp(p, "TIMESTAMP", 9) == 0) {
+        if (strncmp(p, "TIMESTAMP", 9) == 0) {
             o += (size_t)snprintf(out + o, cap - o, "%s", date);
             p += 9;
         } else {
@@ -97,21 +97,22 @@ int tpcc_schema_sql(enum dg_dialect d, int i, char *out, size_t cap)
     if (i == (int)NTABLES)
         return snprintf(out, cap, "%s", meta_ddl);
     const struct table_def *t = &tables[i];
+    const struct dg_dialect_desc *dd = dg_dialect(d);
     char cols[1536];
-    const char *suffix = d == DG_DIALECT_SQLITE ? " WITHOUT ROWID" : d == DG_DIALECT_MYSQL ? " ENGINE=InnoDB" : "";
     columns_for(d, t->columns, cols, sizeof cols);
     if (keys_inline(d) && t->key) /* rows arrive in key order */
-        return snprintf(out, cap, "CREATE TABLE %s (%s, PRIMARY KEY (%s))%s", t->name, cols, t->key, suffix);
+        return snprintf(out, cap, "CREATE TABLE %s (%s, PRIMARY KEY (%s))%s", t->name, cols, t->key,
+                        dd->clustered_table_suffix);
     if (t->fillfactor && d == DG_DIALECT_PGSQL)
         return snprintf(out, cap, "CREATE TABLE %s (%s) WITH (fillfactor = %d)", t->name, cols, t->fillfactor);
-    return snprintf(out, cap, "CREATE TABLE %s (%s)%s", t->name, cols, d == DG_DIALECT_MYSQL ? suffix : "");
+    return snprintf(out, cap, "CREATE TABLE %s (%s)%s", t->name, cols, dd->table_suffix);
 }
 
 int tpcc_schema_create(struct dg_conn_h *h, struct dg_err *err)
 {
     char sql[2048];
     for (int i = 0; tpcc_schema_sql(dg_conn_dialect(h), i, sql, sizeof sql) >= 0; i++)
-        if (h->drv->exec(h->c, sql, err))
+        if (dg_exec(h, sql, err))
             return -1;
     return 0;
 }
@@ -121,10 +122,10 @@ int tpcc_schema_drop(struct dg_conn_h *h, struct dg_err *err)
     char sql[128];
     for (size_t i = 0; i < NTABLES; i++) {
         snprintf(sql, sizeof sql, "DROP TABLE IF EXISTS %s", tables[i].name);
-        if (h->drv->exec(h->c, sql, err))
+        if (dg_exec(h, sql, err))
             return -1;
     }
-    return h->drv->exec(h->c, "DROP TABLE IF EXISTS dbgauge_tpcc_meta", err);
+    return dg_exec(h, "DROP TABLE IF EXISTS dbgauge_tpcc_meta", err);
 }
 
 /* Secondary access paths the transactions need: customers by last name (Payment,
@@ -166,17 +167,23 @@ static const char *const mssql_indexes[] = {
     NULL,
 };
 
+static const char *const *const indexes[DG_DIALECT_COUNT] = {
+    [DG_DIALECT_NONE] = pgsql_indexes, [DG_DIALECT_SQLITE] = sqlite_indexes,
+    [DG_DIALECT_PGSQL] = pgsql_indexes, [DG_DIALECT_MYSQL] = sqlite_indexes,
+    [DG_DIALECT_MSSQL] = mssql_indexes,
+};
+
 const char *const *tpcc_schema_index_sql(enum dg_dialect d)
 {
-    return keys_inline(d) ? sqlite_indexes : d == DG_DIALECT_MSSQL ? mssql_indexes : pgsql_indexes;
+    return indexes[dg_dialect(d)->id];
 }
 
 const char *tpcc_analyze_sql(enum dg_dialect d)
 {
-    if (d == DG_DIALECT_MYSQL)
-        return "ANALYZE TABLE warehouse, district, customer, history, new_order, orders, order_line, "
-               "item, stock";
-    return d == DG_DIALECT_MSSQL ? "EXEC sp_updatestats" : "ANALYZE";
+    const char *all = dg_dialect(d)->analyze_all;
+    return all ? all /* else the engine wants the tables named */
+               : "ANALYZE TABLE warehouse, district, customer, history, new_order, orders, order_line, "
+                 "item, stock";
 }
 
 int tpcc_meta_write(struct dg_conn_h *h, const struct tpcc_nurand *c, int warehouses,
@@ -186,25 +193,25 @@ int tpcc_meta_write(struct dg_conn_h *h, const struct tpcc_nurand *c, int wareho
     snprintf(sql, sizeof sql,
              "INSERT INTO dbgauge_tpcc_meta VALUES (%d, %d, %d, %d, CURRENT_TIMESTAMP)", c->c_last,
              c->c_id, c->ol_i_id, warehouses);
-    return h->drv->exec(h->c, sql, err);
+    return dg_exec(h, sql, err);
 }
 
 int tpcc_meta_read(struct dg_conn_h *h, struct tpcc_nurand *c, struct dg_err *err)
 {
     struct dg_stmt *s = NULL;
     struct dg_err ignored;
-    if (h->drv->prepare(h->c, "SELECT c_last_load, c_id, ol_i_id FROM dbgauge_tpcc_meta", 0, &s,
+    if (dg_prepare(h, "SELECT c_last_load, c_id, ol_i_id FROM dbgauge_tpcc_meta", 0, &s,
                         &ignored))
         return 0; /* a database loaded by another kit */
     int found = 0;
-    if (h->drv->execute(s, NULL, err) == 0 && h->drv->next_row(s, err) == 1) {
-        c->c_last = (int)h->drv->col_int(s, 0);
-        c->c_id = (int)h->drv->col_int(s, 1);
-        c->ol_i_id = (int)h->drv->col_int(s, 2);
+    if (dg_execute(h, s, NULL, err) == 0 && dg_next_row(h, s, err) == 1) {
+        c->c_last = (int)dg_col_int(h, s, 0);
+        c->c_id = (int)dg_col_int(h, s, 1);
+        c->ol_i_id = (int)dg_col_int(h, s, 2);
         found = 1;
-        h->drv->reset(s);
+        dg_reset(h, s);
     }
-    h->drv->finalize(s);
+    dg_finalize(h, s);
     return found;
 }
 
@@ -213,7 +220,7 @@ int tpcc_schema_probe(struct dg_conn_h *h, int *warehouses, struct dg_err *err)
     char sql[128];
     for (size_t i = 0; i < NTABLES; i++) {
         int64_t n;
-        if (dg_conn_dialect(h) == DG_DIALECT_MSSQL)
+        if (dg_dialect(dg_conn_dialect(h))->limit == DG_LIMIT_TOP)
             snprintf(sql, sizeof sql, "SELECT COUNT(*) FROM (SELECT TOP (1) 1 AS one FROM %s) t",
                      tables[i].name);
         else

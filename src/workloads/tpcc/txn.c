@@ -27,7 +27,7 @@ int tpcc_sql_worker_open(const struct tpcc_shared *sh, struct dg_conn_h *h, stru
     w->h = h;
     w->sh = sh;
     char sql[1024];
-    int returning = tpcc_has_returning(dg_conn_dialect(h));
+    int returning = dg_dialect(dg_conn_dialect(h))->returning != DG_RETURNING_NONE;
     for (int i = 0; i < S_COUNT + TPCC_DISTRICTS; i++) {
         struct dg_stmt **st = i < S_COUNT ? &w->st[i] : &w->stock[i - S_COUNT];
         if (tpcc_txn_sql(dg_conn_dialect(h), i, sql, sizeof sql) < 0) {
@@ -37,12 +37,12 @@ int tpcc_sql_worker_open(const struct tpcc_shared *sh, struct dg_conn_h *h, stru
         char *r = returning ? NULL : strstr(sql, " RETURNING ");
         if (r)
             *r = '\0';
-        if (h->drv->prepare(h->c, sql, i < S_COUNT ? tpcc_stmt_defs[i].nparams : 2, st, err))
+        if (dg_prepare(h, sql, i < S_COUNT ? tpcc_stmt_defs[i].nparams : 2, st, err))
             goto fail;
     }
     for (size_t i = 0; !returning && i < tpcc_nreturning; i++) {
         int id = tpcc_returning_sql[i].id;
-        if (h->drv->prepare(h->c, tpcc_returning_sql[i].sql, tpcc_stmt_defs[id].nparams, &w->ret[id], err))
+        if (dg_prepare(h, tpcc_returning_sql[i].sql, tpcc_stmt_defs[id].nparams, &w->ret[id], err))
             goto fail;
     }
     *out = w;
@@ -58,19 +58,17 @@ void tpcc_sql_worker_close(struct tpcc_worker *w)
         return;
     for (int i = 0; i < S_COUNT; i++) {
         if (w->st[i])
-            w->h->drv->finalize(w->st[i]);
+            dg_finalize(w->h, w->st[i]);
         if (w->ret[i])
-            w->h->drv->finalize(w->ret[i]);
+            dg_finalize(w->h, w->ret[i]);
     }
     for (int d = 0; d < TPCC_DISTRICTS; d++)
         if (w->stock[d])
-            w->h->drv->finalize(w->stock[d]);
+            dg_finalize(w->h, w->stock[d]);
     free(w);
 }
 
 /* --- small helpers over the driver table --- */
-
-#define DRV(w) ((w)->h->drv)
 
 static struct dg_call call(struct tpcc_worker *w, int id, const struct dg_value *p, int nsets,
                            dg_row_fn fn, void *ctx)
@@ -97,7 +95,7 @@ static void add_call(struct tpcc_worker *w, struct dg_call *calls, int *n, int i
 static int run_calls(struct tpcc_worker *w, struct dg_call *calls, int n, int commit,
                      struct dg_err *err)
 {
-    return dg_execute_calls(DRV(w), w->h->c, calls, n, commit, err);
+    return dg_execute_calls(w->h, calls, n, commit, err);
 }
 
 /* A statement that must return a row did not. */
@@ -110,7 +108,7 @@ static int64_t money_cents(double v) { return llround(v * 100.0); }
 
 /* The first column of a one-row result, as an integer. */
 struct int_row {
-    const struct dg_driver *drv;
+    const struct dg_conn_h *h;
     int64_t v;
     int got;
 };
@@ -119,7 +117,7 @@ static int on_int(void *ctx, int k, struct dg_stmt *s)
 {
     struct int_row *r = ctx;
     (void)k;
-    r->v = r->drv->col_int(s, 0);
+    r->v = dg_col_int(r->h, s, 0);
     r->got = 1;
     return 0;
 }
@@ -127,7 +125,7 @@ static int on_int(void *ctx, int k, struct dg_stmt *s)
 /* Clause 2.5.2.2: customers with this last name, ordered by C_FIRST; take the one at
  * position ceil(n/2). The ids are gathered by on_by_name, then picked by by_name_pick. */
 struct by_name {
-    const struct dg_driver *drv;
+    const struct dg_conn_h *h;
     int ids[256], n;
 };
 
@@ -136,7 +134,7 @@ static int on_by_name(void *ctx, int k, struct dg_stmt *s)
     struct by_name *b = ctx;
     (void)k;
     if (b->n < 256)
-        b->ids[b->n] = (int)b->drv->col_int(s, 0);
+        b->ids[b->n] = (int)dg_col_int(b->h, s, 0);
     b->n++;
     return 0;
 }
@@ -169,7 +167,7 @@ struct line {
 enum { GOT_W = 1, GOT_D = 2, GOT_C = 4 };
 
 struct no_txn {
-    const struct dg_driver *drv;
+    const struct dg_conn_h *h;
     struct line *lines;
     double w_tax, d_tax, c_discount;
     int o_id;
@@ -180,7 +178,7 @@ static int on_no_warehouse(void *ctx, int k, struct dg_stmt *s)
 {
     struct no_txn *x = ctx;
     (void)k;
-    x->w_tax = x->drv->col_double(s, 0);
+    x->w_tax = dg_col_double(x->h, s, 0);
     x->got |= GOT_W;
     return 0;
 }
@@ -189,8 +187,8 @@ static int on_no_district(void *ctx, int k, struct dg_stmt *s)
 {
     struct no_txn *x = ctx;
     (void)k;
-    x->d_tax = x->drv->col_double(s, 0);
-    x->o_id = (int)x->drv->col_int(s, 1);
+    x->d_tax = dg_col_double(x->h, s, 0);
+    x->o_id = (int)dg_col_int(x->h, s, 1);
     x->got |= GOT_D;
     return 0;
 }
@@ -199,7 +197,7 @@ static int on_no_customer(void *ctx, int k, struct dg_stmt *s)
 {
     struct no_txn *x = ctx;
     (void)k;
-    x->c_discount = x->drv->col_double(s, 0);
+    x->c_discount = dg_col_double(x->h, s, 0);
     x->got |= GOT_C;
     return 0;
 }
@@ -210,8 +208,8 @@ static int on_item(void *ctx, int k, struct dg_stmt *s)
     struct line *l = &x->lines[k];
     size_t n;
     l->found = 1;
-    l->price_cents = money_cents(x->drv->col_double(s, 0));
-    const char *data = x->drv->col_text(s, 2, &n);
+    l->price_cents = money_cents(dg_col_double(x->h, s, 0));
+    const char *data = dg_col_text(x->h, s, 2, &n);
     l->brand_original = memmem(data, n, "ORIGINAL", 8) != NULL;
     return 0;
 }
@@ -221,10 +219,10 @@ static int on_stock(void *ctx, int k, struct dg_stmt *s)
     struct no_txn *x = ctx;
     struct line *l = &x->lines[k];
     size_t n;
-    l->s_qty = (int)x->drv->col_int(s, 0);
-    const char *data = x->drv->col_text(s, 1, &n);
+    l->s_qty = (int)dg_col_int(x->h, s, 0);
+    const char *data = dg_col_text(x->h, s, 1, &n);
     l->brand_original &= memmem(data, n, "ORIGINAL", 8) != NULL;
-    const char *dist = x->drv->col_text(s, 2, &n);
+    const char *dist = dg_col_text(x->h, s, 2, &n);
     if (n > 24)
         n = 24;
     memcpy(l->dist, dist, n);
@@ -302,7 +300,6 @@ void tpcc_order_status_inputs(const struct tpcc_shared *sh, struct tpcc_term *t,
  * the items and their stock rows, locked in item order; (2) the writes and the COMMIT. */
 static int new_order(struct tpcc_worker *w, struct tpcc_term *t, struct dg_err *err)
 {
-    const struct dg_driver *drv = DRV(w);
     struct tpcc_no_input in;
     tpcc_new_order_inputs(w->sh, t, &in);
     /* Stock rows are locked in item order so that concurrent New-Orders cannot deadlock. */
@@ -311,9 +308,9 @@ static int new_order(struct tpcc_worker *w, struct tpcc_term *t, struct dg_err *
     for (int i = 0; i < in.ol_cnt; i++)
         lines[i] = (struct line){.i_id = in.i_id[i], .supply_w = in.supply_w[i], .qty = in.qty[i]};
 
-    if (drv->begin(w->h->c, w->sh->isolation, 1, err))
+    if (dg_begin(w->h, w->sh->isolation, 1, err))
         return -1;
-    struct no_txn x = {.drv = drv, .lines = lines};
+    struct no_txn x = {.h = w->h, .lines = lines};
     struct dg_value pw[1] = {dg_int(t->w_id)};
     struct dg_value pd[2] = {dg_int(t->w_id), dg_int(in.d_id)};
     struct dg_value pc[3] = {dg_int(t->w_id), dg_int(in.d_id), dg_int(in.c_id)};
@@ -341,7 +338,7 @@ static int new_order(struct tpcc_worker *w, struct tpcc_term *t, struct dg_err *
     for (int i = 0; i < in.ol_cnt; i++)
         if (!lines[i].found) { /* clause 2.4.2.3: "Item number is not valid" */
             struct dg_err ignore;
-            drv->rollback(w->h->c, &ignore);
+            dg_rollback(w->h, &ignore);
             return dg_err_set(err, DG_ERR_EXPECTED, 0, "item number is not valid");
         }
 
@@ -386,7 +383,7 @@ static int new_order(struct tpcc_worker *w, struct tpcc_term *t, struct dg_err *
 /* --- Payment (clause 2.5) --- */
 
 struct pay_txn {
-    const struct dg_driver *drv;
+    const struct dg_conn_h *h;
     char w_name[11], d_name[11];
     unsigned got; /* GOT_* */
     int bad_credit;
@@ -395,10 +392,10 @@ struct pay_txn {
     struct by_name names;
 };
 
-static void copy_name(char out[11], const struct dg_driver *drv, struct dg_stmt *s)
+static void copy_name(char out[11], const struct dg_conn_h *h, struct dg_stmt *s)
 {
     size_t n;
-    const char *p = drv->col_text(s, 0, &n);
+    const char *p = dg_col_text(h, s, 0, &n);
     snprintf(out, 11, "%.*s", (int)n, p ? p : "");
 }
 
@@ -406,7 +403,7 @@ static int on_pay_warehouse(void *ctx, int k, struct dg_stmt *s)
 {
     struct pay_txn *x = ctx;
     (void)k;
-    copy_name(x->w_name, x->drv, s);
+    copy_name(x->w_name, x->h, s);
     x->got |= GOT_W;
     return 0;
 }
@@ -415,7 +412,7 @@ static int on_pay_district(void *ctx, int k, struct dg_stmt *s)
 {
     struct pay_txn *x = ctx;
     (void)k;
-    copy_name(x->d_name, x->drv, s);
+    copy_name(x->d_name, x->h, s);
     x->got |= GOT_D;
     return 0;
 }
@@ -427,11 +424,11 @@ static int on_pay_customer(void *ctx, int k, struct dg_stmt *s)
     struct pay_txn *x = ctx;
     (void)k;
     size_t n;
-    const char *credit = x->drv->col_text(s, 10, &n);
+    const char *credit = dg_col_text(x->h, s, 10, &n);
     x->bad_credit = n >= 2 && credit[0] == 'B' && credit[1] == 'C';
     x->got |= GOT_C;
     if (x->bad_credit) {
-        const char *old = x->drv->col_text(s, 14, &n);
+        const char *old = dg_col_text(x->h, s, 14, &n);
         size_t room = 500 - x->data_len;
         if (n > room)
             n = room;
@@ -446,15 +443,14 @@ static int on_pay_customer(void *ctx, int k, struct dg_stmt *s)
  * (2) by name only: the customer; (3) customer update, history row and COMMIT. */
 static int payment(struct tpcc_worker *w, struct tpcc_term *t, struct dg_err *err)
 {
-    const struct dg_driver *drv = DRV(w);
     struct tpcc_pay_input in;
     tpcc_payment_inputs(w->sh, t, &in);
     int d_id = in.d_id, c_w = in.c_w, c_d = in.c_d, c_id = in.c_id;
     int64_t amount = in.amount_cents;
 
-    if (drv->begin(w->h->c, w->sh->isolation, 1, err))
+    if (dg_begin(w->h, w->sh->isolation, 1, err))
         return -1;
-    struct pay_txn x = {.drv = drv, .names = {.drv = drv}};
+    struct pay_txn x = {.h = w->h, .names = {.h = w->h}};
     struct dg_value pw[2] = {dg_dec(amount, 2), dg_int(t->w_id)};
     struct dg_value pd[3] = {dg_dec(amount, 2), dg_int(t->w_id), dg_int(d_id)};
     struct dg_value pn[3] = {dg_int(c_w), dg_int(c_d), dg_txt(in.c_last, (size_t)in.c_last_len)};
@@ -528,16 +524,15 @@ static int on_count(void *ctx, int k, struct dg_stmt *s)
 /* Steps: (1) by name only: the ids; (2) customer and last order; (3) its lines and COMMIT. */
 static int order_status(struct tpcc_worker *w, struct tpcc_term *t, struct dg_err *err)
 {
-    const struct dg_driver *drv = DRV(w);
     struct tpcc_os_input in;
     tpcc_order_status_inputs(w->sh, t, &in);
     int d_id = in.d_id, c_id = in.c_id;
 
-    if (drv->begin(w->h->c, w->sh->isolation, 0, err))
+    if (dg_begin(w->h, w->sh->isolation, 0, err))
         return -1;
     struct dg_call calls[2];
     if (in.c_last_len) {
-        struct by_name names = {.drv = drv};
+        struct by_name names = {.h = w->h};
         struct dg_value pn[3] = {dg_int(t->w_id), dg_int(d_id),
                                  dg_txt(in.c_last, (size_t)in.c_last_len)};
         calls[0] = call(w, S_CUST_BY_NAME, pn, 1, on_by_name, &names);
@@ -546,7 +541,7 @@ static int order_status(struct tpcc_worker *w, struct tpcc_term *t, struct dg_er
             return -1;
     }
     int got_customer = 0;
-    struct int_row order = {.drv = drv};
+    struct int_row order = {.h = w->h};
     struct dg_value p[3] = {dg_int(t->w_id), dg_int(d_id), dg_int(c_id)};
     calls[0] = call(w, S_OS_CUSTOMER, p, 1, on_os_customer, &got_customer);
     calls[1] = call(w, S_OS_ORDER, p, 1, on_int, &order);
@@ -568,7 +563,7 @@ static int order_status(struct tpcc_worker *w, struct tpcc_term *t, struct dg_er
 /* --- Delivery (clause 2.7), all ten districts in one database transaction --- */
 
 struct dl_txn {
-    const struct dg_driver *drv;
+    const struct dg_conn_h *h;
     int o_id[TPCC_DISTRICTS]; /* by district - 1; 0: no new order */
     int c_id[TPCC_DISTRICTS]; /* by delivered district's index */
     int64_t sum_cents[TPCC_DISTRICTS];
@@ -578,14 +573,14 @@ struct dl_txn {
 static int on_dl_new_order(void *ctx, int k, struct dg_stmt *s)
 {
     struct dl_txn *x = ctx;
-    x->o_id[k] = (int)x->drv->col_int(s, 0);
+    x->o_id[k] = (int)dg_col_int(x->h, s, 0);
     return 0;
 }
 
 static int on_dl_order(void *ctx, int k, struct dg_stmt *s)
 {
     struct dl_txn *x = ctx;
-    x->c_id[k] = (int)x->drv->col_int(s, 0);
+    x->c_id[k] = (int)dg_col_int(x->h, s, 0);
     x->got_orders++;
     return 0;
 }
@@ -593,7 +588,7 @@ static int on_dl_order(void *ctx, int k, struct dg_stmt *s)
 static int on_dl_sum(void *ctx, int k, struct dg_stmt *s)
 {
     struct dl_txn *x = ctx;
-    x->sum_cents[k] = money_cents(x->drv->col_double(s, 0));
+    x->sum_cents[k] = money_cents(dg_col_double(x->h, s, 0));
     x->got_sums++;
     return 0;
 }
@@ -603,11 +598,10 @@ static int on_dl_sum(void *ctx, int k, struct dg_stmt *s)
  * (3) credit the customers and COMMIT. */
 static int delivery(struct tpcc_worker *w, struct tpcc_term *t, struct dg_err *err)
 {
-    const struct dg_driver *drv = DRV(w);
     int carrier = (int)dg_rng_range(&t->rng, 1, 10);
-    if (drv->begin(w->h->c, w->sh->isolation, 1, err))
+    if (dg_begin(w->h, w->sh->isolation, 1, err))
         return -1;
-    struct dl_txn x = {.drv = drv};
+    struct dl_txn x = {.h = w->h};
     struct dg_value pn[TPCC_DISTRICTS * 2];
     for (int d = 0; d < TPCC_DISTRICTS; d++) {
         pn[2 * d] = dg_int(t->w_id);
@@ -664,11 +658,10 @@ static int delivery(struct tpcc_worker *w, struct tpcc_term *t, struct dg_err *e
 /* Steps: (1) the district's next order id; (2) the count and COMMIT. */
 static int stock_level(struct tpcc_worker *w, struct tpcc_term *t, struct dg_err *err)
 {
-    const struct dg_driver *drv = DRV(w);
     int threshold = (int)dg_rng_range(&t->rng, 10, 20);
-    if (drv->begin(w->h->c, w->sh->isolation, 0, err))
+    if (dg_begin(w->h, w->sh->isolation, 0, err))
         return -1;
-    struct int_row next = {.drv = drv}, count = {.drv = drv};
+    struct int_row next = {.h = w->h}, count = {.h = w->h};
     struct dg_value p[6] = {dg_int(t->w_id), dg_int(t->sl_d_id)};
     struct dg_call c = call(w, S_SL_DISTRICT, p, 1, on_int, &next);
     if (run_calls(w, &c, 1, 0, err))

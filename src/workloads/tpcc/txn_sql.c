@@ -83,8 +83,6 @@ const struct tpcc_returning_def tpcc_returning_sql[] = {
 
 const size_t tpcc_nreturning = sizeof tpcc_returning_sql / sizeof *tpcc_returning_sql;
 
-int tpcc_has_returning(enum dg_dialect d) { return d != DG_DIALECT_MYSQL; }
-
 int tpcc_txn_sql(enum dg_dialect d, int i, char *out, size_t cap)
 {
     char tmp[1024];

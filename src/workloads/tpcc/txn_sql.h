@@ -26,7 +26,7 @@ struct tpcc_stmt_def {
 /* Texts in dialect-neutral form: "%L" stands for the row-lock clause (tpcc_dialect_sql). */
 extern const struct tpcc_stmt_def tpcc_stmt_defs[S_COUNT];
 
-/* Where the dialect has no UPDATE ... RETURNING (MySQL/MariaDB), the SELECT that returns the
+/* Where the dialect has no UPDATE ... RETURNING (DG_RETURNING_NONE: MySQL/MariaDB), the SELECT that returns the
  * same columns after the UPDATE, for statement id. */
 struct tpcc_returning_def {
     int id;
@@ -34,6 +34,5 @@ struct tpcc_returning_def {
 };
 extern const struct tpcc_returning_def tpcc_returning_sql[];
 extern const size_t tpcc_nreturning;
-int tpcc_has_returning(enum dg_dialect d);
 
 #endif
