@@ -13,7 +13,7 @@ struct pool {
     int nitems;
     _Atomic int next;     /* the next item to hand out */
     _Atomic int failed;
-    pthread_mutex_t mu;   /* guards first_err */
+    pthread_mutex_t mu;   /* guards first_err, and serialises item_done */
     struct dg_err first_err;
 };
 
@@ -50,6 +50,11 @@ static void *thread_main(void *arg)
             if (job->item(job->ctx, state, item, &err)) {
                 fail(p, &err);
                 break;
+            }
+            if (job->item_done) {
+                pthread_mutex_lock(&p->mu);
+                job->item_done(job->ctx, state, item);
+                pthread_mutex_unlock(&p->mu);
             }
         }
     }

@@ -13,6 +13,9 @@ struct dg_pool_job {
     int (*thread_open)(void *ctx, int thread, void **state, struct dg_err *err);
     /* One item, 0 <= item < nitems, on the thread that took it. */
     int (*item)(void *ctx, void *state, int item, struct dg_err *err);
+    /* After each item that succeeded (may be NULL), one call at a time whichever thread ran
+     * it: where a thread's own counts are folded into shared totals and progress is told. */
+    void (*item_done)(void *ctx, void *state, int item);
     /* Once per thread after its last item (may be NULL), also when thread_open failed. */
     void (*thread_close)(void *ctx, void *state);
 };

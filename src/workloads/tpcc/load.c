@@ -1,13 +1,14 @@
 /* load.c — populates the TPC-C tables per clause 4.3.3.1 through the driver's bulk path:
- * ITEM once, then whole warehouses handed out to --jobs connections; keys and indexes after
- * the data; ANALYZE last. Generates rows in fixed buffers: no allocation per row. */
-#include <pthread.h>
+ * ITEM once, then whole warehouses handed out to --jobs connections (the core's pool); keys
+ * and indexes after the data; ANALYZE last. Generates rows in fixed buffers: no allocation
+ * per row. Starts no thread itself. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "core/clock.h"
+#include "core/pool.h"
 #include "workloads/tpcc/tpcc_internal.h"
 
 struct loader {
@@ -15,13 +16,10 @@ struct loader {
     struct tpcc_nurand c_load;
     char now[24]; /* load date/time, as text */
     size_t now_len;
-    pthread_mutex_t mu; /* guards everything below */
-    int next_unit;      /* 0 = ITEM, 1..W = warehouses */
+    /* Folded in by the pool's item_done, one call at a time. */
     int warehouses_done;
     uint64_t rows, bytes;
     dg_ns t0;
-    int failed;
-    struct dg_err first_err;
 };
 
 struct gen {
@@ -31,10 +29,13 @@ struct gen {
     uint64_t rows, bytes; /* since the last progress report */
 };
 
-static void report(struct gen *g, int warehouse_done)
+/* A unit is loaded: its rows into the totals, and the progress told (the pool's item_done:
+ * one call at a time). */
+static void report(void *ctx, void *state, int unit)
 {
-    struct loader *ld = g->ld;
-    pthread_mutex_lock(&ld->mu);
+    struct loader *ld = ctx;
+    struct gen *g = state;
+    int warehouse_done = unit != 0;
     ld->rows += g->rows;
     ld->bytes += g->bytes;
     ld->warehouses_done += warehouse_done;
@@ -42,7 +43,6 @@ static void report(struct gen *g, int warehouse_done)
                                    (double)(dg_now_ns() - ld->t0) / 1e9};
     if (ld->o->progress)
         ld->o->progress(ld->o->progress_ctx, &p);
-    pthread_mutex_unlock(&ld->mu);
     g->rows = g->bytes = 0;
 }
 
@@ -162,8 +162,6 @@ static int load_stock(struct gen *g, int w, struct dg_err *err)
         int orig, dn = tpcc_data_original(&g->rng, data, &orig);
         v[16] = dg_txt(data, (size_t)dn);
         rc = put_row(g, b, v, 17, err);
-        if ((i & 0x3fff) == 0)
-            report(g, 0);
     }
     return finish(g, b, rc, err);
 }
@@ -320,8 +318,13 @@ static int load_orders(struct gen *g, int w, int d, struct dg_err *err)
     return finish(g, b, rc, err);
 }
 
-static int load_unit(struct gen *g, int unit, struct dg_err *err)
+/* One unit in one transaction: 0 is ITEM, w a whole warehouse. Each unit has its own random
+ * stream, so the data do not depend on which connection loads it. */
+static int load_unit(void *ctx, void *state, int unit, struct dg_err *err)
 {
+    (void)ctx;
+    struct gen *g = state;
+    dg_rng_seed(&g->rng, dg_mix64(g->ld->o->seed) ^ (uint64_t)unit * 0x9e3779b97f4a7c15ull);
     if (dg_begin(&g->h, DG_ISO_DEFAULT, 1, err))
         return -1;
     int rc;
@@ -346,96 +349,58 @@ static int load_unit(struct gen *g, int unit, struct dg_err *err)
         dg_rollback(&g->h, &ignore);
         return -1;
     }
-    if (dg_commit(&g->h, err))
-        return -1;
-    report(g, unit != 0);
-    return 0;
+    return dg_commit(&g->h, err);
 }
 
-static void record_failure(struct loader *ld, const struct dg_err *err)
+/* A loading connection, one per pool thread (data with create, so SQLite makes the file). */
+static int open_gen(void *ctx, int thread, void **state, struct dg_err *err)
 {
-    pthread_mutex_lock(&ld->mu);
-    if (!ld->failed)
-        ld->first_err = *err;
-    ld->failed = 1;
-    pthread_mutex_unlock(&ld->mu);
-}
-
-static void *load_job(void *arg)
-{
-    struct loader *ld = arg;
-    struct gen g = {.ld = ld};
-    struct dg_err err;
+    (void)thread;
+    struct gen *g = calloc(1, sizeof *g);
+    if (!g)
+        return dg_err_set(err, DG_ERR_FATAL, 0, "out of memory");
+    g->ld = ctx;
+    *state = g;
     struct dg_connect_opts co = {.create = 1, .application = "dbgauge-load"};
-    if (dg_connect(ld->o->target, &co, &g.h, &err) ||
-        dg_load_mode(&g.h, 1, &err)) {
-        record_failure(ld, &err);
-        dg_disconnect(&g.h);
-        return NULL;
-    }
-    for (;;) {
-        pthread_mutex_lock(&ld->mu);
-        int unit = ld->failed || ld->next_unit > ld->o->warehouses ? -1 : ld->next_unit++;
-        pthread_mutex_unlock(&ld->mu);
-        if (unit < 0)
-            break;
-        /* Each unit has its own stream, so the data do not depend on which job loads it. */
-        dg_rng_seed(&g.rng, dg_mix64(ld->o->seed) ^ (uint64_t)unit * 0x9e3779b97f4a7c15ull);
-        if (load_unit(&g, unit, &err)) {
-            record_failure(ld, &err);
-            break;
-        }
-    }
-    dg_disconnect(&g.h);
-    return NULL;
+    return dg_connect(g->ld->o->target, &co, &g->h, err) || dg_load_mode(&g->h, 1, err) ? -1 : 0;
 }
 
-struct index_job {
-    struct loader *ld;
+static void close_gen(void *ctx, void *state)
+{
+    (void)ctx;
+    struct gen *g = state;
+    if (g)
+        dg_disconnect(&g->h);
+    free(g);
+}
+
+/* Keys and indexes: item i is the dialect's i-th statement, on connections of their own. */
+struct index_ctx {
+    const struct dg_target *target;
     const char *const *sql;
-    pthread_mutex_t *mu;
-    int *next;
 };
 
-static void *index_job(void *arg)
+static int index_item(void *ctx, void *state, int item, struct dg_err *err)
 {
-    struct index_job *ij = arg;
-    struct dg_conn_h h;
-    struct dg_err err;
-    struct dg_connect_opts co = {.application = "dbgauge-load"};
-    if (dg_connect(ij->ld->o->target, &co, &h, &err)) {
-        record_failure(ij->ld, &err);
-        return NULL;
-    }
-    dg_load_mode(&h, 1, &err);
-    for (;;) {
-        pthread_mutex_lock(ij->mu);
-        const char *sql = ij->ld->failed ? NULL : ij->sql[*ij->next];
-        if (sql)
-            (*ij->next)++;
-        pthread_mutex_unlock(ij->mu);
-        if (!sql)
-            break;
-        if (dg_exec(&h, sql, &err)) {
-            record_failure(ij->ld, &err);
-            break;
-        }
-    }
-    dg_disconnect(&h);
-    return NULL;
+    const struct index_ctx *ic = ctx;
+    struct gen *g = state;
+    return dg_exec(&g->h, ic->sql[item], err);
 }
 
-/* Runs fn(arg) on n threads, the calling one included, and waits for all. */
-static void run_parallel(int n, void *(*fn)(void *), void *arg)
+static int open_index_conn(void *ctx, int thread, void **state, struct dg_err *err)
 {
-    pthread_t th[64];
-    int started = 0;
-    for (int i = 1; i < n && i < 64; i++)
-        if (pthread_create(&th[started], NULL, fn, arg) == 0)
-            started++;
-    fn(arg);
-    for (int i = 0; i < started; i++)
-        pthread_join(th[i], NULL);
+    (void)thread;
+    const struct index_ctx *ic = ctx;
+    struct gen *g = calloc(1, sizeof *g);
+    if (!g)
+        return dg_err_set(err, DG_ERR_FATAL, 0, "out of memory");
+    *state = g;
+    struct dg_connect_opts co = {.application = "dbgauge-load"};
+    if (dg_connect(ic->target, &co, &g->h, err))
+        return -1;
+    struct dg_err ignore;
+    dg_load_mode(&g->h, 1, &ignore);
+    return 0;
 }
 
 int tpcc_load(const struct tpcc_load_opts *o, struct tpcc_load_result *res, struct dg_err *err)
@@ -445,7 +410,6 @@ int tpcc_load(const struct tpcc_load_opts *o, struct tpcc_load_result *res, stru
     struct dg_conn_h h = {0};
     struct dg_rng rng;
     int rc = -1;
-    pthread_mutex_init(&ld.mu, NULL);
     dg_rng_seed(&rng, o->seed ^ 0x5eedull);
     ld.c_load.c_last = (int)dg_rng_range(&rng, 0, 255);
     ld.c_load.c_id = (int)dg_rng_range(&rng, 0, 1023);
@@ -478,24 +442,21 @@ int tpcc_load(const struct tpcc_load_opts *o, struct tpcc_load_result *res, stru
     res->jobs_used = jobs;
 
     ld.t0 = dg_now_ns();
-    run_parallel(jobs, load_job, &ld);
-    dg_ns t_data = dg_now_ns();
-    if (ld.failed) {
-        *err = ld.first_err;
+    struct dg_pool_job data = {.ctx = &ld, .thread_open = open_gen, .item = load_unit, .item_done = report,
+                               .thread_close = close_gen};
+    if (dg_pool_run(&data, jobs, o->warehouses + 1, err)) /* unit 0 is ITEM, then each warehouse */
         goto out;
-    }
+    dg_ns t_data = dg_now_ns();
 
     /* Keys and indexes after the data, spread over the jobs. */
-    {
-        pthread_mutex_t imu = PTHREAD_MUTEX_INITIALIZER;
-        int next = 0;
-        struct index_job ij = {&ld, tpcc_schema_index_sql(dg_conn_dialect(&h)), &imu, &next};
-        run_parallel(jobs, index_job, &ij);
-        if (ld.failed) {
-            *err = ld.first_err;
-            goto out;
-        }
-    }
+    struct index_ctx ic = {o->target, tpcc_schema_index_sql(dg_conn_dialect(&h))};
+    int nindex = 0;
+    while (ic.sql[nindex])
+        nindex++;
+    struct dg_pool_job index = {.ctx = &ic, .thread_open = open_index_conn, .item = index_item,
+                                .thread_close = close_gen};
+    if (dg_pool_run(&index, jobs, nindex, err))
+        goto out;
     if (dg_exec(&h, tpcc_analyze_sql(dg_conn_dialect(&h)), err) ||
         tpcc_meta_write(&h, &ld.c_load, o->warehouses, err))
         goto out;
@@ -513,6 +474,5 @@ int tpcc_load(const struct tpcc_load_opts *o, struct tpcc_load_result *res, stru
     rc = 0;
 out:
     dg_disconnect(&h);
-    pthread_mutex_destroy(&ld.mu);
     return rc;
 }

@@ -1,0 +1,70 @@
+/* err.c — the error record every layer fills (core/err.h): setting and clearing it, and the
+ * names of its classes and retry causes as they are printed and stored. No engine, no I/O. */
+#include <stdio.h>
+#include <string.h>
+
+#include "core/err.h"
+
+int dg_err_set(struct dg_err *err, enum dg_err_class cls, int code, const char *fmt, ...)
+{
+    if (!err)
+        return -1;
+    err->cls = cls;
+    err->cause = DG_RETRY_OTHER;
+    err->code = code;
+    err->sqlstate[0] = '\0';
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+void dg_err_clear(struct dg_err *err)
+{
+    if (!err)
+        return;
+    err->cls = DG_OK;
+    err->cause = DG_RETRY_OTHER;
+    err->code = 0;
+    err->sqlstate[0] = '\0';
+    err->msg[0] = '\0';
+}
+
+const char *dg_retry_cause_name(enum dg_retry_cause c)
+{
+    static const char *const names[DG_RETRY_NCAUSES] = {"other", "deadlock", "serialization",
+                                                         "lock_timeout", "busy"};
+    return c >= 0 && c < DG_RETRY_NCAUSES ? names[c] : "other";
+}
+
+enum dg_retry_cause dg_retry_cause_at(int i)
+{
+    return (enum dg_retry_cause)((i + 1) % DG_RETRY_NCAUSES);
+}
+
+enum dg_retry_cause dg_retry_cause_of_sqlstate(const char *st)
+{
+    if (!st)
+        return DG_RETRY_OTHER;
+    if (!strcmp(st, "40P01"))
+        return DG_RETRY_DEADLOCK;
+    if (!strcmp(st, "40001"))
+        return DG_RETRY_SERIALIZATION;
+    if (!strcmp(st, "55P03"))
+        return DG_RETRY_LOCK_TIMEOUT;
+    return DG_RETRY_OTHER;
+}
+
+const char *dg_err_class_name(enum dg_err_class cls)
+{
+    switch (cls) {
+    case DG_OK: return "ok";
+    case DG_ERR_RETRY: return "retryable";
+    case DG_ERR_EXPECTED: return "expected";
+    case DG_ERR_CONN: return "connection";
+    case DG_ERR_USER: return "user";
+    case DG_ERR_FATAL: return "fatal";
+    }
+    return "?";
+}
