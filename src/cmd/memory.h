@@ -10,6 +10,7 @@
 
 #include "core/driver.h"
 #include "core/memctl.h"
+#include "core/wlcli.h" /* struct dg_memory_opts */
 
 enum { DG_MEM_DB_MEMORY = 0, DG_MEM_RESTART_CMD, DG_MEM_PG_DATADIR, DG_MEM_PG_CTL, DG_MEM_MEM_CAP,
        DG_MEM_DROP_CACHES, DG_MEM_NOPTS };
@@ -34,13 +35,6 @@ enum { DG_MEM_DB_MEMORY = 0, DG_MEM_RESTART_CMD, DG_MEM_PG_DATADIR, DG_MEM_PG_CT
     "  --pg-ctl PATH       pg_ctl to use (default /usr/lib/postgresql/15/bin/pg_ctl)\n"           \
     "  --mem-cap SIZE      a memory cgroup limit for dbgauge (SQLite) or the local server\n"     \
     "  --drop-caches       empty the kernel's page cache before the run (root only)\n"
-
-struct dg_memory_opts {
-    uint64_t db_memory; /* bytes; 0: leave the engine as it is */
-    uint64_t mem_cap;   /* bytes; 0: no cap */
-    const char *restart_cmd, *pg_datadir, *pg_ctl;
-    int drop_caches;
-};
 
 /* What was done before a run; lives until dg_memory_release. */
 struct dg_memory_state {
