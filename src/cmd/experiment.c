@@ -212,6 +212,32 @@ static int store_failed(const char *results, int64_t exp_id, int index, const st
     return rc;
 }
 
+/* Runs the planned steps in order; a failed one is stored as failed and the next goes on,
+ * unless it was interrupted. Returns 1 when interrupted; *nfailed counts the failed steps. */
+static int run_steps(const struct dg_jobfile *jf, struct plan_step *plan, int n, const char *results, int json,
+                     int64_t exp_id, int *nfailed)
+{
+    struct dg_err err;
+    int interrupted = 0;
+    for (int i = 0; i < n && !interrupted; i++) {
+        fprintf(stderr, "\n== experiment %lld, step %d/%d [%s] %s\n", (long long)exp_id, i + 1, n,
+                jf->steps[i].section, plan[i].swept_json);
+        struct dg_step st = {.experiment_id = exp_id, .index = i + 1, .swept_json = plan[i].swept_json,
+                             .text = json ? stderr : stdout};
+        int src = dg_cmd_run(&plan[i].cl, &st, plan[i].argc, plan[i].argv);
+        if (src == DG_EXIT_OK)
+            continue;
+        (*nfailed)++;
+        interrupted = !strcmp(st.error, "interrupted");
+        if (!st.run_id && store_failed(results, exp_id, i + 1, &plan[i], &jf->steps[i],
+                                       st.error[0] ? st.error : "failed", &st.run_id, &err))
+            fprintf(stderr, "dbgauge experiment: step %d could not be stored as failed: %s\n", i + 1, err.msg);
+        fprintf(stderr, "dbgauge experiment: step %d/%d failed (%s)%s\n", i + 1, n, st.error,
+                interrupted ? "; stopping" : "; going on with the next step");
+    }
+    return interrupted;
+}
+
 static int render(const char *results, int64_t id, int json, const char *csv_path, int *failed)
 {
     const char *cmd = "experiment";
@@ -341,23 +367,7 @@ int dg_cmd_experiment(int argc, char **argv)
         rc = dg_report_err(cmd, &err);
         goto out;
     }
-    int interrupted = 0, nfailed = 0;
-    for (int i = 0; i < n && !interrupted; i++) {
-        fprintf(stderr, "\n== experiment %lld, step %d/%d [%s] %s\n", (long long)exp_id, i + 1, n,
-                jf.steps[i].section, plan[i].swept_json);
-        struct dg_step st = {.experiment_id = exp_id, .index = i + 1, .swept_json = plan[i].swept_json,
-                             .text = json ? stderr : stdout};
-        int src = dg_cmd_run(&plan[i].cl, &st, plan[i].argc, plan[i].argv);
-        if (src == DG_EXIT_OK)
-            continue;
-        nfailed++;
-        interrupted = !strcmp(st.error, "interrupted");
-        if (!st.run_id && store_failed(results, exp_id, i + 1, &plan[i], &jf.steps[i],
-                                       st.error[0] ? st.error : "failed", &st.run_id, &err))
-            fprintf(stderr, "dbgauge experiment: step %d could not be stored as failed: %s\n", i + 1, err.msg);
-        fprintf(stderr, "dbgauge experiment: step %d/%d failed (%s)%s\n", i + 1, n, st.error,
-                interrupted ? "; stopping" : "; going on with the next step");
-    }
+    int nfailed = 0, interrupted = run_steps(&jf, plan, n, results, json, exp_id, &nfailed);
     if (dg_store_open(results, &store, &err) == 0) {
         dg_store_experiment_end(store, exp_id, interrupted ? "interrupted" : nfailed ? "failed" : "complete", &err);
         dg_store_close(store);

@@ -125,6 +125,7 @@ static void facts(const void *v, const struct dg_run_opts *c, void *const *share
         f->target_scale[k] = ((const struct tpcc_shared *)shared[k])->warehouses;
         f->scale += f->target_scale[k];
     }
+    f->terminals = c->vus; /* closed loop and open loop: one terminal per virtual user */
     if (c->model != DG_LOAD_THINK)
         return;
     f->terminals = f->scale * o->terminals_per_w;
