@@ -1,16 +1,16 @@
-/* main.c — argv to a subcommand; nothing else. */
+/* main.c — argv to a subcommand: one per registered workload (its command and summary come
+ * from the registry), then the built-in ones; nothing else. Names no workload. */
 #include <stdio.h>
 #include <string.h>
 
 #include "cmd/cmd.h"
+#include "core/workload.h"
 
 static const struct {
     const char *name;
     int (*run)(int argc, char **argv);
     const char *help;
 } commands[] = {
-    {"tpcc", dg_cmd_tpcc, "TPC-C: load, run, check (see dbgauge tpcc --help)"},
-    {"stress", dg_cmd_stress, "query stress: T threads x N iterations of a query (see dbgauge stress --help)"},
     {"runs", dg_cmd_runs, "list stored runs, or show one (runs show ID)"},
     {"report", dg_cmd_report, "HTML (charts), Markdown, CSV or JSON report of stored runs and groups"},
     {"compare", dg_cmd_compare, "stored runs or groups side by side, with the change in percent"},
@@ -21,6 +21,9 @@ static void usage(FILE *out)
 {
     fprintf(out, "dbgauge %s - measures how fast SQL databases do OLTP work\n\n"
                  "usage: dbgauge COMMAND [options]\n\ncommands:\n", DG_VERSION);
+    for (int i = 0; dg_workloads[i]; i++)
+        if (dg_workloads[i]->cli)
+            fprintf(out, "  %-10s %s\n", dg_workloads[i]->command, dg_workloads[i]->summary);
     for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
         fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].help);
     fprintf(out, "\ntargets: sqlite:PATH (default sqlite:tpcc.db), postgres://user@host:port/db\n"
@@ -41,6 +44,9 @@ int main(int argc, char **argv)
         printf("dbgauge %s\n", DG_VERSION);
         return DG_EXIT_OK;
     }
+    for (int i = 0; dg_workloads[i]; i++)
+        if (dg_workloads[i]->cli && !strcmp(argv[1], dg_workloads[i]->command))
+            return dg_cmd_workload(dg_workloads[i], argc - 1, argv + 1);
     for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
         if (!strcmp(argv[1], commands[i].name))
             return commands[i].run(argc - 1, argv + 1);

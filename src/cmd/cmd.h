@@ -12,6 +12,7 @@
 #include "core/driver.h"
 #include "core/monitor.h"
 #include "core/runner.h"
+#include "core/wlcli.h"
 #include "results/store.h"
 
 enum { DG_EXIT_OK = 0, DG_EXIT_FAILED = 1, DG_EXIT_USAGE = 2 };
@@ -19,9 +20,7 @@ enum { DG_EXIT_OK = 0, DG_EXIT_FAILED = 1, DG_EXIT_USAGE = 2 };
 #define DG_DEFAULT_TARGET "sqlite:tpcc.db"
 #define DG_DEFAULT_RESULTS "dbgauge-results.db"
 
-int dg_cmd_tpcc(int argc, char **argv);
 int dg_cmd_runs(int argc, char **argv);
-int dg_cmd_stress(int argc, char **argv);
 int dg_cmd_report(int argc, char **argv);
 int dg_cmd_compare(int argc, char **argv);
 int dg_cmd_experiment(int argc, char **argv);
@@ -36,19 +35,56 @@ struct dg_step {
     char error[512];        /* out: why the step failed, if it did */
 };
 
-/* A workload command an experiment runs: its own getopt table and its own per-option parser
- * (the same code the command line goes through), so a job file's keys are its options. */
-struct dg_wl_cmd {
-    const char *workload, *sub; /* "tpcc", "run" */
-    const struct option *opts;
-    int (*allowed)(const char *sub, int c);
-    void *(*new_opts)(void); /* the command line's defaults; free() */
-    int (*apply)(void *o, int c, const char *arg, struct dg_err *err);
-    int (*finish)(void *o, struct dg_err *err);
-    /* Runs and stores the step; argv is the equivalent command line, for the record. */
-    int (*run)(void *o, struct dg_step *step, int argc, char **argv);
+/* workload.c: a workload's command (`dbgauge tpcc ...`, `dbgauge stress ...`) from its
+ * registry entry: its subcommands, its option table and the common run block. */
+int dg_cmd_workload(const struct dg_workload *wl, int argc, char **argv);
+
+/* One command of a workload as parsed: the command line's or an experiment step's. */
+struct dg_wl_cmdline {
+    const struct dg_workload *wl;
+    const struct dg_wl_sub *sub;
+    char cmd[48];         /* "tpcc run", "stress" (the default subcommand is not named) */
+    struct dg_run_opts c; /* the common block (table 0 of set) */
+    void *o;              /* the workload's options (table 1 of set); owned */
+    struct dg_optset set;
 };
-extern const struct dg_wl_cmd dg_tpcc_run_cmd, dg_stress_run_cmd;
+/* Sets p up with the defaults of wl's subcommand sub (named: given on the command line).
+ * Returns 0, or -1 out of memory. Free with dg_wl_cmdline_free. */
+int dg_wl_cmdline_init(struct dg_wl_cmdline *p, const struct dg_workload *wl, const struct dg_wl_sub *sub,
+                       int named);
+void dg_wl_cmdline_free(struct dg_wl_cmdline *p);
+/* Whether p's subcommand takes option r. */
+int dg_wl_takes(const struct dg_wl_cmdline *p, struct dg_opt_ref r);
+/* The whole-set checks: the workload's, then the common block's. */
+int dg_wl_finish(struct dg_wl_cmdline *p, struct dg_err *err);
+/* The workload's run subcommand, or NULL. */
+const struct dg_wl_sub *dg_wl_run_sub(const struct dg_wl_cli *cli);
+
+/* runopts.c: the common run options' table, defaults and whole-set checks (run: the
+ * subcommand is a run; else only one target is allowed). */
+extern const struct dg_opt dg_run_optab[];
+extern const int dg_run_noptab;
+void dg_run_opts_init(struct dg_run_opts *c);
+int dg_run_opts_finish(struct dg_run_opts *c, const char *cmd, int run, struct dg_err *err);
+
+/* runlife.c: the one life of a measured run, whatever the workload: memory step, targets
+ * made ready (the workload's shared_open), store, monitor, runner, record (figures from the
+ * counts, facts from the workload), store put, re-read, render, experiment step. */
+struct dg_life {
+    const struct dg_wl_cmdline *p;
+    struct dg_step *step; /* NULL outside an experiment */
+    int argc;             /* the command line, for the record */
+    char **argv;
+    int64_t group_id;     /* > 0: the run joins this group; -1: it starts one (its own id) */
+    int quiet;            /* a step of a sweep: the sweep renders */
+    int64_t run_id;       /* out: the stored run, 0 if none */
+    int interrupted;      /* out: stopped by a signal */
+};
+/* Runs and stores one run. Returns an exit status. */
+int dg_run_life(struct dg_life *l);
+/* A run command: one run life, or one per virtual-user count of p->c.sweep, the runs grouped
+ * and rendered as one table. Returns an exit status. */
+int dg_cmd_run(const struct dg_wl_cmdline *p, struct dg_step *step, int argc, char **argv);
 
 /* What a command knows about a run beyond the runner's result. */
 struct dg_record_src {
@@ -93,7 +129,6 @@ int dg_cmd_monitor_device_opt(const char *dev, const char **out, struct dg_err *
 char *dg_settings_json(const struct dg_server_info *si);
 
 /* targets.c: several targets at once. */
-#define DG_MAX_TARGETS 64
 /* Splits the virtual users over n targets into out[n]: per_target each when per_target > 0,
  * else vus / n each with the remainder to the first ones. Prints a usage error and returns
  * DG_EXIT_USAGE when a target would get none. */
@@ -107,10 +142,11 @@ struct dg_target_src {
 /* After dg_record_fill (which saw the first target only): rec->target becomes every redacted
  * target joined by ", " (the first ones and "and N more" if that is too long), engine and
  * version the distinct ones joined by "+", warehouses their sum; rec->targets gets one summary
- * per target with the histograms moved from res->targets. NOPM counts committed transactions
- * of type nopm_type (-1: none). Returns 0, or -1 out of memory. */
+ * per target with the histograms moved from res->targets and wl's figures over its counts.
+ * Returns 0, or -1 out of memory. */
 int dg_record_fill_targets(struct dg_run_record *rec, const struct dg_target_src *src, int n,
-                           struct dg_run_result *res, const char *const *type_names, int nopm_type);
+                           struct dg_run_result *res, const struct dg_workload *wl,
+                           const struct dg_fig_run *fr);
 
 /* Prints "dbgauge CMD: message" to stderr and returns DG_EXIT_USAGE. */
 int dg_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -1,7 +1,8 @@
 /* experiment.c — `dbgauge experiment FILE` runs a job file's steps in order, each a stored run
  * linked to one experiment, then prints the step table; `experiment show ID` prints it again.
- * Every key goes through the workload command's own option table and parser (tpcc.c,
- * stress.c): no option is defined here. All keys are checked before anything runs. */
+ * Every key goes through the option tables of the workload named by workload= (looked up in
+ * the registry) and the common run block: no option and no workload is named here. All keys
+ * are checked before anything runs. */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,27 +12,57 @@
 #include "core/clock.h"
 #include "core/jobfile.h"
 #include "core/opts.h"
+#include "core/workload.h"
 #include "report/experiment.h"
 #include "report/summary.h"
 
 #define MAX_ARGV (2 * DG_JOB_MAX_KEYS + 8)
 
-static const struct dg_wl_cmd *const workloads[] = {&dg_tpcc_run_cmd, &dg_stress_run_cmd};
-
-/* Keys whose commas belong to the value (a query, a URL, a command), never a list. */
+/* Keys whose commas belong to the value (a query, a URL, a command), never a list: the
+ * entries of any workload's table (or the common block's) an experiment may not sweep. */
 static int listable(const char *key)
 {
-    static const char *const text[] = {"workload", "target", "targets", "query", "query_file", "params_query",
-                                       "label", "restart_cmd", "pg_datadir", "pg_ctl"};
-    for (size_t i = 0; i < sizeof text / sizeof *text; i++)
-        if (!strcmp(key, text[i]))
+    if (!strcmp(key, "workload"))
+        return 0;
+    for (int i = 0; dg_workloads[i]; i++) {
+        if (!dg_workloads[i]->cli)
+            continue;
+        struct dg_optset s = {0};
+        dg_optset_add(&s, dg_run_optab, dg_run_noptab, NULL);
+        dg_optset_add(&s, dg_workloads[i]->cli->opts, dg_workloads[i]->cli->nopts, NULL);
+        struct dg_opt_ref r = dg_optset_find_key(&s, key);
+        if (r.o && !(r.o->flags & DG_OF_SWEEP))
             return 0;
+    }
     return 1;
 }
 
+/* The workloads an experiment can run, as "a, b or c"; the default is the first. */
+static void workload_names(char *buf, size_t n)
+{
+    int k = 0, all = 0;
+    buf[0] = '\0';
+    for (int i = 0; dg_workloads[i]; i++)
+        all += dg_workloads[i]->cli && dg_wl_run_sub(dg_workloads[i]->cli);
+    for (int i = 0; dg_workloads[i]; i++) {
+        if (!dg_workloads[i]->cli || !dg_wl_run_sub(dg_workloads[i]->cli))
+            continue;
+        size_t used = strlen(buf);
+        snprintf(buf + used, n - used, "%s%s", k == 0 ? "" : k == all - 1 ? " or " : ", ", dg_workloads[i]->name);
+        k++;
+    }
+}
+
+static const struct dg_workload *find_workload(const char *name)
+{
+    for (int i = 0; dg_workloads[i]; i++)
+        if (dg_workloads[i]->cli && dg_wl_run_sub(dg_workloads[i]->cli) && (!name || !strcmp(name, dg_workloads[i]->name)))
+            return dg_workloads[i];
+    return NULL;
+}
+
 struct plan_step {
-    const struct dg_wl_cmd *wc;
-    void *opts;    /* the command's options struct (malloc'd) */
+    struct dg_wl_cmdline cl; /* the run command's options (cl.o malloc'd) */
     int argc;      /* the equivalent command line, for the record and --dry-run */
     char *argv[MAX_ARGV];
     int owned[MAX_ARGV];
@@ -41,7 +72,7 @@ struct plan_step {
 static void plan_free(struct plan_step *p, int n)
 {
     for (int i = 0; i < n; i++) {
-        free(p[i].opts);
+        dg_wl_cmdline_free(&p[i].cl);
         for (int k = 0; k < p[i].argc; k++)
             if (p[i].owned[k])
                 free(p[i].argv[k]);
@@ -61,19 +92,6 @@ static void push(struct plan_step *p, const char *s, int owned)
     }
 }
 
-static const struct option *find_opt(const struct dg_wl_cmd *wc, const char *key)
-{
-    char name[64];
-    snprintf(name, sizeof name, "%s", key);
-    for (char *c = name; *c; c++)
-        if (*c == '_')
-            *c = '-';
-    for (const struct option *o = wc->opts; o->name; o++)
-        if (!strcmp(o->name, name))
-            return o;
-    return NULL;
-}
-
 static int bool_value(const char *v, int *out)
 {
     if (!strcmp(v, "1") || !strcmp(v, "true") || !strcmp(v, "yes") || !strcmp(v, "on"))
@@ -84,9 +102,10 @@ static int bool_value(const char *v, int *out)
 }
 
 /* One option into the step's options through the command's parser, and onto its command line. */
-static int give(struct plan_step *p, const struct option *o, const char *value, struct dg_err *err)
+static int give(struct plan_step *p, struct dg_opt_ref r, const char *value, struct dg_err *err)
 {
-    if (p->wc->apply(p->opts, o->val, value, err))
+    const struct dg_opt *o = r.o;
+    if (dg_optset_apply(&p->cl.set, r, value, err))
         return -1;
     char *flag = malloc(strlen(o->name) + 3);
     if (!flag)
@@ -107,22 +126,23 @@ static int plan_one(const struct dg_jobfile *jf, const struct dg_job_step *st, c
     for (int i = 0; i < st->nkv; i++)
         if (!strcmp(st->kv[i].key, "workload"))
             wl_line = st->kv[i].line;
-    p->wc = NULL;
-    for (size_t i = 0; i < sizeof workloads / sizeof *workloads; i++)
-        if (!strcmp(wl ? wl : "tpcc", workloads[i]->workload))
-            p->wc = workloads[i];
-    if (!p->wc)
-        return dg_err_set(err, DG_ERR_USER, 0, "%s:%d: key 'workload': '%s' is not tpcc or stress",
-                          jf->path, wl_line, wl);
-    if (!(p->opts = p->wc->new_opts()))
+    const struct dg_workload *w = find_workload(wl);
+    if (!w) {
+        char names[256];
+        workload_names(names, sizeof names);
+        return dg_err_set(err, DG_ERR_USER, 0, "%s:%d: key 'workload': '%s' is not %s", jf->path, wl_line, wl, names);
+    }
+    const struct dg_wl_sub *sub = dg_wl_run_sub(w->cli);
+    int named = !w->cli->default_sub || strcmp(w->cli->default_sub, sub->name);
+    if (dg_wl_cmdline_init(&p->cl, w, sub, named))
         return dg_err_set(err, DG_ERR_FATAL, 0, "out of memory");
     push(p, "dbgauge", 0);
-    push(p, p->wc->workload, 0);
-    if (strcmp(p->wc->workload, "stress"))
-        push(p, p->wc->sub, 0);
-    if (give(p, find_opt(p->wc, "results"), results, err))
+    push(p, w->command, 0);
+    if (named)
+        push(p, sub->name, 0);
+    if (give(p, dg_optset_find(&p->cl.set, "results"), results, err))
         return -1;
-    if (label && !dg_job_get(st, "label") && give(p, find_opt(p->wc, "label"), label, err))
+    if (label && !dg_job_get(st, "label") && give(p, dg_optset_find(&p->cl.set, "label"), label, err))
         return -1;
     cJSON *swept = cJSON_CreateObject();
     for (int k = 0; k < st->nswept; k++)
@@ -135,25 +155,23 @@ static int plan_one(const struct dg_jobfile *jf, const struct dg_job_step *st, c
         const struct dg_job_kv *kv = &st->kv[i];
         if (!strcmp(kv->key, "workload"))
             continue;
-        const struct option *o = find_opt(p->wc, kv->key);
-        if (!o || !p->wc->allowed(p->wc->sub, o->val))
+        struct dg_opt_ref r = dg_optset_find_key(&p->cl.set, kv->key);
+        if (!r.o || !dg_wl_takes(&p->cl, r))
             return dg_err_set(err, DG_ERR_USER, 0, "%s:%d: unknown key '%s' (not an option of "
-                              "'dbgauge %s%s%s'; see its --help)", jf->path, kv->line, kv->key,
-                              p->wc->workload, strcmp(p->wc->workload, "stress") ? " " : "",
-                              strcmp(p->wc->workload, "stress") ? p->wc->sub : "");
-        if (!strcmp(o->name, "results") || !strcmp(o->name, "json") || !strcmp(o->name, "help"))
+                              "'dbgauge %s'; see its --help)", jf->path, kv->line, kv->key, p->cl.cmd);
+        if (r.o->flags & DG_OF_CLI_ONLY)
             return dg_err_set(err, DG_ERR_USER, 0, "%s:%d: key '%s' belongs on the command line "
                               "of 'dbgauge experiment', not in a job file", jf->path, kv->line, kv->key);
-        int on = 1;
-        if (o->has_arg == no_argument && bool_value(kv->value, &on))
+        int on = 1, flag = r.o->kind == DG_OPT_FLAG;
+        if (flag && bool_value(kv->value, &on))
             return dg_err_set(err, DG_ERR_USER, 0, "%s:%d: key '%s': '%s' is not 1 or 0", jf->path,
                               kv->line, kv->key, kv->value);
         struct dg_err e2;
-        if (on && give(p, o, o->has_arg == no_argument ? NULL : kv->value, &e2))
+        if (on && give(p, r, flag ? NULL : kv->value, &e2))
             return dg_err_set(err, e2.cls, 0, "%s:%d: key '%s': %s", jf->path, kv->line, kv->key, e2.msg);
     }
     struct dg_err e2;
-    if (p->wc->finish(p->opts, &e2))
+    if (dg_wl_finish(&p->cl, &e2))
         return dg_err_set(err, DG_ERR_USER, 0, "%s:%d: step [%s]: %s", jf->path, st->line,
                           st->section, e2.msg);
     return 0;
@@ -168,7 +186,7 @@ static int store_failed(const char *results, int64_t exp_id, int index, const st
         return -1;
     struct dg_run_record r;
     memset(&r, 0, sizeof r);
-    snprintf(r.workload, sizeof r.workload, "%s", p->wc->workload);
+    snprintf(r.workload, sizeof r.workload, "%s", p->cl.wl->name);
     snprintf(r.status, sizeof r.status, "failed");
     const char *lab = dg_job_get(st, "label");
     snprintf(r.label, sizeof r.label, "%s", lab ? lab : "");
@@ -192,6 +210,32 @@ static int store_failed(const char *results, int64_t exp_id, int index, const st
     dg_run_record_free(&r);
     dg_store_close(store);
     return rc;
+}
+
+/* Runs the planned steps in order; a failed one is stored as failed and the next goes on,
+ * unless it was interrupted. Returns 1 when interrupted; *nfailed counts the failed steps. */
+static int run_steps(const struct dg_jobfile *jf, struct plan_step *plan, int n, const char *results, int json,
+                     int64_t exp_id, int *nfailed)
+{
+    struct dg_err err;
+    int interrupted = 0;
+    for (int i = 0; i < n && !interrupted; i++) {
+        fprintf(stderr, "\n== experiment %lld, step %d/%d [%s] %s\n", (long long)exp_id, i + 1, n,
+                jf->steps[i].section, plan[i].swept_json);
+        struct dg_step st = {.experiment_id = exp_id, .index = i + 1, .swept_json = plan[i].swept_json,
+                             .text = json ? stderr : stdout};
+        int src = dg_cmd_run(&plan[i].cl, &st, plan[i].argc, plan[i].argv);
+        if (src == DG_EXIT_OK)
+            continue;
+        (*nfailed)++;
+        interrupted = !strcmp(st.error, "interrupted");
+        if (!st.run_id && store_failed(results, exp_id, i + 1, &plan[i], &jf->steps[i],
+                                       st.error[0] ? st.error : "failed", &st.run_id, &err))
+            fprintf(stderr, "dbgauge experiment: step %d could not be stored as failed: %s\n", i + 1, err.msg);
+        fprintf(stderr, "dbgauge experiment: step %d/%d failed (%s)%s\n", i + 1, n, st.error,
+                interrupted ? "; stopping" : "; going on with the next step");
+    }
+    return interrupted;
 }
 
 static int render(const char *results, int64_t id, int json, const char *csv_path, int *failed)
@@ -223,19 +267,21 @@ static int render(const char *results, int64_t id, int json, const char *csv_pat
 
 static void usage(FILE *out)
 {
+    char names[256];
+    workload_names(names, sizeof names);
     fprintf(out,
             "usage:\n"
             "  dbgauge experiment FILE [--dry-run] [--results PATH] [--json] [--csv FILE] [--label L]\n"
             "  dbgauge experiment show ID [--results PATH] [--json] [--csv FILE]\n\n"
             "  FILE is a job file: [global] then one section per step; every key is a long option\n"
-            "  of 'dbgauge tpcc run' or 'dbgauge stress' (workload=tpcc|stress picks which; '_' in\n"
-            "  a key stands for '-'). A list in [global] (vus=1,2,4) gives one step per value;\n"
+            "  of a workload's run command (workload=NAME picks which: %s; the first is the\n"
+            "  default; '_' in a key stands for '-'). A list in [global] (vus=1,2,4) gives one step per value;\n"
             "  several lists give their cross product, the first list varying slowest.\n"
             "  --dry-run     print the steps as commands and stop (nothing runs, nothing is stored)\n"
             "  --json        the experiment as one JSON document on stdout; text goes to stderr\n"
             "  --csv FILE    the step table as CSV\n"
             "  --label L     a label for the experiment and its runs (a step's label= wins)\n"
-            "A step that fails is stored as failed and the experiment goes on; exit 1 then.\n");
+            "A step that fails is stored as failed and the experiment goes on; exit 1 then.\n", names);
 }
 
 int dg_cmd_experiment(int argc, char **argv)
@@ -321,23 +367,7 @@ int dg_cmd_experiment(int argc, char **argv)
         rc = dg_report_err(cmd, &err);
         goto out;
     }
-    int interrupted = 0, nfailed = 0;
-    for (int i = 0; i < n && !interrupted; i++) {
-        fprintf(stderr, "\n== experiment %lld, step %d/%d [%s] %s\n", (long long)exp_id, i + 1, n,
-                jf.steps[i].section, plan[i].swept_json);
-        struct dg_step st = {.experiment_id = exp_id, .index = i + 1, .swept_json = plan[i].swept_json,
-                             .text = json ? stderr : stdout};
-        int src = plan[i].wc->run(plan[i].opts, &st, plan[i].argc, plan[i].argv);
-        if (src == DG_EXIT_OK)
-            continue;
-        nfailed++;
-        interrupted = !strcmp(st.error, "interrupted");
-        if (!st.run_id && store_failed(results, exp_id, i + 1, &plan[i], &jf.steps[i],
-                                       st.error[0] ? st.error : "failed", &st.run_id, &err))
-            fprintf(stderr, "dbgauge experiment: step %d could not be stored as failed: %s\n", i + 1, err.msg);
-        fprintf(stderr, "dbgauge experiment: step %d/%d failed (%s)%s\n", i + 1, n, st.error,
-                interrupted ? "; stopping" : "; going on with the next step");
-    }
+    int nfailed = 0, interrupted = run_steps(&jf, plan, n, results, json, exp_id, &nfailed);
     if (dg_store_open(results, &store, &err) == 0) {
         dg_store_experiment_end(store, exp_id, interrupted ? "interrupted" : nfailed ? "failed" : "complete", &err);
         dg_store_close(store);

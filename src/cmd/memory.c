@@ -50,20 +50,6 @@ int dg_memory_check(const struct dg_memory_opts *m, struct dg_err *err)
     return 0;
 }
 
-void dg_memory_options_json(const struct dg_memory_opts *m, cJSON *j)
-{
-    if (m->db_memory)
-        cJSON_AddNumberToObject(j, "db_memory_bytes", (double)m->db_memory);
-    if (m->mem_cap)
-        cJSON_AddNumberToObject(j, "mem_cap_bytes", (double)m->mem_cap);
-    if (m->drop_caches)
-        cJSON_AddBoolToObject(j, "drop_caches", 1);
-    if (m->restart_cmd)
-        cJSON_AddStringToObject(j, "restart", "restart_cmd (not recorded)");
-    if (m->pg_datadir)
-        cJSON_AddStringToObject(j, "pg_datadir", m->pg_datadir);
-}
-
 static void note(cJSON *arr, const char *what, const char *text)
 {
     fprintf(stderr, "dbgauge: %s%s\n", what, text);

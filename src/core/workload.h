@@ -12,6 +12,7 @@
 #define DG_MAX_TYPES 8
 
 struct dg_figure_def; /* core/figures.h */
+struct dg_wl_cli;     /* core/wlcli.h */
 
 struct dg_workload {
     const char *name;    /* as stored with each run: "tpcc" */
@@ -21,6 +22,8 @@ struct dg_workload {
      * by the run life, kept by the store, rendered by report/ without asking which workload. */
     const struct dg_figure_def *figures;
     int nfigures;
+    /* Its command line: options, subcommands and the run life's hooks (core/wlcli.h). */
+    const struct dg_wl_cli *cli;
     int ntypes;
     const char *const *type_names;
     /* Keying time and mean think time per type, in seconds (NULL: the workload has none). */

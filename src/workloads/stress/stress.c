@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "core/figures.h"
+#include "core/wlcli.h"
 #include "core/rng.h"
 
 static const char *const type_names[] = {"query"};
@@ -113,12 +114,15 @@ static const struct dg_figure_def figures[] = {
     {.name = "run_time_s", .label = "run time", .unit = "s", .count = DG_FIG_RUN_TIME, .decimals = 2},
 };
 
+extern const struct dg_wl_cli stress_cli; /* cli.c */
+
 const struct dg_workload stress_workload = {
     .name = "stress",
     .command = "stress",
     .summary = "query stress: T threads x N iterations of a query (see dbgauge stress --help)",
     .figures = figures,
     .nfigures = sizeof figures / sizeof *figures,
+    .cli = &stress_cli,
     .ntypes = 1,
     .type_names = type_names,
     .terminal_size = sizeof(struct stress_term),

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "core/figures.h"
+#include "core/wlcli.h"
 #include "workloads/tpcc/tpcc_internal.h"
 
 const char *const tpcc_type_names[TPCC_NTYPES] = {"new_order", "payment", "order_status",
@@ -89,11 +90,14 @@ static const struct dg_figure_def figures[] = {
      .flags = DG_FIG_STANDARD_TIMES, .decimals = 1},
 };
 
+extern const struct dg_wl_cli tpcc_cli; /* cli.c */
+
 const struct dg_workload tpcc_workload = {
     .command = "tpcc",
     .summary = "TPC-C: load, run, check (see dbgauge tpcc --help)",
     .figures = figures,
     .nfigures = sizeof figures / sizeof *figures,
+    .cli = &tpcc_cli,
     .keying_s = keying_s,
     .think_mean_s = think_mean_s,
     .name = "tpcc",

@@ -1,0 +1,337 @@
+/* runlife.c — the one life of a measured run, for every workload: the memory step, the targets
+ * made ready (the workload's shared_open), the store, the monitor, the runner with a progress
+ * tick, the record (figures derived from the counts, facts from the workload), store, re-read,
+ * render, experiment step. Names no workload: what differs comes through struct dg_wl_cli. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd/cmd.h"
+#include "core/figures.h"
+#include "core/opts.h"
+#include "report/summary.h"
+
+/* One target of a run, made ready before measuring. */
+struct life_target {
+    struct dg_target t;
+    struct dg_server_info si;
+    void *shared; /* the workload's, cli->shared_size bytes */
+};
+
+/* Everything one run holds, released at one place. */
+struct life {
+    struct dg_life *in;
+    const struct dg_wl_cmdline *p;
+    const struct dg_wl_cli *cli;
+    const char *cmd;
+    int n;
+    struct life_target *ts;
+    void *shareds[DG_MAX_TARGETS];
+    int split[DG_MAX_TARGETS];
+    struct dg_conn_h keep; /* the first target's, around the run, for the measure hooks */
+    struct dg_memory_state mst;
+    struct dg_store *store;
+    struct dg_run_result res;
+    struct dg_run_record rec;
+    struct dg_cmd_monitor mon;
+    struct dg_run_facts facts;
+    struct dg_err err;
+};
+
+static int open_target(const char *cmd, const char *url, struct dg_target *t)
+{
+    struct dg_err err;
+    if (dg_target_parse(url, t, &err))
+        return dg_usage_error(cmd, "--target: %s", err.msg);
+    return 0;
+}
+
+/* Reports a failure to get target k of n ready, naming it when there are several. */
+static int target_err(struct life *L, int k)
+{
+    if (L->n == 1)
+        return dg_report_err(L->cmd, &L->err);
+    fprintf(stderr, "dbgauge %s: target %d (%s) is not ready: %s\n", L->cmd, k + 1, L->ts[k].t.redacted, L->err.msg);
+    return L->err.cls == DG_ERR_USER ? DG_EXIT_USAGE : DG_EXIT_FAILED;
+}
+
+/* Target k answers and its shared state is ready (the workload's checks). */
+static int target_ready(struct life *L, int k, struct dg_rng *rng)
+{
+    struct life_target *lt = &L->ts[k];
+    struct dg_conn_h h = {0};
+    if (k > 0 && open_target(L->cmd, L->p->c.targets[k], &lt->t))
+        return DG_EXIT_USAGE;
+    if (!(lt->shared = calloc(1, L->cli->shared_size ? L->cli->shared_size : 1)))
+        return DG_EXIT_FAILED;
+    L->shareds[k] = lt->shared;
+    struct dg_connect_opts co = {.memory_bytes = L->mst.session_bytes};
+    if (dg_connect(&lt->t, &co, &h, &L->err) || dg_server_info(&h, &lt->si, &L->err) ||
+        (L->cli->shared_open &&
+         L->cli->shared_open(L->p->o, &L->p->c, &lt->t, &h, rng, lt->shared, &L->err))) {
+        dg_disconnect(&h);
+        return target_err(L, k);
+    }
+    if (k == 0 && L->cli->measure_begin)
+        L->keep = h;
+    else
+        dg_disconnect(&h);
+    return 0;
+}
+
+/* The memory knob first (one target only): what the run records is the engine after it;
+ * then every target must be ready before anything is measured. */
+static int targets_ready(struct life *L)
+{
+    const struct dg_run_opts *c = &L->p->c;
+    if (dg_targets_split(L->cmd, L->n, c->vus, c->vus_per_target, L->split))
+        return DG_EXIT_USAGE;
+    if (!(L->ts = calloc((size_t)L->n, sizeof *L->ts)))
+        return DG_EXIT_FAILED;
+    if (open_target(L->cmd, c->targets[0], &L->ts[0].t))
+        return DG_EXIT_USAGE;
+    if (dg_memory_apply(&L->ts[0].t, &c->mem, &L->mst, &L->err))
+        return dg_report_err(L->cmd, &L->err);
+    struct dg_rng rng;
+    dg_rng_seed(&rng, c->seed);
+    int rc;
+    for (int k = 0; k < L->n; k++)
+        if ((rc = target_ready(L, k, &rng)))
+            return rc;
+    L->facts.server_blocks_hit = L->facts.server_blocks_read = -1;
+    if (L->cli->facts)
+        L->cli->facts(L->p->o, c, L->shareds, L->n, &L->facts);
+    return 0;
+}
+
+static void start_line(const struct life *L)
+{
+    const struct dg_run_opts *c = &L->p->c;
+    for (int k = 0; k < L->n; k++) {
+        char what[128] = "";
+        if (L->cli->describe)
+            L->cli->describe(L->ts[k].shared, what, sizeof what - 2);
+        if (what[0])
+            strcat(what, ", ");
+        fprintf(stderr, "%s on %s (%s %s): %s%d virtual user%s%s", L->cli->title, L->ts[k].t.redacted,
+                L->ts[k].si.engine, L->ts[k].si.version, what, L->split[k], L->split[k] == 1 ? "" : "s",
+                L->n > 1 ? "\n" : ", ");
+    }
+    if (L->n > 1)
+        fprintf(stderr, "%d targets at once, %d virtual users in all, ", L->n, c->vus);
+    if (c->model == DG_LOAD_RATE)
+        fprintf(stderr, "open loop at %g/s (%s arrivals), ", c->rate,
+                c->arrivals == DG_ARRIVALS_UNIFORM ? "uniform" : "poisson");
+    if (c->model == DG_LOAD_THINK)
+        fprintf(stderr, "%d terminals with keying and think times%s, ", L->facts.terminals,
+                c->think_scale != 1.0 ? " (scaled)" : "");
+    if (c->txns_per_vu) {
+        fprintf(stderr, "%llu transactions each\n", (unsigned long long)c->txns_per_vu);
+    } else {
+        char d[32], w[32];
+        dg_format_duration(c->duration_ns, d, sizeof d);
+        dg_format_duration(c->warmup_ns, w, sizeof w);
+        fprintf(stderr, "%s warm-up then %s measured\n", w, d);
+    }
+}
+
+/* Every 10 s: the workload's first two figures over the interval, retries and errors. */
+static void run_tick(void *ctx, const struct dg_tick *t)
+{
+    const struct dg_workload *wl = ctx;
+    struct dg_fig_run fr = {.measured_s = t->interval_s};
+    uint64_t errors = 0, retries = 0;
+    for (int k = 0; k < t->ntypes; k++) {
+        errors += t->total[k].errors;
+        retries += t->total[k].retries;
+    }
+    fprintf(stderr, "[%6.0fs] %-8s", t->elapsed_s, dg_phase_name(t->phase));
+    for (int i = 0; i < 2 && i < wl->nfigures; i++) {
+        double v;
+        if (dg_figure_value(&wl->figures[i], t->interval, t->ntypes, &fr, &v))
+            v = 0;
+        fprintf(stderr, " %s %9.*f ", wl->figures[i].label, wl->figures[i].decimals, v);
+    }
+    fprintf(stderr, " retries %llu  errors %llu\n", (unsigned long long)retries, (unsigned long long)errors);
+}
+
+/* The runner over every target, watched by the monitor. */
+static int measure(struct life *L)
+{
+    const struct dg_run_opts *c = &L->p->c;
+    const struct dg_target *tptr[DG_MAX_TARGETS];
+    for (int k = 0; k < L->n; k++)
+        tptr[k] = &L->ts[k].t;
+    struct dg_runner_cfg cfg = {.model = c->model, .rate_per_s = c->rate, .arrivals = c->arrivals,
+                                .terminals = L->facts.terminals ? L->facts.terminals : c->vus,
+                                .think_scale = c->think_scale, .wl = L->p->wl, .shared = L->shareds[0],
+                                .target = tptr[0], .workers = c->vus, .warmup_ns = c->warmup_ns,
+                                .duration_ns = c->txns_per_vu ? 0 : c->duration_ns,
+                                .txns_per_worker = c->txns_per_vu, .seed = c->seed,
+                                .max_retries = L->cli->max_retries, .tick_ns = 10 * DG_NS_PER_S,
+                                .tick = run_tick, .tick_ctx = (void *)L->p->wl,
+                                .session_memory_bytes = L->mst.session_bytes};
+    if (L->n > 1) {
+        cfg.ntargets = L->n;
+        cfg.targets = tptr;
+        cfg.shareds = L->shareds;
+        cfg.target_workers = L->split;
+    }
+    L->mon = (struct dg_cmd_monitor){.enabled = !c->no_monitor, .device_opt = c->monitor_device};
+    /* The monitor watches the first target's host and device; its cache counters add up
+     * every worker's connection. */
+    if (dg_cmd_monitor_begin(&L->mon, tptr[0], c->vus, &cfg, &L->err)) /* the run goes on without it */
+        fprintf(stderr, "dbgauge %s: monitor: %s; running without it\n", L->cmd, L->err.msg);
+    if (L->cli->measure_begin)
+        L->cli->measure_begin(L->shareds[0], &L->keep);
+    if (dg_runner_run(&cfg, &L->res, &L->err))
+        return dg_report_err(L->cmd, &L->err);
+    if (L->cli->measure_end) {
+        uint64_t txns = 0;
+        for (int k = 0; k < L->res.ntypes; k++)
+            txns += L->res.counts[k].committed + L->res.counts[k].rollbacks + L->res.counts[k].errors;
+        L->cli->measure_end(L->shareds[0], &L->keep, txns, &L->facts);
+    }
+    return 0;
+}
+
+static char *options_json(const struct life *L)
+{
+    cJSON *j = cJSON_CreateObject();
+    dg_optset_json(&L->p->set, NULL, j);
+    cJSON_AddStringToObject(j, "load_model", dg_load_model_name(L->p->c.model));
+    char *s = cJSON_PrintUnformatted(j);
+    cJSON_Delete(j);
+    return s;
+}
+
+/* The run's record: counts and histograms, the figures derived from them, the workload's facts. */
+static int record(struct life *L)
+{
+    const struct dg_run_opts *c = &L->p->c;
+    const struct dg_workload *wl = L->p->wl;
+    struct dg_run_record *rec = &L->rec;
+    struct dg_record_src src = {.workload = wl->name, .label = c->label, .target = &L->ts[0].t,
+                                .server = &L->ts[0].si, .options_json = options_json(L), .argc = L->in->argc,
+                                .argv = L->in->argv, .vus = c->vus, .model = c->model, .step = L->in->step,
+                                .knobs_json = L->mst.json};
+    for (int k = 0; k < L->res.ntypes; k++) { /* what the measured transactions fetched */
+        rec->rows += L->res.counts[k].rows;
+        rec->bytes += L->res.counts[k].bytes;
+    }
+    struct dg_fig_run fr = {.measured_s = L->res.measured_s,
+                            .standard_times = c->model == DG_LOAD_THINK && c->think_scale == 1.0};
+    rec->nfigures = dg_figures_derive(wl->figures, wl->nfigures, L->res.counts, L->res.ntypes, &fr, rec->figures);
+    dg_record_fill(rec, &src, &L->res, wl->type_names);
+    dg_cmd_monitor_end(&L->mon, rec);
+    rec->warehouses = L->facts.scale;
+    if (L->n > 1) {
+        struct dg_target_src tsrc[DG_MAX_TARGETS];
+        for (int k = 0; k < L->n; k++)
+            tsrc[k] = (struct dg_target_src){.target = &L->ts[k].t, .server = &L->ts[k].si,
+                                             .warehouses = L->facts.target_scale[k]};
+        if (dg_record_fill_targets(rec, tsrc, L->n, &L->res, wl, &fr))
+            return dg_err_set(&L->err, DG_ERR_FATAL, 0, "out of memory");
+    }
+    rec->rate_asked = c->model == DG_LOAD_RATE ? c->rate : 0;
+    rec->think_scale = c->model == DG_LOAD_THINK ? c->think_scale : 0;
+    rec->terminals = L->facts.terminals;
+    for (int k = 0; k < L->res.ntypes && L->facts.p90_limit_s && c->model == DG_LOAD_THINK; k++)
+        rec->txn[k].p90_limit_ms = L->facts.p90_limit_s[k] * 1e3;
+    rec->tpmc_ceiling = L->facts.tpmc_ceiling;
+    rec->query = L->facts.query ? strdup(L->facts.query) : NULL;
+    rec->server_blocks_hit = L->facts.server_blocks_hit;
+    rec->server_blocks_read = L->facts.server_blocks_read;
+    rec->group_id = L->in->group_id > 0 ? L->in->group_id : 0;
+    const struct dg_figure *f; /* the legacy columns, until the store keeps figures */
+    rec->nopm = (f = dg_figure_find(rec->figures, rec->nfigures, "nopm")) ? f->value : 0;
+    rec->tpm = (f = dg_figure_find(rec->figures, rec->nfigures, "tpm")) ? f->value : 0;
+    rec->tpmc = (f = dg_figure_find(rec->figures, rec->nfigures, "tpmc")) ? f->value : 0;
+    return 0;
+}
+
+/* Why a finished run failed, or NULL. */
+static const char *failure(const struct life *L)
+{
+    uint64_t committed = 0, errors = 0;
+    for (int k = 0; k < L->rec.ntypes; k++) {
+        committed += L->rec.txn[k].committed;
+        errors += L->rec.txn[k].errors;
+    }
+    if (!L->res.interrupted && !L->res.workers_failed && committed && !(L->cli->fail_on_errors && errors))
+        return NULL;
+    return L->rec.error[0] ? L->rec.error : L->res.interrupted ? "interrupted"
+           : errors                      ? "transactions failed"
+                                         : "no transaction committed";
+}
+
+/* Stores the run, reads it back and renders it as any later report will. */
+static int keep_and_show(struct life *L)
+{
+    const struct dg_run_opts *c = &L->p->c;
+    FILE *text = L->in->step ? L->in->step->text : c->json ? stderr : stdout;
+    if (dg_store_put(L->store, &L->rec, &L->err)) {
+        /* Say what was measured even though it could not be kept. */
+        fprintf(stderr, "dbgauge %s: %s; the run's figures follow, unsaved\n", L->cmd, L->err.msg);
+        dg_report_run_text(text, &L->rec);
+        return DG_EXIT_FAILED;
+    }
+    int64_t id = L->in->run_id = L->rec.id;
+    if (L->in->group_id < 0 && dg_store_set_group(L->store, id, id, &L->err))
+        return dg_report_err(L->cmd, &L->err);
+    if (L->in->step)
+        L->in->step->run_id = id;
+    const char *why = failure(L);
+    if (why && L->in->step)
+        snprintf(L->in->step->error, sizeof L->in->step->error, "%s", why);
+    if (!L->in->quiet) {
+        dg_run_record_free(&L->rec);
+        if (dg_store_get(L->store, id, 0, &L->rec, &L->err))
+            return dg_report_err(L->cmd, &L->err);
+        dg_report_run_text(text, &L->rec);
+        if (c->json && !L->in->step)
+            dg_print_json(dg_report_run_json(&L->rec));
+        if (L->res.interrupted)
+            fprintf(stderr, "dbgauge %s: interrupted; what was measured is stored as run %lld, marked incomplete\n",
+                    L->cmd, (long long)id);
+    }
+    if (L->res.workers_failed)
+        fprintf(stderr, "dbgauge %s: %d virtual user%s stopped on errors\n", L->cmd, L->res.workers_failed,
+                L->res.workers_failed == 1 ? "" : "s");
+    return why ? DG_EXIT_FAILED : DG_EXIT_OK;
+}
+
+int dg_run_life(struct dg_life *l)
+{
+    struct life L = {.in = l, .p = l->p, .cli = l->p->wl->cli, .cmd = l->p->cmd, .n = l->p->c.ntargets};
+    l->run_id = 0;
+    l->interrupted = 0;
+    int rc = targets_ready(&L);
+    if (rc)
+        goto out;
+    rc = DG_EXIT_FAILED;
+    if (dg_store_open(l->p->c.results, &L.store, &L.err)) {
+        rc = dg_report_err(L.cmd, &L.err);
+        goto out;
+    }
+    start_line(&L);
+    if ((rc = measure(&L)) || (rc = record(&L) ? DG_EXIT_FAILED : 0))
+        goto out;
+    l->interrupted = L.res.interrupted;
+    rc = keep_and_show(&L);
+out:
+    if (rc && l->step && !l->step->error[0])
+        snprintf(l->step->error, sizeof l->step->error, "%s", L.err.msg[0] ? L.err.msg : "failed before measuring");
+    dg_cmd_monitor_end(&L.mon, NULL);
+    dg_memory_release(&L.mst);
+    dg_disconnect(&L.keep);
+    for (int k = 0; L.ts && k < L.n; k++) {
+        if (L.ts[k].shared && L.cli->shared_free)
+            L.cli->shared_free(L.ts[k].shared);
+        free(L.ts[k].shared);
+    }
+    free(L.ts);
+    dg_run_record_free(&L.rec);
+    dg_run_result_free(&L.res);
+    dg_store_close(L.store);
+    return rc;
+}

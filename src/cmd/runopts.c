@@ -1,0 +1,251 @@
+/* runopts.c — the common run options, one table for every workload (targets, virtual users,
+ * duration, load model, seed, label, results, monitor, memory), their defaults and the checks
+ * only the whole set can make. No workload option and no workload name here. */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+
+#include "cmd/cmd.h"
+#include "core/opts.h"
+#include "core/rng.h"
+
+#define OFF(f) offsetof(struct dg_run_opts, f)
+
+static int add_target(struct dg_run_opts *c, const char *url, struct dg_err *err)
+{
+    if (c->ntargets == DG_MAX_TARGETS)
+        return dg_err_set(err, DG_ERR_USER, 0, "--target: at most %d targets", DG_MAX_TARGETS);
+    c->targets[c->ntargets++] = url;
+    c->target = c->targets[0];
+    return 0;
+}
+
+static int parse_target(void *base, const struct dg_opt *o, const char *arg, struct dg_err *err)
+{
+    (void)o;
+    return add_target(base, arg, err);
+}
+
+/* A job file's targets=: several --target in one value. */
+static int parse_targets(void *base, const struct dg_opt *o, const char *arg, struct dg_err *err)
+{
+    (void)o;
+    struct dg_run_opts *c = base;
+    if (c->targets_list[0])
+        return dg_err_set(err, DG_ERR_USER, 0, "--targets given twice");
+    if (strlen(arg) >= sizeof c->targets_list)
+        return dg_err_set(err, DG_ERR_USER, 0, "--targets: the list is longer than %zu characters",
+                          sizeof c->targets_list - 1);
+    snprintf(c->targets_list, sizeof c->targets_list, "%s", arg);
+    for (char *p = c->targets_list, *next; p; p = next) {
+        next = strchr(p, ',');
+        if (next)
+            *next++ = '\0';
+        if (!*p)
+            return dg_err_set(err, DG_ERR_USER, 0, "--targets: an empty target in '%s'", arg);
+        if (add_target(c, p, err))
+            return -1;
+    }
+    return 0;
+}
+
+static int parse_device(void *base, const struct dg_opt *o, const char *arg, struct dg_err *err)
+{
+    (void)o;
+    return dg_cmd_monitor_device_opt(arg, &((struct dg_run_opts *)base)->monitor_device, err);
+}
+
+static int parse_memory(void *base, const struct dg_opt *o, const char *arg, struct dg_err *err)
+{
+    return dg_memory_opt(&((struct dg_run_opts *)base)->mem, o->tag, arg, err);
+}
+
+static void json_targets(const void *base, const struct dg_opt *o, cJSON *j)
+{
+    (void)o;
+    const struct dg_run_opts *c = base;
+    char red[1024];
+    dg_redact_url(c->ntargets ? c->targets[0] : c->target, red, sizeof red);
+    cJSON_AddStringToObject(j, "target", red);
+    if (c->ntargets > 1) {
+        cJSON *arr = cJSON_AddArrayToObject(j, "targets");
+        for (int k = 0; k < c->ntargets; k++) {
+            dg_redact_url(c->targets[k], red, sizeof red);
+            cJSON_AddItemToArray(arr, cJSON_CreateString(red));
+        }
+    }
+}
+
+/* The window: a duration and warm-up, or a count of transactions per virtual user. */
+static void json_window(const void *base, const struct dg_opt *o, cJSON *j)
+{
+    const struct dg_run_opts *c = base;
+    if (!c->txns_per_vu)
+        cJSON_AddNumberToObject(j, o->json, (double)*(const dg_ns *)((const char *)base + o->off) / 1e9);
+}
+
+static void json_seed(const void *base, const struct dg_opt *o, cJSON *j)
+{
+    char seed[24];
+    snprintf(seed, sizeof seed, "%llu", (unsigned long long)((const struct dg_run_opts *)base)->seed);
+    cJSON_AddStringToObject(j, o->json, seed);
+}
+
+static void json_rate(const void *base, const struct dg_opt *o, cJSON *j)
+{
+    const struct dg_run_opts *c = base;
+    if (c->model != DG_LOAD_RATE)
+        return;
+    cJSON_AddNumberToObject(j, o->json, c->rate);
+    cJSON_AddStringToObject(j, "arrivals", c->arrivals == DG_ARRIVALS_UNIFORM ? "uniform" : "poisson");
+}
+
+static void json_monitor(const void *base, const struct dg_opt *o, cJSON *j)
+{
+    cJSON_AddBoolToObject(j, o->json, !((const struct dg_run_opts *)base)->no_monitor);
+}
+
+static void json_text_if_set(const void *base, const struct dg_opt *o, cJSON *j)
+{
+    const char *v = *(const char *const *)((const char *)base + o->off);
+    if (v)
+        cJSON_AddStringToObject(j, o->json, o->tag == DG_MEM_RESTART_CMD ? "restart_cmd (not recorded)" : v);
+}
+
+static void json_bytes_if_set(const void *base, const struct dg_opt *o, cJSON *j)
+{
+    uint64_t v = *(const uint64_t *)((const char *)base + o->off);
+    if (v)
+        cJSON_AddNumberToObject(j, o->json, (double)v);
+}
+
+static const char *const arrival_names[] = {"poisson", "uniform", NULL};
+
+const struct dg_opt dg_run_optab[] = {
+    {.name = "target", .metavar = "URL", .parse = parse_target, .json = "target", .json_fn = json_targets,
+     .help = "sqlite:PATH (default " DG_DEFAULT_TARGET "), postgres://user@host:port/db,\n"
+             "mysql://user@host:port/db (MariaDB/MySQL), odbc:CONNECTION-STRING; (run) repeat it\n"
+             "for several databases driven at once: --vus is split over them"},
+    {.name = "targets", .metavar = "A,B,...", .subs = "run", .parse = parse_targets,
+     .help = "several --target in one option (a job file's targets=)"},
+    {.name = "vus", .kind = DG_OPT_INT, .metavar = "N", .subs = "run", .flags = DG_OF_SWEEP | DG_OF_HAS_SET,
+     .off = OFF(vus), .set_off = OFF(vus_set), .min = 1, .max = 4096, .json = "vus",
+     .help = "virtual users: one connection and one terminal each (default 1)"},
+    {.name = "vus-per-target", .kind = DG_OPT_INT, .metavar = "N", .subs = "run", .flags = DG_OF_SWEEP | DG_OF_IF_SET,
+     .off = OFF(vus_per_target), .min = 1, .max = 4096, .json = "vus_per_target",
+     .help = "with several targets: N virtual users on each"},
+    {.name = "duration", .kind = DG_OPT_DURATION, .metavar = "T", .subs = "run", .flags = DG_OF_SWEEP | DG_OF_HAS_SET,
+     .off = OFF(duration_ns), .set_off = OFF(duration_set), .json = "duration_s", .json_fn = json_window,
+     .help = "measured window: 45s, 2m, 1h30m"},
+    {.name = "warmup", .kind = DG_OPT_DURATION, .metavar = "T", .subs = "run", .flags = DG_OF_SWEEP,
+     .off = OFF(warmup_ns), .json = "warmup_s", .json_fn = json_window,
+     .help = "warm-up before the window, not measured (default 0)"},
+    {.name = "txns-per-vu", .kind = DG_OPT_U64, .metavar = "N", .subs = "run", .flags = DG_OF_SWEEP | DG_OF_IF_SET,
+     .off = OFF(txns_per_vu), .min = 1, .max = 1e9, .json = "txns_per_vu",
+     .help = "instead of a duration: each virtual user runs exactly N transactions"},
+    {.name = "rate", .kind = DG_OPT_DOUBLE, .metavar = "R", .subs = "run", .flags = DG_OF_SWEEP,
+     .off = OFF(rate), .min = 0, .max = 1e7, .json = "rate", .json_fn = json_rate,
+     .help = "open loop: R transactions per second over all virtual users, each\n"
+             "timed from its intended start (queueing counts)"},
+    {.name = "arrivals", .kind = DG_OPT_ENUM, .metavar = "KIND", .subs = "run", .flags = DG_OF_SWEEP | DG_OF_HAS_SET,
+     .off = OFF(arrivals), .set_off = OFF(arrivals_set), .names = arrival_names,
+     .help = "poisson (default) or uniform gaps between arrivals (with --rate)"},
+    {.name = "seed", .kind = DG_OPT_U64, .metavar = "S", .subs = "run", .flags = DG_OF_SWEEP | DG_OF_HAS_SET,
+     .off = OFF(seed), .set_off = OFF(seed_set), .min = 0, .max = 1.9e19, .json = "seed", .json_fn = json_seed,
+     .help = "random seed (default: from the clock)"},
+    {.name = "label", .kind = DG_OPT_STRING, .metavar = "TEXT", .subs = "run", .off = OFF(label), .json = "label",
+     .help = "a name for the run in the results database"},
+    {.name = "results", .kind = DG_OPT_STRING, .metavar = "PATH", .subs = "run", .flags = DG_OF_CLI_ONLY,
+     .off = OFF(results), .help = "results database (default " DG_DEFAULT_RESULTS ")"},
+    {.name = "json", .kind = DG_OPT_FLAG, .flags = DG_OF_CLI_ONLY, .off = OFF(json),
+     .help = "one JSON document on stdout; text goes to stderr"},
+    {.name = "no-monitor", .kind = DG_OPT_FLAG, .subs = "run", .flags = DG_OF_SWEEP, .off = OFF(no_monitor),
+     .json = "monitor", .json_fn = json_monitor,
+     .help = "do not sample host CPU, disk, server process and engine cache each second"},
+    {.name = "monitor-device", .metavar = "DEV", .subs = "run", .off = OFF(monitor_device), .parse = parse_device,
+     .json = "monitor_device", .json_fn = json_text_if_set,
+     .help = "the block device to watch (a /proc/diskstats name, or none);\n"
+             "default: the one holding the database"},
+    {.name = "db-memory", .metavar = "SIZE", .subs = "run", .flags = DG_OF_SWEEP, .off = OFF(mem.db_memory),
+     .tag = DG_MEM_DB_MEMORY, .parse = parse_memory, .json = "db_memory_bytes", .json_fn = json_bytes_if_set,
+     .help = "the engine's cache before the run: SQLite cache_size on every\n"
+             "connection; PostgreSQL shared_buffers (ALTER SYSTEM, then a restart\n"
+             "through --restart-cmd or --pg-datadir); MariaDB/MySQL\n"
+             "innodb_buffer_pool_size (SET GLOBAL, at once; needs SUPER)"},
+    {.name = "restart-cmd", .metavar = "CMD", .subs = "run", .off = OFF(mem.restart_cmd), .tag = DG_MEM_RESTART_CMD,
+     .parse = parse_memory, .json = "restart", .json_fn = json_text_if_set,
+     .help = "restarts the server (/bin/sh -c; never logged nor stored)"},
+    {.name = "pg-datadir", .metavar = "DIR", .subs = "run", .off = OFF(mem.pg_datadir), .tag = DG_MEM_PG_DATADIR,
+     .parse = parse_memory, .json = "pg_datadir", .json_fn = json_text_if_set,
+     .help = "a local PostgreSQL dbgauge restarts itself (pg_ctl restart -w -D DIR,\n"
+             "as the directory's owner when root)"},
+    {.name = "pg-ctl", .metavar = "PATH", .subs = "run", .off = OFF(mem.pg_ctl), .tag = DG_MEM_PG_CTL,
+     .parse = parse_memory, .help = "pg_ctl to use (default /usr/lib/postgresql/15/bin/pg_ctl)"},
+    {.name = "mem-cap", .metavar = "SIZE", .subs = "run", .flags = DG_OF_SWEEP, .off = OFF(mem.mem_cap),
+     .tag = DG_MEM_MEM_CAP, .parse = parse_memory, .json = "mem_cap_bytes", .json_fn = json_bytes_if_set,
+     .help = "a memory cgroup limit for dbgauge (SQLite) or the local server"},
+    {.name = "drop-caches", .kind = DG_OPT_FLAG, .subs = "run", .flags = DG_OF_SWEEP | DG_OF_IF_SET,
+     .off = OFF(mem.drop_caches), .json = "drop_caches",
+     .help = "empty the kernel's page cache before the run (root only)"},
+};
+const int dg_run_noptab = sizeof dg_run_optab / sizeof *dg_run_optab;
+
+void dg_run_opts_init(struct dg_run_opts *c)
+{
+    memset(c, 0, sizeof *c);
+    c->target = DG_DEFAULT_TARGET;
+    c->results = DG_DEFAULT_RESULTS;
+    c->label = "";
+    c->vus = 1;
+    c->duration_ns = 60 * DG_NS_PER_S;
+    c->think_scale = 1.0;
+}
+
+/* The window and the load model of a run. */
+static int finish_window(struct dg_run_opts *c, struct dg_err *err)
+{
+    if (c->txns_per_vu && (c->duration_set || c->warmup_ns))
+        return dg_err_set(err, DG_ERR_USER, 0, "--txns-per-vu runs a fixed number of transactions: it does not "
+                                               "go with --duration or --warmup");
+    if (c->model != DG_LOAD_THINK)
+        c->model = c->rate > 0 ? DG_LOAD_RATE : DG_LOAD_CLOSED;
+    if (c->arrivals_set && c->model != DG_LOAD_RATE)
+        return dg_err_set(err, DG_ERR_USER, 0, "--arrivals goes with --rate");
+    if (!c->txns_per_vu && c->duration_ns == 0)
+        return dg_err_set(err, DG_ERR_USER, 0, "--duration must be longer than 0");
+    return dg_memory_check(&c->mem, err);
+}
+
+/* Several targets and the virtual users over them. */
+static int finish_targets(struct dg_run_opts *c, struct dg_err *err)
+{
+    if (c->vus_per_target && c->vus_set)
+        return dg_err_set(err, DG_ERR_USER, 0, "--vus and --vus-per-target: give one of them");
+    if (c->vus_per_target && c->ntargets < 2)
+        return dg_err_set(err, DG_ERR_USER, 0, "--vus-per-target goes with several --target options");
+    if (c->ntargets > 1 && c->model == DG_LOAD_THINK)
+        return dg_err_set(err, DG_ERR_USER, 0, "--think-time takes one --target (its terminals share one timer heap)");
+    if (c->ntargets > 1 && (c->mem.db_memory || c->mem.mem_cap || c->mem.drop_caches))
+        return dg_err_set(err, DG_ERR_USER, 0, "--db-memory, --mem-cap and --drop-caches take one --target");
+    if (c->vus_per_target)
+        c->vus = c->vus_per_target * c->ntargets;
+    if (c->vus > 4096)
+        return dg_err_set(err, DG_ERR_USER, 0, "--vus-per-target %d over %d targets: %d virtual users, more than 4096",
+                          c->vus_per_target, c->ntargets, c->vus);
+    return 0;
+}
+
+int dg_run_opts_finish(struct dg_run_opts *c, const char *cmd, int run, struct dg_err *err)
+{
+    if (c->ntargets > 1 && !run)
+        return dg_err_set(err, DG_ERR_USER, 0, "--target given twice: '%s' works on one target", cmd);
+    if (c->ntargets == 0)
+        c->targets[c->ntargets++] = c->target;
+    if (run && (finish_window(c, err) || finish_targets(c, err)))
+        return -1;
+    if (!c->seed_set)
+        c->seed = dg_mix64(dg_now_ns() ^ ((uint64_t)getpid() << 32));
+    return 0;
+}

@@ -1,0 +1,129 @@
+/* wlcli.h — what a workload tells the command line: its option table and defaults, its
+ * subcommands (a run, or an action such as load/prepare/check), and the hooks the one run life
+ * (cmd/runlife.c) calls to get a target ready and to fill a run's facts. Also the common run
+ * options every workload shares. Data and signatures only: no database header, no exit, no
+ * results/ header (a workload hands facts, never a run record). */
+#ifndef DG_WLCLI_H
+#define DG_WLCLI_H
+
+#include <stdio.h>
+
+#include "core/clock.h"
+#include "core/driver.h"
+#include "core/optable.h"
+#include "core/rng.h"
+#include "core/runner.h"
+
+struct cJSON;
+
+#define DG_MAX_TARGETS 64
+
+/* --db-memory, --mem-cap, --drop-caches and how to restart the server (cmd/memory.c applies). */
+struct dg_memory_opts {
+    uint64_t db_memory; /* bytes; 0: leave the engine as it is */
+    uint64_t mem_cap;   /* bytes; 0: no cap */
+    const char *restart_cmd, *pg_datadir, *pg_ctl;
+    int drop_caches;
+};
+
+/* The common run options (one block for every workload: cmd/runopts.c holds their table). */
+struct dg_run_opts {
+    const char *target;                  /* the first target (default sqlite:tpcc.db) */
+    const char *targets[DG_MAX_TARGETS]; /* every --target, in order */
+    int ntargets;
+    char targets_list[8192]; /* --targets A,B,...: a copy, split in place */
+    int vus, vus_set, vus_per_target;
+    dg_ns duration_ns, warmup_ns;
+    int duration_set;
+    uint64_t txns_per_vu, seed;
+    int seed_set;
+    double rate;
+    int arrivals, arrivals_set; /* enum dg_arrivals */
+    const char *label, *results, *monitor_device;
+    int json, no_monitor, help;
+    struct dg_memory_opts mem;
+    /* Set by the workload's finish: the load model (THINK is the workload's own option; RATE
+     * and CLOSED are decided by the common checks), and its time scale. */
+    enum dg_load_model model;
+    double think_scale;
+    /* Set by the workload's finish: a sweep of virtual-user counts, one stored run each, the
+     * runs linked as one group (stress --threads 1,2,4); nsweep 0: one run of vus. */
+    int sweep[DG_INT_LIST_MAX], nsweep;
+};
+
+/* What a run's record needs from the workload, beyond the counts (cmd/ writes the record). */
+struct dg_run_facts {
+    int scale;                       /* TPC-C warehouses, summed over the targets; 0: none */
+    int target_scale[DG_MAX_TARGETS];
+    int terminals;                   /* 0: one per virtual user */
+    const char *query;               /* a query workload's text (copied), or NULL */
+    const double *p90_limit_s;       /* per type, checked in the think model; NULL: none */
+    double tpmc_ceiling;             /* think model: the most the terminals can give; 0: none */
+    double server_blocks_hit, server_blocks_read; /* per transaction, where the engine tells; -1 */
+};
+
+/* What an action gets: the options, where text goes, and with --json a document (holding
+ * schema_version) to add its keys to, which cmd/ prints on stdout (NULL without --json). */
+struct dg_wl_act {
+    const char *cmd; /* "tpcc load", for messages */
+    const struct dg_run_opts *c;
+    void *o; /* the workload's options */
+    FILE *text;
+    struct cJSON *json;
+    int argc; /* arguments after the options (a raw action: every argument after its name) */
+    char **argv;
+};
+
+enum dg_sub_kind { DG_SUB_RUN = 0, DG_SUB_ACTION };
+
+struct dg_wl_sub {
+    const char *name; /* "run", "load" */
+    enum dg_sub_kind kind;
+    const char *synopsis; /* the usage line after "dbgauge WORKLOAD NAME " */
+    const char *common;   /* an action's common options beyond target and json ("seed") */
+    int hidden;           /* not in the help (developers' tools) */
+    int raw;              /* takes its own arguments: no option parsing */
+    /* DG_SUB_ACTION: returns 0 (done), 1 (done, but what it checked failed: exit 1) or -1
+     * with err (DG_ERR_USER: exit 2). */
+    int (*action)(const struct dg_wl_act *a, struct dg_err *err);
+};
+
+struct dg_wl_cli {
+    const char *title; /* "TPC-C", in the start line of a run */
+    const struct dg_opt *opts;
+    int nopts;
+    size_t opts_size;            /* the workload's options struct */
+    void (*init)(void *o);       /* its defaults */
+    /* The checks only the whole set can make, for subcommand sub, before the common ones:
+     * sets c->model (THINK), c->think_scale, c->nsweep, c->txns_per_vu as the workload means. */
+    int (*finish)(void *o, struct dg_run_opts *c, const char *sub, struct dg_err *err);
+    const char *common_refused;  /* common run options it does not take (space-separated) */
+    const struct dg_wl_sub *subs;
+    int nsubs;
+    const char *default_sub;     /* taken when no subcommand is named (NULL: one must be) */
+    const char *help_note;       /* printed after the options in --help, or NULL */
+    int max_retries;             /* per transaction */
+    int fail_on_errors;          /* a failed transaction fails the run (exit 1) */
+
+    /* The run life's hooks. shared_size bytes of shared state per target (zeroed), the
+     * workload's struct first: the runner passes it to worker_open. */
+    size_t shared_size;
+    /* Gets a target's shared state ready on connection h (schema, constants, statements
+     * to check). DG_ERR_USER when the options or the database are wrong. */
+    int (*shared_open)(const void *o, const struct dg_run_opts *c, const struct dg_target *t,
+                       struct dg_conn_h *h, struct dg_rng *rng, void *shared, struct dg_err *err);
+    void (*shared_free)(void *shared);
+    /* One phrase for the start line ("10 warehouses"), or "" */
+    void (*describe)(const void *shared, char *buf, size_t n);
+    /* The facts of the run over its n targets' shared states. */
+    void (*facts)(const void *o, const struct dg_run_opts *c, void *const *shared, int n,
+                  struct dg_run_facts *f);
+    /* Optional, on a connection to the first target kept open around the measured run. */
+    void (*measure_begin)(void *shared, struct dg_conn_h *h);
+    void (*measure_end)(void *shared, struct dg_conn_h *h, uint64_t txns, struct dg_run_facts *f);
+};
+
+/* The subcommand called name of cli, or NULL. */
+const struct dg_wl_sub *dg_wl_sub_find(const struct dg_wl_cli *cli, const char *name);
+
+#endif

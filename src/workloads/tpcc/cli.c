@@ -1,0 +1,288 @@
+/* cli.c (tpcc) — TPC-C's command line: its option table, its subcommands (load, run, check and
+ * the hidden sql) and the run life's hooks (schema probe, constants, procedures; the facts a
+ * run's record needs). Never exits, never prints usage, never writes a run record: cmd/ does. */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+
+#include "core/wlcli.h"
+#include "workloads/tpcc/tpcc.h"
+
+struct tpcc_cli_opts {
+    int warehouses, warehouses_set, jobs, drop;
+    int mode, isolation; /* enum tpcc_mode, enum dg_isolation */
+    int think, terminals_per_w, tpw_set, scale_set;
+    double think_scale;
+};
+
+#define OFF(f) offsetof(struct tpcc_cli_opts, f)
+
+static void json_if_think(const void *base, const struct dg_opt *o, cJSON *j)
+{
+    const struct tpcc_cli_opts *t = base;
+    if (t->think)
+        cJSON_AddNumberToObject(j, o->json, o->kind == DG_OPT_INT ? (double)t->terminals_per_w : t->think_scale);
+}
+
+static const char *const mode_names[] = {"sql", "procedures", NULL};
+static const char *const iso_names[] = {"read-committed", "repeatable-read", "serializable", NULL};
+
+static const struct dg_opt opts[] = {
+    {.name = "warehouses", .kind = DG_OPT_INT, .metavar = "N", .subs = "load run",
+     .flags = DG_OF_SWEEP | DG_OF_HAS_SET | DG_OF_IF_SET, .off = OFF(warehouses), .set_off = OFF(warehouses_set),
+     .min = 1, .max = 100000, .json = "warehouses",
+     .help = "scale of the load (default 1); (run, null: target only) the scale\n"
+             "the null driver stands in for"},
+    {.name = "jobs", .kind = DG_OPT_INT, .metavar = "J", .subs = "load", .off = OFF(jobs), .min = 1, .max = 64,
+     .help = "parallel loading connections (default 2; SQLite loads with one)"},
+    {.name = "drop", .kind = DG_OPT_FLAG, .subs = "load", .off = OFF(drop), .help = "drop existing TPC-C tables first"},
+    {.name = "mode", .kind = DG_OPT_ENUM, .metavar = "MODE", .subs = "run", .flags = DG_OF_SWEEP, .off = OFF(mode),
+     .names = mode_names, .json = "mode",
+     .help = "sql: client-side statements (default); procedures: one stored\n"
+             "procedure call per transaction (PostgreSQL, MariaDB/MySQL)"},
+    {.name = "isolation", .kind = DG_OPT_ENUM, .metavar = "LEVEL", .subs = "run", .flags = DG_OF_SWEEP,
+     .off = OFF(isolation), .names = iso_names, .enum_first = DG_ISO_READ_COMMITTED, .json = "isolation",
+     .help = "read-committed | repeatable-read | serializable (engine default)"},
+    {.name = "think-time", .kind = DG_OPT_FLAG, .subs = "run", .flags = DG_OF_SWEEP, .off = OFF(think),
+     .help = "the standard's keying and think times (clause 5.2.5): terminals\n"
+             "wait in a timer heap and --vus workers serve whichever is due;\n"
+             "reports tpmC and each type's 90th percentile against its limit"},
+    {.name = "terminals-per-warehouse", .kind = DG_OPT_INT, .metavar = "N", .subs = "run",
+     .flags = DG_OF_SWEEP | DG_OF_HAS_SET, .off = OFF(terminals_per_w), .set_off = OFF(tpw_set), .min = 1,
+     .max = 1000, .json = "terminals_per_warehouse", .json_fn = json_if_think,
+     .help = "with --think-time (default 10)"},
+    {.name = "think-time-scale", .kind = DG_OPT_DOUBLE, .metavar = "F", .subs = "run",
+     .flags = DG_OF_SWEEP | DG_OF_HAS_SET, .off = OFF(think_scale), .set_off = OFF(scale_set), .min = 0,
+     .max = 1000, .json = "think_time_scale", .json_fn = json_if_think,
+     .help = "multiplies keying and think times (tests; no tpmC)"},
+};
+
+static void init(void *v)
+{
+    *(struct tpcc_cli_opts *)v = (struct tpcc_cli_opts){.warehouses = 1, .jobs = 2, .terminals_per_w = 10,
+                                                        .think_scale = 1.0};
+}
+
+static int finish(void *v, struct dg_run_opts *c, const char *sub, struct dg_err *err)
+{
+    struct tpcc_cli_opts *o = v;
+    if (strcmp(sub, "run"))
+        return 0;
+    if (c->rate > 0 && o->think)
+        return dg_err_set(err, DG_ERR_USER, 0, "--rate and --think-time are two different load models: pick one");
+    if ((o->tpw_set || o->scale_set) && !o->think)
+        return dg_err_set(err, DG_ERR_USER, 0, "--%s goes with --think-time",
+                          o->tpw_set ? "terminals-per-warehouse" : "think-time-scale");
+    if (o->think) {
+        c->model = DG_LOAD_THINK;
+        c->think_scale = o->think_scale;
+    }
+    return 0;
+}
+
+/* --- run hooks --- */
+
+static int shared_open(const void *v, const struct dg_run_opts *c, const struct dg_target *t, struct dg_conn_h *h,
+                       struct dg_rng *rng, void *shared, struct dg_err *err)
+{
+    (void)c;
+    const struct tpcc_cli_opts *o = v;
+    struct tpcc_shared *sh = shared;
+    struct tpcc_nurand c_load;
+    *sh = (struct tpcc_shared){.dialect = dg_conn_dialect(h), .isolation = o->isolation, .mode = o->mode};
+    if (tpcc_schema_probe(h, &sh->warehouses, err) ||
+        (o->mode == TPCC_MODE_PROCEDURES && tpcc_procedures_ensure(h, err)))
+        return -1;
+    if (!tpcc_meta_read(h, &c_load, err)) { /* loaded by another kit: any valid constants */
+        c_load.c_last = (int)dg_rng_range(rng, 0, 255);
+        c_load.c_id = (int)dg_rng_range(rng, 0, 1023);
+        c_load.ol_i_id = (int)dg_rng_range(rng, 0, 8191);
+    }
+    sh->c_run = c_load;
+    sh->c_run.c_last = tpcc_c_last_run(rng, c_load.c_last);
+    if (o->warehouses_set) {
+        if (sh->dialect != DG_DIALECT_NONE)
+            return dg_err_set(err, DG_ERR_USER, 0, "--warehouses on 'tpcc run' is for the null: target only; "
+                                                   "a database's scale is read from it (%d in %s)",
+                              sh->warehouses, t->redacted);
+        sh->warehouses = o->warehouses;
+    }
+    return 0;
+}
+
+static void describe(const void *shared, char *buf, size_t n)
+{
+    int w = ((const struct tpcc_shared *)shared)->warehouses;
+    snprintf(buf, n, "%d warehouse%s", w, w == 1 ? "" : "s");
+}
+
+static void facts(const void *v, const struct dg_run_opts *c, void *const *shared, int n, struct dg_run_facts *f)
+{
+    const struct tpcc_cli_opts *o = v;
+    for (int k = 0; k < n; k++) {
+        f->target_scale[k] = ((const struct tpcc_shared *)shared[k])->warehouses;
+        f->scale += f->target_scale[k];
+    }
+    f->terminals = c->vus; /* closed loop and open loop: one terminal per virtual user */
+    if (c->model != DG_LOAD_THINK)
+        return;
+    f->terminals = f->scale * o->terminals_per_w;
+    f->p90_limit_s = tpcc_p90_limit_s;
+    f->tpmc_ceiling = TPCC_TPMC_CEILING_PER_W / 10.0 * f->terminals / c->think_scale;
+}
+
+/* --- load --- */
+
+struct load_view {
+    int tty;
+    double last_print;
+};
+
+static void load_progress(void *ctx, const struct tpcc_load_progress *p)
+{
+    struct load_view *v = ctx;
+    if (p->elapsed_s - v->last_print < (v->tty ? 0.25 : 5.0) && p->warehouses_done < p->warehouses)
+        return;
+    v->last_print = p->elapsed_s;
+    double rate = p->elapsed_s > 0 ? (double)p->rows / p->elapsed_s : 0;
+    double expected = 500000.0 * p->warehouses + 100000.0;
+    double eta = rate > 0 && expected > (double)p->rows ? (expected - (double)p->rows) / rate : 0;
+    fprintf(stderr, "%sloading: %d/%d warehouses, %llu rows, %.0f rows/s, %.1f MB/s, ETA %.0f s%s",
+            v->tty ? "\r" : "", p->warehouses_done, p->warehouses, (unsigned long long)p->rows, rate,
+            p->elapsed_s > 0 ? (double)p->bytes / 1e6 / p->elapsed_s : 0, eta, v->tty ? "   " : "\n");
+}
+
+static int parse_target(const char *url, struct dg_target *t, struct dg_err *err)
+{
+    struct dg_err e;
+    if (dg_target_parse(url, t, &e))
+        return dg_err_set(err, DG_ERR_USER, 0, "--target: %s", e.msg);
+    return 0;
+}
+
+static int act_load(const struct dg_wl_act *a, struct dg_err *err)
+{
+    const struct tpcc_cli_opts *o = a->o;
+    struct dg_target t;
+    if (parse_target(a->c->target, &t, err))
+        return -1;
+    struct load_view view = {.tty = isatty(2), .last_print = -1e9};
+    struct tpcc_load_opts lo = {.target = &t, .warehouses = o->warehouses, .jobs = o->jobs, .drop = o->drop,
+                                .seed = a->c->seed, .progress = load_progress, .progress_ctx = &view};
+    struct tpcc_load_result res;
+    fprintf(stderr, "loading %d warehouse%s into %s\n", o->warehouses, o->warehouses == 1 ? "" : "s", t.redacted);
+    int rc = tpcc_load(&lo, &res, err);
+    if (view.tty)
+        fprintf(stderr, "\n");
+    if (rc)
+        return -1;
+    double mb = (double)res.bytes / 1e6;
+    fprintf(stderr,
+            "loaded %d warehouse%s: %llu rows, %.1f MB in %.2f s (%.0f rows/s, %.1f MB/s); data %.2f s, "
+            "keys and indexes %.2f s, %d job%s\n",
+            o->warehouses, o->warehouses == 1 ? "" : "s", (unsigned long long)res.rows, mb, res.seconds,
+            (double)res.rows / res.data_seconds, mb / res.data_seconds, res.data_seconds, res.index_seconds,
+            res.jobs_used, res.jobs_used == 1 ? "" : "s");
+    if (a->json) {
+        cJSON *j = a->json;
+        cJSON_AddStringToObject(j, "target", t.redacted);
+        cJSON_AddNumberToObject(j, "warehouses", o->warehouses);
+        cJSON_AddNumberToObject(j, "jobs", res.jobs_used);
+        cJSON_AddNumberToObject(j, "rows", (double)res.rows);
+        cJSON_AddNumberToObject(j, "bytes", (double)res.bytes);
+        cJSON_AddNumberToObject(j, "seconds", res.seconds);
+        cJSON_AddNumberToObject(j, "data_seconds", res.data_seconds);
+        cJSON_AddNumberToObject(j, "index_seconds", res.index_seconds);
+        cJSON_AddNumberToObject(j, "rows_per_s", (double)res.rows / res.data_seconds);
+        cJSON_AddNumberToObject(j, "mb_per_s", mb / res.data_seconds);
+    }
+    return 0;
+}
+
+/* --- check --- */
+
+static void check_json(cJSON *j, const struct dg_target *t, const struct tpcc_check_result *res)
+{
+    cJSON_AddStringToObject(j, "target", t->redacted);
+    cJSON_AddNumberToObject(j, "warehouses", res->warehouses);
+    cJSON_AddBoolToObject(j, "pass", res->failed == 0);
+    cJSON *arr = cJSON_AddArrayToObject(j, "conditions");
+    for (int i = 0; i < res->n; i++) {
+        const struct tpcc_check_item *it = &res->items[i];
+        cJSON *c = cJSON_CreateObject();
+        cJSON_AddStringToObject(c, "name", it->name);
+        cJSON_AddStringToObject(c, "what", it->what);
+        cJSON_AddBoolToObject(c, "applicable", it->applicable);
+        cJSON_AddBoolToObject(c, "pass", it->pass || !it->applicable);
+        cJSON_AddStringToObject(c, "detail", it->detail);
+        cJSON_AddItemToArray(arr, c);
+    }
+}
+
+static int act_check(const struct dg_wl_act *a, struct dg_err *err)
+{
+    struct dg_target t;
+    struct dg_conn_h h;
+    if (parse_target(a->c->target, &t, err) || dg_connect(&t, NULL, &h, err))
+        return -1;
+    struct tpcc_check_result *res = malloc(sizeof *res);
+    if (!res) {
+        dg_disconnect(&h);
+        return dg_err_set(err, DG_ERR_FATAL, 0, "out of memory");
+    }
+    int rc = tpcc_check(&h, res, err);
+    dg_disconnect(&h);
+    if (rc) {
+        free(res);
+        return -1;
+    }
+    fprintf(a->text, "TPC-C check of %s: %d warehouse%s\n", t.redacted, res->warehouses,
+            res->warehouses == 1 ? "" : "s");
+    for (int i = 0; i < res->n; i++) {
+        const struct tpcc_check_item *it = &res->items[i];
+        fprintf(a->text, "  %-5s %-16s %-66s %s\n", !it->applicable ? "n/a" : it->pass ? "ok" : "FAIL", it->name,
+                it->what, it->detail);
+    }
+    fprintf(a->text, "%s: %d of %d conditions failed\n", res->failed ? "FAILED" : "passed", res->failed, res->n);
+    if (a->json)
+        check_json(a->json, &t, res);
+    int failed = res->failed;
+    free(res);
+    return failed ? 1 : 0;
+}
+
+/* dbgauge tpcc sql DIALECT: prints the SQL TPC-C would send (no connection). */
+static int act_sql(const struct dg_wl_act *a, struct dg_err *err)
+{
+    enum dg_dialect d = a->argc == 1 ? dg_dialect_by_name(a->argv[0]) : DG_DIALECT_NONE;
+    if (d != DG_DIALECT_NONE)
+        return tpcc_dump_sql(d, stdout) ? dg_err_set(err, DG_ERR_FATAL, 0, "cannot print the SQL") : 0;
+    return dg_err_set(err, DG_ERR_USER, 0, "expected one dialect: sqlite, pgsql, mysql or mssql");
+}
+
+static const struct dg_wl_sub subs[] = {
+    {.name = "load", .kind = DG_SUB_ACTION, .synopsis = "[--target URL] [--warehouses N] [--jobs J] [--drop] [--seed S] [--json]",
+     .common = "seed", .action = act_load},
+    {.name = "run", .kind = DG_SUB_RUN, .synopsis = "[--target URL]... [--vus N | --vus-per-target N] [--duration T | --txns-per-vu N]\n"
+                                                    "      [--rate R [--arrivals KIND] | --think-time ...] [options]"},
+    {.name = "check", .kind = DG_SUB_ACTION, .synopsis = "[--target URL] [--json]", .action = act_check},
+    {.name = "sql", .kind = DG_SUB_ACTION, .hidden = 1, .raw = 1, .action = act_sql}, /* tests/golden */
+};
+
+const struct dg_wl_cli tpcc_cli = {
+    .title = "TPC-C",
+    .opts = opts,
+    .nopts = sizeof opts / sizeof *opts,
+    .opts_size = sizeof(struct tpcc_cli_opts),
+    .init = init,
+    .finish = finish,
+    .subs = subs,
+    .nsubs = sizeof subs / sizeof *subs,
+    .max_retries = 100,
+    .shared_size = sizeof(struct tpcc_shared),
+    .shared_open = shared_open,
+    .describe = describe,
+    .facts = facts,
+};
