@@ -77,6 +77,9 @@ struct dg_life {
     char **argv;
     int64_t group_id;     /* > 0: the run joins this group; -1: it starts one (its own id) */
     int quiet;            /* a step of a sweep: the sweep renders */
+    /* A sweep applies the memory options once, before its first step, and hands every step
+     * what that did (not owned); NULL: the run life applies them itself. */
+    const struct dg_memory_state *memory;
     int64_t run_id;       /* out: the stored run, 0 if none */
     int interrupted;      /* out: stopped by a signal */
 };

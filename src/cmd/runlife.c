@@ -28,7 +28,8 @@ struct life {
     void *shareds[DG_MAX_TARGETS];
     int split[DG_MAX_TARGETS];
     struct dg_conn_h keep; /* the first target's, around the run, for the measure hooks */
-    struct dg_memory_state mst;
+    struct dg_memory_state own_mst; /* when the run applies the memory options itself */
+    const struct dg_memory_state *mst;
     struct dg_store *store;
     struct dg_run_result res;
     struct dg_run_record rec;
@@ -64,7 +65,7 @@ static int target_ready(struct life *L, int k, struct dg_rng *rng)
     if (!(lt->shared = calloc(1, L->cli->shared_size ? L->cli->shared_size : 1)))
         return DG_EXIT_FAILED;
     L->shareds[k] = lt->shared;
-    struct dg_connect_opts co = {.memory_bytes = L->mst.session_bytes};
+    struct dg_connect_opts co = {.memory_bytes = L->mst->session_bytes};
     if (dg_connect(&lt->t, &co, &h, &L->err) || dg_server_info(&h, &lt->si, &L->err) ||
         (L->cli->shared_open &&
          L->cli->shared_open(L->p->o, &L->p->c, &lt->t, &h, rng, lt->shared, &L->err))) {
@@ -89,7 +90,8 @@ static int targets_ready(struct life *L)
         return DG_EXIT_FAILED;
     if (open_target(L->cmd, c->targets[0], &L->ts[0].t))
         return DG_EXIT_USAGE;
-    if (dg_memory_apply(&L->ts[0].t, &c->mem, &L->mst, &L->err))
+    L->mst = L->in->memory ? L->in->memory : &L->own_mst;
+    if (!L->in->memory && dg_memory_apply(&L->ts[0].t, &c->mem, &L->own_mst, &L->err))
         return dg_report_err(L->cmd, &L->err);
     struct dg_rng rng;
     dg_rng_seed(&rng, c->seed);
@@ -169,7 +171,7 @@ static int measure(struct life *L)
                                 .txns_per_worker = c->txns_per_vu, .seed = c->seed,
                                 .max_retries = L->cli->max_retries, .tick_ns = 10 * DG_NS_PER_S,
                                 .tick = run_tick, .tick_ctx = (void *)L->p->wl,
-                                .session_memory_bytes = L->mst.session_bytes};
+                                .session_memory_bytes = L->mst->session_bytes};
     if (L->n > 1) {
         cfg.ntargets = L->n;
         cfg.targets = tptr;
@@ -213,7 +215,7 @@ static int record(struct life *L)
     struct dg_record_src src = {.workload = wl->name, .label = c->label, .target = &L->ts[0].t,
                                 .server = &L->ts[0].si, .options_json = options_json(L), .argc = L->in->argc,
                                 .argv = L->in->argv, .vus = c->vus, .model = c->model, .step = L->in->step,
-                                .knobs_json = L->mst.json};
+                                .knobs_json = L->mst->json};
     for (int k = 0; k < L->res.ntypes; k++) { /* what the measured transactions fetched */
         rec->rows += L->res.counts[k].rows;
         rec->bytes += L->res.counts[k].bytes;
@@ -303,6 +305,7 @@ static int keep_and_show(struct life *L)
 int dg_run_life(struct dg_life *l)
 {
     struct life L = {.in = l, .p = l->p, .cli = l->p->wl->cli, .cmd = l->p->cmd, .n = l->p->c.ntargets};
+    L.mst = &L.own_mst;
     l->run_id = 0;
     l->interrupted = 0;
     int rc = targets_ready(&L);
@@ -322,7 +325,7 @@ out:
     if (rc && l->step && !l->step->error[0])
         snprintf(l->step->error, sizeof l->step->error, "%s", L.err.msg[0] ? L.err.msg : "failed before measuring");
     dg_cmd_monitor_end(&L.mon, NULL);
-    dg_memory_release(&L.mst);
+    dg_memory_release(&L.own_mst);
     dg_disconnect(&L.keep);
     for (int k = 0; L.ts && k < L.n; k++) {
         if (L.ts[k].shared && L.cli->shared_free)

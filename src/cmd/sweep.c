@@ -116,19 +116,31 @@ int dg_cmd_run(const struct dg_wl_cmdline *p, struct dg_step *step, int argc, ch
     int n = 0, rc = DG_EXIT_OK, interrupted = 0;
     struct dg_wl_cmdline q = *p; /* the same options, one count of virtual users at a time */
     q.set.base[0] = &q.c;
+    /* The memory options once for the whole sweep (a restart per step would measure a cold
+     * cache each time): every step records what they did. */
+    struct dg_memory_state mst = {0};
+    struct dg_target t0;
+    struct dg_err err;
+    if (dg_target_parse(p->c.targets[0], &t0, &err))
+        return dg_usage_error(p->cmd, "--target: %s", err.msg);
+    if (dg_memory_apply(&t0, &p->c.mem, &mst, &err))
+        return dg_report_err(p->cmd, &err);
     for (int i = 0; i < p->c.nsweep && !interrupted; i++) {
         q.c.vus = p->c.sweep[i];
         fprintf(stderr, "step %d/%d: %d thread%s\n", i + 1, p->c.nsweep, q.c.vus, q.c.vus == 1 ? "" : "s");
         l = (struct dg_life){.p = &q, .step = step, .argc = argc, .argv = argv, .quiet = 1,
-                             .group_id = n ? ids[0] : -1};
+                             .group_id = n ? ids[0] : -1, .memory = &mst};
         int got = dg_run_life(&l);
-        if (!l.run_id)
+        if (!l.run_id) {
+            dg_memory_release(&mst);
             return got; /* it failed before measuring: said already */
+        }
         ids[n++] = l.run_id;
         interrupted = l.interrupted;
         if (got)
             rc = got;
     }
+    dg_memory_release(&mst);
     int shown = show_group(p, step, ids, n);
     if (interrupted)
         fprintf(stderr, "dbgauge %s: interrupted; the steps done are stored, the last marked incomplete\n", p->cmd);
