@@ -1,0 +1,141 @@
+/* workload.c — sysbench OLTP as a struct dg_workload: one type per test, terminals that
+ * always draw the run's test, the figures (TPS; QPS and reads/writes/other per second through
+ * per-type query weights) and the options' defaults and checks. No SQL, no threads. */
+#include <stdio.h>
+#include <string.h>
+
+#include "core/figures.h"
+#include "workloads/oltp/oltp_internal.h"
+
+_Static_assert(OLTP_NTESTS <= DG_MAX_TYPES, "one runner type per test");
+
+const char *const oltp_test_names[OLTP_NTESTS] = {
+    "point_select", "read_only", "read_write", "write_only",
+    "update_index", "update_non_index", "delete", "insert",
+};
+
+void oltp_config_default(struct oltp_config *cfg)
+{
+    *cfg = (struct oltp_config){
+        .test = OLTP_READ_WRITE,
+        .tables = 1,
+        .table_size = 10000,
+        .range_size = 100,
+        .point_selects = 10,
+        .simple_ranges = 1,
+        .sum_ranges = 1,
+        .order_ranges = 1,
+        .distinct_ranges = 1,
+        .index_updates = 1,
+        .non_index_updates = 1,
+        .delete_inserts = 1,
+        .range_selects = 1,
+        .skip_trx = 0,
+    };
+}
+
+int oltp_test_find(const char *name)
+{
+    for (int i = 0; i < OLTP_NTESTS; i++)
+        if (!strcmp(oltp_test_names[i], name))
+            return i;
+    return -1;
+}
+
+static int in_range(int64_t v, int64_t lo, int64_t hi, const char *opt, struct dg_err *err)
+{
+    if (v >= lo && v <= hi)
+        return 0;
+    return dg_err_set(err, DG_ERR_USER, 0, "--%s %lld: must be %lld..%lld", opt, (long long)v, (long long)lo,
+                      (long long)hi);
+}
+
+int oltp_config_check(const struct oltp_config *cfg, struct dg_err *err)
+{
+    const int64_t most = 1000000;
+    if ((unsigned)cfg->test >= OLTP_NTESTS)
+        return dg_err_set(err, DG_ERR_USER, 0, "unknown --test %d", (int)cfg->test);
+    /* ids are INTEGER: table_size + range_size stays within 32 bits */
+    return in_range(cfg->tables, 1, 100000, "tables", err) ||
+           in_range(cfg->table_size, 1, 1000000000, "table-size", err) ||
+           in_range(cfg->range_size, 1, 1000000000, "range-size", err) ||
+           in_range(cfg->point_selects, 0, most, "point-selects", err) ||
+           in_range(cfg->simple_ranges, 0, most, "simple-ranges", err) ||
+           in_range(cfg->sum_ranges, 0, most, "sum-ranges", err) ||
+           in_range(cfg->order_ranges, 0, most, "order-ranges", err) ||
+           in_range(cfg->distinct_ranges, 0, most, "distinct-ranges", err) ||
+           in_range(cfg->index_updates, 0, most, "index-updates", err) ||
+           in_range(cfg->non_index_updates, 0, most, "non-index-updates", err) ||
+           in_range(cfg->delete_inserts, 0, most, "delete-inserts", err)
+               ? -1
+               : 0;
+}
+
+/* ---- figures ------------------------------------------------------------------------------- */
+
+/* Queries per transaction of each test type, as sysbench counts them (its read/write/other
+ * counters: SELECT / INSERT, UPDATE, DELETE / BEGIN, COMMIT). Written by oltp_use_config;
+ * these initial values are sysbench's defaults. */
+static double w_read[OLTP_NTESTS] = {1, 14, 14, 0, 0, 0, 0, 0};
+static double w_write[OLTP_NTESTS] = {0, 0, 4, 4, 1, 1, 1, 1};
+static double w_other[OLTP_NTESTS] = {0, 2, 2, 2, 0, 0, 0, 0};
+static double w_total[OLTP_NTESTS] = {1, 16, 20, 6, 1, 1, 1, 1};
+
+void oltp_use_config(const struct oltp_config *cfg)
+{
+    for (int t = 0; t < OLTP_NTESTS; t++) {
+        struct oltp_queries q = oltp_queries_per_txn(cfg, (enum oltp_test)t);
+        w_read[t] = q.read;
+        w_write[t] = q.write;
+        w_other[t] = q.other;
+        w_total[t] = q.read + q.write + q.other;
+    }
+}
+
+/* sysbench's report: transactions per second, then queries per second, all and by kind.
+ * Counts are of committed transactions, so a retried or failed one adds no queries. */
+static const struct dg_figure_def figures[] = {
+    {.name = "tps", .label = "TPS", .unit = "/s", .count = DG_FIG_COMMITTED, .type = DG_FIG_ALL_TYPES, .scale = 1,
+     .decimals = 2},
+    {.name = "qps", .label = "QPS", .unit = "/s", .count = DG_FIG_COMMITTED, .type = DG_FIG_ALL_TYPES,
+     .weight = w_total, .scale = 1, .decimals = 2},
+    {.name = "reads_per_s", .label = "reads/s", .unit = "/s", .count = DG_FIG_COMMITTED, .type = DG_FIG_ALL_TYPES,
+     .weight = w_read, .scale = 1, .decimals = 2},
+    {.name = "writes_per_s", .label = "writes/s", .unit = "/s", .count = DG_FIG_COMMITTED, .type = DG_FIG_ALL_TYPES,
+     .weight = w_write, .scale = 1, .decimals = 2},
+    {.name = "other_per_s", .label = "other/s", .unit = "/s", .count = DG_FIG_COMMITTED, .type = DG_FIG_ALL_TYPES,
+     .weight = w_other, .scale = 1, .decimals = 2},
+};
+
+/* ---- terminals --------------------------------------------------------------------------------- */
+
+static void wl_terminal_init(void *shared, int index, int nterminals, void *term, uint64_t seed)
+{
+    (void)index, (void)nterminals;
+    const struct oltp_config *cfg = shared;
+    struct oltp_term *t = term;
+    dg_rng_seed(&t->rng, seed);
+    t->test = (int)cfg->test;
+}
+
+static int wl_next_type(void *term)
+{
+    return ((struct oltp_term *)term)->test;
+}
+
+const struct dg_workload oltp_workload = {
+    .name = "oltp",
+    .command = "oltp",
+    .summary = "sysbench's OLTP tests: prepare, run, cleanup (see dbgauge oltp --help)",
+    .figures = figures,
+    .nfigures = sizeof figures / sizeof *figures,
+    .ntypes = OLTP_NTESTS,
+    .type_names = oltp_test_names,
+    .terminal_size = sizeof(struct oltp_term),
+    .worker_open = oltp_worker_open,
+    .worker_close = oltp_worker_close,
+    .terminal_init = wl_terminal_init,
+    .next_type = wl_next_type,
+    .run = oltp_run,
+    .take_volume = oltp_take_volume,
+};
