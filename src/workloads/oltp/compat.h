@@ -31,6 +31,10 @@ static inline int dg_next_row(const struct dg_conn_h *h, struct dg_stmt *s, stru
 {
     return h->drv->next_row(s, err);
 }
+static inline const char *dg_col_text(const struct dg_conn_h *h, struct dg_stmt *s, int i, size_t *len)
+{
+    return h->drv->col_text(s, i, len);
+}
 static inline int dg_begin(const struct dg_conn_h *h, enum dg_isolation iso, int write, struct dg_err *err)
 {
     return h->drv->begin(h->c, iso, write, err);
