@@ -285,6 +285,8 @@ static void check_one_test(struct env *e, enum oltp_test test)
     }
     int64_t want[C_N];
     expected(test, TXNS, e->d, want);
+    if (!strcmp(e->tgt.drv->name, "odbc"))
+        want[C_BEGIN] = 0; /* ODBC begins by turning autocommit off: no START TRANSACTION */
     char got[256] = "", exp[256] = "";
     int good = 1;
     for (int i = 0; i < C_N; i++) {
@@ -295,13 +297,17 @@ static void check_one_test(struct env *e, enum oltp_test test)
         /* PostgreSQL counts deleted rows, and a delete test may pick an id deleted already */
         int ok = test == OLTP_DELETE && i == C_DELETE && e->d == DG_DIALECT_PGSQL
                      ? delta <= want[i] && delta >= want[i] * 9 / 10
-                     : delta == want[i];
+                 /* the planner probes an index's ends itself now and then (get_actual_variable_range) */
+                 : i == C_SCANS ? delta >= want[i] && delta <= want[i] + want[i] / 100 + 4
+                                : delta == want[i];
         good &= ok;
         snprintf(got + strlen(got), sizeof got - strlen(got), " %s %lld", counter_names[i], (long long)delta);
         snprintf(exp + strlen(exp), sizeof exp - strlen(exp), " %s %lld", counter_names[i], (long long)want[i]);
     }
     snprintf(what, sizeof what, "%s: the server counted exactly its statements (%s)", name,
-             e->d == DG_DIALECT_MYSQL ? "Com_*" : "pg_stat_user_tables");
+             e->d == DG_DIALECT_MYSQL ? "Com_select/insert/update/delete/begin/commit"
+                                      : "pg_stat_user_tables rows inserted/updated/deleted; scans, give or take "
+                                        "the planner's own probes");
     CHECK(&T, good, what, "got%s; want%s", got, exp);
 }
 
@@ -326,7 +332,7 @@ static int check_prepare(struct env *e)
     int64_t clen = data_int(e, "SELECT MIN(LENGTH(c)) * 1000 + MAX(LENGTH(c)) FROM sbtest1");
     int64_t plen = data_int(e, "SELECT MIN(LENGTH(pad)) * 1000 + MAX(LENGTH(pad)) FROM sbtest2");
     int64_t dashes = data_int(e, "SELECT COUNT(*) FROM sbtest1 WHERE c LIKE '___________-%' AND "
-                                 "pad LIKE '%-___________'");
+                                 "pad LIKE '___________-%'");
     CHECK(&T, clen == 119119 && plen == 59059 && dashes == ROWS,
           "prepare: c and pad are sysbench's digit groups (119 and 59 characters)", "c %lld pad %lld dashed %lld",
           (long long)clen, (long long)plen, (long long)dashes);
@@ -344,25 +350,31 @@ static int check_prepare(struct env *e)
     return 0;
 }
 
-/* Four workers at once: conflicts (deadlocks, busy, a re-inserted id met twice) are retried. */
+/* Four workers at once on ten hot ids (the run's table_size says 10; the tables hold 1000):
+ * deadlocks, busy waits and a re-inserted id met twice come back as retries, and the run
+ * still commits every transaction and keeps the row count. */
 static void check_concurrent(struct env *e)
 {
     int64_t n0 = total_rows(e);
     struct dg_run_result res;
-    if (run_test(e, OLTP_READ_WRITE, 4, 50, &res)) {
-        CHECK(&T, 0, "read_write x 4 workers: the run starts", "runner failed");
+    e->cfg.table_size = 10;
+    int rc = run_test(e, OLTP_READ_WRITE, 4, 50, &res);
+    e->cfg.table_size = ROWS;
+    if (rc) {
+        CHECK(&T, 0, "read_write x 4 workers: the run starts", "%s", "runner failed");
         return;
     }
     const struct dg_type_counts *c = &res.counts[OLTP_READ_WRITE];
-    printf("# read_write x 4: %llu retries (deadlock %llu, serialization %llu, lock_timeout %llu, busy %llu, "
-           "other %llu)\n",
+    printf("# read_write x 4 on 10 hot ids: %llu retries (deadlock %llu, serialization %llu, lock_timeout %llu, "
+           "busy %llu, other %llu)\n",
            (unsigned long long)c->retries, (unsigned long long)c->retry_causes[DG_RETRY_DEADLOCK],
            (unsigned long long)c->retry_causes[DG_RETRY_SERIALIZATION],
            (unsigned long long)c->retry_causes[DG_RETRY_LOCK_TIMEOUT], (unsigned long long)c->retry_causes[DG_RETRY_BUSY],
            (unsigned long long)c->retry_causes[DG_RETRY_OTHER]);
     CHECK(&T, c->committed == 200 && c->errors == 0 && res.workers_failed == 0,
-          "read_write x 4 workers x 50: 200 committed, no error (conflicts retried)", "committed %llu errors %llu: %s",
-          (unsigned long long)c->committed, (unsigned long long)c->errors, res.first_error);
+          "read_write x 4 workers x 50 on 10 hot ids: 200 committed, no error (conflicts retried)",
+          "committed %llu errors %llu: %s", (unsigned long long)c->committed, (unsigned long long)c->errors,
+          res.first_error);
     CHECK(&T, c->rows >= 200 * 10, "rows fetched are counted (take_volume)", "%llu", (unsigned long long)c->rows);
     dg_run_result_free(&res);
     CHECK(&T, total_rows(e) == n0, "read_write x 4: row count unchanged", "%lld -> %lld", (long long)n0,
