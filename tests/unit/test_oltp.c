@@ -1,6 +1,6 @@
-/* test_oltp.c — the sysbench OLTP workload end to end on one target: `test_oltp URL` prepares
- * 2 tables x 1000 rows, runs every test for a fixed number of transactions through the runner
- * and checks the commits, the statements the server counted (MariaDB Com_*, PostgreSQL
+/* test_oltp.c — the sysbench OLTP workload end to end on one target: `test_oltp [URL]` (a
+ * scratch SQLite file without one) prepares 2 tables x 1000 rows, runs every test for a fixed
+ * number of transactions through the runner and checks the commits, the statements the server counted (MariaDB Com_*, PostgreSQL
  * pg_stat_user_tables), the data, the figures and cleanup. Driver API only: no engine header. */
 #include "core/figures.h"
 #include "core/runner.h"
@@ -12,12 +12,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "check.h"
 
 enum { TABLES = 2, ROWS = 1000, TXNS = 100 };
 
 static struct dg_test T;
+static int run_all(const char *target);
 
 static int64_t q_int(struct dg_conn_h *h, const char *sql)
 {
@@ -423,16 +425,44 @@ static void check_cleanup(struct env *e)
           err.msg);
 }
 
+/* Without a URL (as tests/run.sh runs every unit program): a scratch SQLite file. */
 int main(int argc, char **argv)
 {
-    if (argc != 2) {
-        fprintf(stderr, "usage: %s URL\n", argv[0]);
+    if (argc > 2) {
+        fprintf(stderr, "usage: %s [URL]\n", argv[0]);
         return 2;
     }
+    char scratch[64] = "", url[128];
+    if (argc < 2) {
+        snprintf(scratch, sizeof scratch, "/tmp/dg-test-oltp.XXXXXX");
+        int fd = mkstemp(scratch);
+        if (fd < 0) {
+            perror("mkstemp");
+            return 1;
+        }
+        close(fd);
+        snprintf(url, sizeof url, "sqlite:%s", scratch);
+    }
+    int rc = run_all(argc < 2 ? url : argv[1]);
+    if (scratch[0]) {
+        char side[80];
+        unlink(scratch);
+        snprintf(side, sizeof side, "%s-wal", scratch);
+        unlink(side);
+        snprintf(side, sizeof side, "%s-shm", scratch);
+        unlink(side);
+        snprintf(side, sizeof side, "%s-journal", scratch);
+        unlink(side);
+    }
+    return rc;
+}
+
+static int run_all(const char *target)
+{
     check_pure();
     struct env e = {0};
     struct dg_err err = {0};
-    if (dg_target_parse(argv[1], &e.tgt, &err)) {
+    if (dg_target_parse(target, &e.tgt, &err)) {
         CHECK(&T, 0, "target", "%s", err.msg);
         return dg_test_done(&T);
     }
