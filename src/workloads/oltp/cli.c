@@ -35,9 +35,10 @@ static const struct dg_opt opts[] = {
      .names = test_names, .json = "test",
      .help = "point_select | read_only | read_write (default) | write_only |\n"
              "update_index | update_non_index | delete | insert: sysbench's oltp_NAME.lua"},
+    /* tables and table-size go with every subcommand, as sysbench takes them */
     {.name = "tables", .kind = DG_OPT_INT, .metavar = "N", .off = CFG(tables), .min = 1, .max = 100000,
      .json = "tables", .help = "number of tables sbtest1..sbtestN (default 1)"},
-    {.name = "table-size", .kind = DG_OPT_U64, .metavar = "N", .subs = "prepare run", .off = CFG(table_size),
+    {.name = "table-size", .kind = DG_OPT_U64, .metavar = "N", .off = CFG(table_size),
      .min = 1, .max = 1e9, .json = "table_size", .help = "rows per table (default 10000)"},
     {.name = "range-size", .kind = DG_OPT_U64, .metavar = "N", .subs = "run", .flags = DG_OF_SWEEP,
      .off = CFG(range_size), .min = 1, .max = 1e9, .json = "range_size",
@@ -171,7 +172,8 @@ static const struct dg_wl_sub subs[] = {
                  "      [--duration T | --txns-per-vu N] [--warmup T] [--range-size N] [options]"},
     {.name = "prepare", .kind = DG_SUB_ACTION, .synopsis = "[--target URL] [--tables N] [--table-size N] [--threads N]",
      .common = "seed", .action = act_prepare},
-    {.name = "cleanup", .kind = DG_SUB_ACTION, .synopsis = "[--target URL] [--tables N]", .action = act_cleanup},
+    {.name = "cleanup", .kind = DG_SUB_ACTION, .synopsis = "[--target URL] [--tables N] [--table-size N]",
+     .action = act_cleanup},
 };
 
 const struct dg_wl_cli oltp_cli = {

@@ -102,7 +102,7 @@ int oltp_create_sql(enum dg_dialect d, int table, char *sql, size_t n, struct dg
  *                                  update_non_index|delete|insert; default read_write; an
  *                                  unknown name exits 2 naming it
  *   --tables N            all      number of tables, default 1
- *   --table-size N        prepare, run   rows per table, default 10000
+ *   --table-size N        all      rows per table, default 10000
  *   --range-size N        run      rows of a range SELECT, default 100
  *   --point-selects N     run      default 10      --simple-ranges N     run  default 1
  *   --sum-ranges N        run      default 1       --order-ranges N      run  default 1
