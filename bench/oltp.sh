@@ -3,7 +3,8 @@
 # prepare time of 4 tables x 100,000 rows for each tool, then read_write and point_select at
 # 1, 2 and 4 threads, run in turn on the same tables: TPS of both and their ratio, client CPU per
 # transaction of both (whole process, /usr/bin/time) and its ratio. Prints figures; asserts nothing.
-#   bench/oltp.sh [pg|mariadb|all]   (BENCH_SECONDS=20 BENCH_VUS="1 2 4" BENCH_TESTS="read_write point_select")
+#   bench/oltp.sh [pg|mariadb|all]   (BENCH_SECONDS=20 BENCH_VUS="1 2 4" BENCH_TESTS="read_write point_select"
+#                                     BENCH_TABLES=4 BENCH_ROWS=100000)
 # Both tools draw ids uniformly (sysbench --rand-type=uniform; its default is "special").
 # Stops each server it started on any exit; never touches another server.
 set -uo pipefail
@@ -11,8 +12,8 @@ set -uo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 SECS=${BENCH_SECONDS:-20}
 TESTS=${BENCH_TESTS:-read_write point_select}
-TABLES=4
-ROWS=100000
+TABLES=${BENCH_TABLES:-4}
+ROWS=${BENCH_ROWS:-100000}
 WHICH=${1:-all}
 
 command -v sysbench >/dev/null || { echo "bench: sysbench not found (apt-get install sysbench)" >&2; exit 1; }
