@@ -93,7 +93,14 @@ void oltp_use_config(const struct oltp_config *cfg)
 }
 
 /* sysbench's report: transactions per second, then queries per second, all and by kind.
- * Counts are of committed transactions, so a retried or failed one adds no queries. */
+ * Counts are of committed transactions, so a retried or failed one adds no queries (sysbench
+ * counts every statement it sent, and a write that changed no row as "other"; with all ids
+ * present, as after prepare, the two agree).
+ * A run's JSON, as proposed for the merge: "figures": {"tps", "qps", "reads_per_s",
+ * "writes_per_s", "other_per_s"} like every workload's, plus sysbench's shape "tps": x and
+ * "queries": {"read", "write", "other", "total"} as counts over the measured window
+ * (figure x measured seconds), e.g. through an appended dg_figure_def field naming the
+ * count's JSON path ("queries.read"). */
 static const struct dg_figure_def figures[] = {
     {.name = "tps", .label = "TPS", .unit = "/s", .count = DG_FIG_COMMITTED, .type = DG_FIG_ALL_TYPES, .scale = 1,
      .decimals = 2},
