@@ -43,6 +43,9 @@ if ! ninja -C "$BUILD" >"$ROOT/tests/out.build.log" 2>&1; then
     exit 1
 fi
 export DG_BIN=$BUILD/dbgauge
+# e2e scripts that cover several engines leave out the ones turned off here
+[[ $use_pg == 0 ]] && export DG_NO_PG=1
+[[ $use_my == 0 ]] && export DG_NO_MY=1
 
 OUT=$ROOT/tests/out
 mkdir -p "$OUT"

@@ -136,10 +136,19 @@ static void start_line(const struct life *L)
     }
 }
 
-/* Every 10 s: the workload's first two figures over the interval, retries and errors. */
+/* This run's figure table: the workload's, or the one its options made (facts). */
+static const struct dg_figure_def *run_figures(const struct life *L, int *n)
+{
+    *n = L->facts.figures ? L->facts.nfigures : L->p->wl->nfigures;
+    return L->facts.figures ? L->facts.figures : L->p->wl->figures;
+}
+
+/* Every 10 s: the run's first two figures over the interval, retries and errors. */
 static void run_tick(void *ctx, const struct dg_tick *t)
 {
-    const struct dg_workload *wl = ctx;
+    const struct life *L = ctx;
+    int nfig;
+    const struct dg_figure_def *figs = run_figures(L, &nfig);
     struct dg_fig_run fr = {.measured_s = t->interval_s};
     uint64_t errors = 0, retries = 0;
     for (int k = 0; k < t->ntypes; k++) {
@@ -147,11 +156,11 @@ static void run_tick(void *ctx, const struct dg_tick *t)
         retries += t->total[k].retries;
     }
     fprintf(stderr, "[%6.0fs] %-8s", t->elapsed_s, dg_phase_name(t->phase));
-    for (int i = 0; i < 2 && i < wl->nfigures; i++) {
+    for (int i = 0; i < 2 && i < nfig; i++) {
         double v;
-        if (dg_figure_value(&wl->figures[i], t->interval, t->ntypes, &fr, &v))
+        if (dg_figure_value(&figs[i], t->interval, t->ntypes, &fr, &v))
             v = 0;
-        fprintf(stderr, " %s %9.*f ", wl->figures[i].label, wl->figures[i].decimals, v);
+        fprintf(stderr, " %s %9.*f ", figs[i].label, figs[i].decimals, v);
     }
     fprintf(stderr, " retries %llu  errors %llu\n", (unsigned long long)retries, (unsigned long long)errors);
 }
@@ -170,7 +179,7 @@ static int measure(struct life *L)
                                 .duration_ns = c->txns_per_vu ? 0 : c->duration_ns,
                                 .txns_per_worker = c->txns_per_vu, .seed = c->seed,
                                 .max_retries = L->cli->max_retries, .tick_ns = 10 * DG_NS_PER_S,
-                                .tick = run_tick, .tick_ctx = (void *)L->p->wl,
+                                .tick = run_tick, .tick_ctx = L,
                                 .session_memory_bytes = L->mst->session_bytes};
     if (L->n > 1) {
         cfg.ntargets = L->n;
@@ -222,7 +231,9 @@ static int record(struct life *L)
     }
     struct dg_fig_run fr = {.measured_s = L->res.measured_s,
                             .standard_times = c->model == DG_LOAD_THINK && c->think_scale == 1.0};
-    rec->nfigures = dg_figures_derive(wl->figures, wl->nfigures, L->res.counts, L->res.ntypes, &fr, rec->figures);
+    int nfig;
+    const struct dg_figure_def *figs = run_figures(L, &nfig);
+    rec->nfigures = dg_figures_derive(figs, nfig, L->res.counts, L->res.ntypes, &fr, rec->figures);
     dg_record_fill(rec, &src, &L->res, wl->type_names);
     dg_cmd_monitor_end(&L->mon, rec);
     rec->warehouses = L->facts.scale;
@@ -231,7 +242,7 @@ static int record(struct life *L)
         for (int k = 0; k < L->n; k++)
             tsrc[k] = (struct dg_target_src){.target = &L->ts[k].t, .server = &L->ts[k].si,
                                              .warehouses = L->facts.target_scale[k]};
-        if (dg_record_fill_targets(rec, tsrc, L->n, &L->res, wl, &fr))
+        if (dg_record_fill_targets(rec, tsrc, L->n, &L->res, wl->type_names, figs, nfig, &fr))
             return dg_err_set(&L->err, DG_ERR_FATAL, 0, "out of memory");
     }
     rec->rate_asked = c->model == DG_LOAD_RATE ? c->rate : 0;

@@ -54,10 +54,9 @@ static void join_targets(char *out, size_t n, const struct dg_target_src *src, i
 }
 
 int dg_record_fill_targets(struct dg_run_record *rec, const struct dg_target_src *src, int n,
-                           struct dg_run_result *res, const struct dg_workload *wl,
-                           const struct dg_fig_run *fr)
+                           struct dg_run_result *res, const char *const *type_names,
+                           const struct dg_figure_def *figs, int nfigs, const struct dg_fig_run *fr)
 {
-    const char *const *type_names = wl->type_names;
     join_targets(rec->target, sizeof rec->target, src, n);
     rec->engine[0] = rec->engine_version[0] = '\0';
     rec->warehouses = 0;
@@ -94,7 +93,7 @@ int dg_record_fill_targets(struct dg_run_record *rec, const struct dg_target_src
             x->service_hist = tr->service[ty];
             tr->hist[ty] = tr->service[ty] = NULL; /* the record owns them now */
         }
-        t->nfigures = dg_figures_derive(wl->figures, wl->nfigures, tr->counts, res->ntypes, fr, t->figures);
+        t->nfigures = dg_figures_derive(figs, nfigs, tr->counts, res->ntypes, fr, t->figures);
         const struct dg_figure *f; /* the legacy columns, until the store keeps figures */
         t->nopm = (f = dg_figure_find(t->figures, t->nfigures, "nopm")) ? f->value : 0;
         t->tpm = (f = dg_figure_find(t->figures, t->nfigures, "tpm")) ? f->value : 0;

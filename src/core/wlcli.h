@@ -60,6 +60,10 @@ struct dg_run_facts {
     const double *p90_limit_s;       /* per type, checked in the think model; NULL: none */
     double tpmc_ceiling;             /* think model: the most the terminals can give; 0: none */
     double server_blocks_hit, server_blocks_read; /* per transaction, where the engine tells; -1 */
+    /* This run's figure table where it depends on the options (oltp: queries per transaction
+     * follow --point-selects ...), held by the shared state; NULL: the workload's own. */
+    const struct dg_figure_def *figures;
+    int nfigures;
 };
 
 /* What an action gets: the options, where text goes, and with --json a document (holding

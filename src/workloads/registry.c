@@ -5,11 +5,12 @@
 
 #include "core/workload.h"
 
-extern const struct dg_workload tpcc_workload, stress_workload;
+extern const struct dg_workload tpcc_workload, stress_workload, oltp_workload;
 
 const struct dg_workload *const dg_workloads[] = {
     &tpcc_workload,
     &stress_workload,
+    &oltp_workload,
     NULL,
 };
 

@@ -64,7 +64,11 @@ static void json_text(const cJSON *j, const char *key, char *out, size_t n)
         snprintf(out, n, "%s", cJSON_IsTrue(v) ? "true" : "false");
     else if (cJSON_IsNumber(v))
         snprintf(out, n, "%.15g", v->valuedouble);
-    else if (v)
+    else if (cJSON_IsArray(v)) { /* a list option: its numbers joined by ',' as given */
+        const cJSON *e;
+        cJSON_ArrayForEach(e, v)
+            snprintf(out + strlen(out), n - strlen(out), "%s%.15g", out[0] ? "," : "", e->valuedouble);
+    } else if (v)
         snprintf(out, n, "?");
 }
 
