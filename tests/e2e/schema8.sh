@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# schema8.sh — an old results database renders as it did: loads the schema-8 fixture
+# (tests/fixtures/results-schema8.sql: tpcc closed, think-time scaled and unscaled, --rate,
+# two targets, two stress sweeps, a tpcc+stress experiment, two tpcc experiments), lets this
+# binary migrate it, renders every view and compares each file byte for byte with what the
+# schema-8 binary wrote (tests/fixtures/schema8-out/). Reads the fixtures, never rewrites them.
+. "$(dirname "$0")/../lib.sh"
+
+FIX=$DG_ROOT/tests/fixtures
+RES=$T_TMP/results.db
+check "the schema-8 dump loads" sqlite3 "$RES" ".read $FIX/results-schema8.sql"
+check "it is schema 8 before this binary opens it" test "$(sqlite3 "$RES" 'PRAGMA user_version')" = 8
+bash "$FIX/schema8-render.sh" "$DG" "$RES" "$T_TMP/out"
+check "the store migrated it to this binary's schema" test "$(sqlite3 "$RES" 'PRAGMA user_version')" -gt 8
+check "every rendering of the fixture was made again" \
+    test "$(ls "$FIX/schema8-out" | wc -l)" = "$(ls "$T_TMP/out" | wc -l)"
+n=0
+for f in "$FIX"/schema8-out/*; do
+    b=$(basename "$f")
+    if cmp -s "$f" "$T_TMP/out/$b"; then
+        n=$((n + 1))
+    else
+        not_ok "$b renders as schema 8 did" "$(diff "$f" "$T_TMP/out/$b" 2>&1 | head -n 6 | tr '\n' ' ' | cut -c1-400)"
+    fi
+done
+check "$n renderings byte for byte as the schema-8 binary made them" test "$n" -gt 0
+finish
