@@ -107,10 +107,11 @@ struct dg_target_src {
 /* After dg_record_fill (which saw the first target only): rec->target becomes every redacted
  * target joined by ", " (the first ones and "and N more" if that is too long), engine and
  * version the distinct ones joined by "+", warehouses their sum; rec->targets gets one summary
- * per target with the histograms moved from res->targets. NOPM counts committed transactions
- * of type nopm_type (-1: none). Returns 0, or -1 out of memory. */
+ * per target with the histograms moved from res->targets and its figures derived by fr from
+ * wl's table (core/figures.h). Returns 0, or -1 out of memory. */
 int dg_record_fill_targets(struct dg_run_record *rec, const struct dg_target_src *src, int n,
-                           struct dg_run_result *res, const char *const *type_names, int nopm_type);
+                           struct dg_run_result *res, const struct dg_workload *wl,
+                           const struct dg_fig_run *fr);
 
 /* Prints "dbgauge CMD: message" to stderr and returns DG_EXIT_USAGE. */
 int dg_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -367,6 +367,9 @@ static int cmd_run(struct stress_opts *o, int argc, char **argv)
                                     .step = o->step, .knobs_json = mst.json};
         dg_record_fill(r, &src, &res, stress_workload.type_names);
         dg_cmd_monitor_end(&mon, r);
+        struct dg_fig_run fr = {.measured_s = res.measured_s};
+        r->nfigures = dg_figures_derive(stress_workload.figures, stress_workload.nfigures, res.counts,
+                                        res.ntypes, &fr, r->figures);
         dg_run_result_free(&res);
         r->query = strdup(query);
         uint64_t it = dg_txn_count(&r->txn[0]);

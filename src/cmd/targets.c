@@ -53,7 +53,8 @@ static void join_targets(char *out, size_t n, const struct dg_target_src *src, i
 }
 
 int dg_record_fill_targets(struct dg_run_record *rec, const struct dg_target_src *src, int n,
-                           struct dg_run_result *res, const char *const *type_names, int nopm_type)
+                           struct dg_run_result *res, const struct dg_workload *wl,
+                           const struct dg_fig_run *fr)
 {
     join_targets(rec->target, sizeof rec->target, src, n);
     rec->engine[0] = rec->engine_version[0] = '\0';
@@ -78,10 +79,9 @@ int dg_record_fill_targets(struct dg_run_record *rec, const struct dg_target_src
         t->vus = tr->workers;
         t->workers_failed = tr->workers_failed;
         t->ntypes = res->ntypes;
-        uint64_t committed = 0;
         for (int ty = 0; ty < res->ntypes; ty++) {
             struct dg_txn_summary *x = &t->txn[ty];
-            snprintf(x->name, sizeof x->name, "%s", type_names[ty]);
+            snprintf(x->name, sizeof x->name, "%s", wl->type_names[ty]);
             x->committed = tr->counts[ty].committed;
             x->rollbacks = tr->counts[ty].rollbacks;
             x->retries = tr->counts[ty].retries;
@@ -91,13 +91,8 @@ int dg_record_fill_targets(struct dg_run_record *rec, const struct dg_target_src
             x->hist = tr->hist[ty];
             x->service_hist = tr->service[ty];
             tr->hist[ty] = tr->service[ty] = NULL; /* the record owns them now */
-            committed += x->committed;
         }
-        if (res->measured_s > 0) {
-            t->tpm = (double)committed * 60.0 / res->measured_s;
-            if (nopm_type >= 0)
-                t->nopm = (double)t->txn[nopm_type].committed * 60.0 / res->measured_s;
-        }
+        t->nfigures = dg_figures_derive(wl->figures, wl->nfigures, tr->counts, res->ntypes, fr, t->figures);
         if (dg_target_summary_from_hists(t))
             return -1;
     }

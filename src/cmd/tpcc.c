@@ -634,7 +634,12 @@ static int cmd_run(struct tpcc_opts *o, int argc, char **argv)
     dg_record_fill(&rec, &src, &res, tpcc_workload.type_names);
     dg_cmd_monitor_end(&mon, &rec);
     rec.warehouses = warehouses;
-    if (n > 1 && dg_record_fill_targets(&rec, tsrc, n, &res, tpcc_workload.type_names, TPCC_NEW_ORDER)) {
+    /* The workload's figures (core/figures.h); tpmC only where the standard's times were kept. */
+    struct dg_fig_run fr = {.measured_s = res.measured_s,
+                            .standard_times = o->model == DG_LOAD_THINK && o->think_scale == 1.0};
+    rec.nfigures = dg_figures_derive(tpcc_workload.figures, tpcc_workload.nfigures, res.counts, res.ntypes,
+                                     &fr, rec.figures);
+    if (n > 1 && dg_record_fill_targets(&rec, tsrc, n, &res, &tpcc_workload, &fr)) {
         fprintf(stderr, "dbgauge %s: out of memory\n", cmd);
         goto out;
     }
@@ -646,13 +651,6 @@ static int cmd_run(struct tpcc_opts *o, int argc, char **argv)
         if (o->model == DG_LOAD_THINK)
             rec.txn[k].p90_limit_ms = tpcc_p90_limit_s[k] * 1e3;
         committed += rec.txn[k].committed;
-    }
-    if (res.measured_s > 0) {
-        rec.nopm = (double)rec.txn[TPCC_NEW_ORDER].committed * 60.0 / res.measured_s;
-        rec.tpm = (double)committed * 60.0 / res.measured_s;
-        /* tpmC: completed New-Orders per minute, only where the standard's times were kept. */
-        if (o->model == DG_LOAD_THINK && o->think_scale == 1.0)
-            rec.tpmc = (double)dg_txn_count(&rec.txn[TPCC_NEW_ORDER]) * 60.0 / res.measured_s;
     }
     if (o->model == DG_LOAD_THINK)
         rec.tpmc_ceiling = TPCC_TPMC_CEILING_PER_W / 10.0 * terminals / o->think_scale;
