@@ -12,31 +12,32 @@
  * the workloads' figure tables name them (tpcc: NOPM, TPM, tpmC where the run had one;
  * stress: MB/s, rows/s, iterations/s, run time where it measured a time; each target: NOPM, TPM). The old
  * columns stay, and runs stored from schema 9 on still fill them from the figures of those
- * names (NULL where a run has none) for SQL readers of the old schema. */
+ * names (NULL where a run has none) for SQL readers of the old schema. A file taken back to an
+ * older version by hand keeps the figures it has (IF NOT EXISTS, OR IGNORE). */
 const char dg_store_migration_figures[] =
-    "CREATE TABLE run_figure ("
+    "CREATE TABLE IF NOT EXISTS run_figure ("
     " run_id INTEGER NOT NULL REFERENCES run(id) ON DELETE CASCADE,"
     " target_idx INTEGER NOT NULL DEFAULT -1, seq INTEGER NOT NULL,"
     " name TEXT NOT NULL, label TEXT, unit TEXT, decimals INTEGER, value REAL,"
     " PRIMARY KEY (run_id, target_idx, seq)) WITHOUT ROWID;"
-    "INSERT INTO run_figure SELECT id, -1, 0, 'nopm', 'NOPM', '/min', 0, COALESCE(nopm, 0) FROM run"
+    "INSERT OR IGNORE INTO run_figure SELECT id, -1, 0, 'nopm', 'NOPM', '/min', 0, COALESCE(nopm, 0) FROM run"
     " WHERE workload = 'tpcc';"
-    "INSERT INTO run_figure SELECT id, -1, 1, 'tpm', 'TPM', '/min', 0, COALESCE(tpm, 0) FROM run"
+    "INSERT OR IGNORE INTO run_figure SELECT id, -1, 1, 'tpm', 'TPM', '/min', 0, COALESCE(tpm, 0) FROM run"
     " WHERE workload = 'tpcc';"
-    "INSERT INTO run_figure SELECT id, -1, 2, 'tpmc', 'tpmC', '/min', 0, tpmc FROM run"
+    "INSERT OR IGNORE INTO run_figure SELECT id, -1, 2, 'tpmc', 'tpmC', '/min', 0, tpmc FROM run"
     " WHERE workload = 'tpcc' AND tpmc > 0;"
-    "INSERT INTO run_figure SELECT id, -1, 0, 'mb_per_s', 'MB/s', 'MB/s', 2,"
+    "INSERT OR IGNORE INTO run_figure SELECT id, -1, 0, 'mb_per_s', 'MB/s', 'MB/s', 2,"
     " COALESCE(bytes, 0) / 1e6 / measured_s FROM run WHERE workload = 'stress' AND measured_s > 0;"
-    "INSERT INTO run_figure SELECT id, -1, 1, 'rows_per_s', 'rows/s', '/s', 0,"
+    "INSERT OR IGNORE INTO run_figure SELECT id, -1, 1, 'rows_per_s', 'rows/s', '/s', 0,"
     " COALESCE(rows, 0) / measured_s FROM run WHERE workload = 'stress' AND measured_s > 0;"
-    "INSERT INTO run_figure SELECT id, -1, 2, 'iterations_per_s', 'iterations/s', '/s', 2,"
+    "INSERT OR IGNORE INTO run_figure SELECT id, -1, 2, 'iterations_per_s', 'iterations/s', '/s', 2,"
     " (SELECT COALESCE(SUM(committed + rollbacks), 0) FROM run_txn WHERE run_id = run.id) / measured_s"
     " FROM run WHERE workload = 'stress' AND measured_s > 0;"
-    "INSERT INTO run_figure SELECT id, -1, 3, 'run_time_s', 'run time s', 's', 3, measured_s FROM run"
+    "INSERT OR IGNORE INTO run_figure SELECT id, -1, 3, 'run_time_s', 'run time s', 's', 3, measured_s FROM run"
     " WHERE workload = 'stress' AND measured_s > 0;"
-    "INSERT INTO run_figure SELECT t.run_id, t.idx, 0, 'nopm', 'NOPM', '/min', 0, COALESCE(t.nopm, 0)"
+    "INSERT OR IGNORE INTO run_figure SELECT t.run_id, t.idx, 0, 'nopm', 'NOPM', '/min', 0, COALESCE(t.nopm, 0)"
     " FROM run_target t JOIN run ON run.id = t.run_id WHERE run.workload = 'tpcc';"
-    "INSERT INTO run_figure SELECT t.run_id, t.idx, 1, 'tpm', 'TPM', '/min', 0, COALESCE(t.tpm, 0)"
+    "INSERT OR IGNORE INTO run_figure SELECT t.run_id, t.idx, 1, 'tpm', 'TPM', '/min', 0, COALESCE(t.tpm, 0)"
     " FROM run_target t JOIN run ON run.id = t.run_id WHERE run.workload = 'tpcc';";
 
 static int put_set(sqlite3_stmt *st, int64_t run_id, int target_idx, const struct dg_figure *f, int n)
