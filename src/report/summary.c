@@ -177,6 +177,31 @@ cJSON *dg_report_txns_json(const struct dg_txn_summary *txn, int ntypes)
     return txns;
 }
 
+/* The per-second series of r as o's "series" array. */
+static void series_json(cJSON *o, const struct dg_run_record *r)
+{
+    cJSON *arr = cJSON_AddArrayToObject(o, "series");
+    for (size_t k = 0; k < r->nseries; k++) {
+        const struct dg_series_point *p = &r->series[k];
+        cJSON *pt = cJSON_CreateObject();
+        cJSON_AddNumberToObject(pt, "second", (double)p->second);
+        cJSON_AddStringToObject(pt, "phase", p->second < 0 ? "warmup" : "measure");
+        cJSON *types = cJSON_AddObjectToObject(pt, "transactions");
+        for (int t = 0; t < r->ntypes; t++) {
+            const struct dg_series_type *x = &p->t[t];
+            cJSON *j = cJSON_AddObjectToObject(types, r->txn[t].name);
+            cJSON_AddNumberToObject(j, "committed", (double)x->c.committed);
+            cJSON_AddNumberToObject(j, "rollbacks", (double)x->c.rollbacks);
+            cJSON_AddNumberToObject(j, "retries", (double)x->c.retries);
+            cJSON_AddNumberToObject(j, "errors", (double)x->c.errors);
+            cJSON_AddNumberToObject(j, "p50_ms", x->p50_ms);
+            cJSON_AddNumberToObject(j, "p95_ms", x->p95_ms);
+            cJSON_AddNumberToObject(j, "p99_ms", x->p99_ms);
+        }
+        cJSON_AddItemToArray(arr, pt);
+    }
+}
+
 cJSON *dg_report_run_json(const struct dg_run_record *r)
 {
     cJSON *o = cJSON_CreateObject();
@@ -253,28 +278,8 @@ cJSON *dg_report_run_json(const struct dg_run_record *r)
     cJSON *mon = dg_report_monitor_json(r);
     if (mon)
         cJSON_AddItemToObject(o, "monitor", mon);
-    if (r->series) {
-        cJSON *arr = cJSON_AddArrayToObject(o, "series");
-        for (size_t k = 0; k < r->nseries; k++) {
-            const struct dg_series_point *p = &r->series[k];
-            cJSON *pt = cJSON_CreateObject();
-            cJSON_AddNumberToObject(pt, "second", (double)p->second);
-            cJSON_AddStringToObject(pt, "phase", p->second < 0 ? "warmup" : "measure");
-            cJSON *types = cJSON_AddObjectToObject(pt, "transactions");
-            for (int t = 0; t < r->ntypes; t++) {
-                const struct dg_series_type *x = &p->t[t];
-                cJSON *j = cJSON_AddObjectToObject(types, r->txn[t].name);
-                cJSON_AddNumberToObject(j, "committed", (double)x->c.committed);
-                cJSON_AddNumberToObject(j, "rollbacks", (double)x->c.rollbacks);
-                cJSON_AddNumberToObject(j, "retries", (double)x->c.retries);
-                cJSON_AddNumberToObject(j, "errors", (double)x->c.errors);
-                cJSON_AddNumberToObject(j, "p50_ms", x->p50_ms);
-                cJSON_AddNumberToObject(j, "p95_ms", x->p95_ms);
-                cJSON_AddNumberToObject(j, "p99_ms", x->p99_ms);
-            }
-            cJSON_AddItemToArray(arr, pt);
-        }
-    }
+    if (r->series)
+        series_json(o, r);
     cJSON_AddStringToObject(o, "dbgauge_version", r->dbgauge_version);
     return o;
 }

@@ -214,27 +214,9 @@ static int put_experiment_cols(struct dg_store *s, const struct dg_run_record *r
     return rc == SQLITE_DONE ? 0 : dg_store_fail(err, s->db, "store the experiment columns");
 }
 
-int dg_store_put(struct dg_store *s, struct dg_run_record *r, struct dg_err *err)
+/* Binds r's run columns in run_sql's order. */
+static void bind_run(sqlite3_stmt *st, const struct dg_run_record *r)
 {
-    static const char run_sql[] =
-        "INSERT INTO run (workload, status, label, started_at, ended_at, target, engine, "
-        "engine_version, settings, options, command_line, host_name, host_cpu, host_cores, "
-        "host_mem_bytes, host_kernel, dbgauge_version, warehouses, vus, warmup_s, measured_s, nopm, "
-        "tpm, client_cpu_s, error, load_model, rate_asked, think_scale, terminals, tpmc, "
-        "tpmc_ceiling, lag_p50_ms, lag_p99_ms, lag_max_ms, group_id, query, rows, bytes, "
-        "server_blocks_hit, server_blocks_read) "
-        "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
-    static const char txn_sql[] =
-        "INSERT INTO run_txn (run_id, seq, " DG_STORE_TXN_COLS ") "
-        "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
-    sqlite3_stmt *st = NULL;
-    int rc = -1;
-    if (exec(s->db, "BEGIN IMMEDIATE", err))
-        return -1;
-    if (sqlite3_prepare_v2(s->db, run_sql, -1, &st, NULL) != SQLITE_OK) {
-        dg_store_fail(err, s->db, "prepare");
-        goto out;
-    }
     int i = 1;
     dg_store_bind_text(st, i++, r->workload);
     dg_store_bind_text(st, i++, r->status);
@@ -279,6 +261,30 @@ int dg_store_put(struct dg_store *s, struct dg_run_record *r, struct dg_err *err
     sqlite3_bind_int64(st, i++, (sqlite3_int64)r->bytes);
     sqlite3_bind_double(st, i++, r->server_blocks_hit);
     sqlite3_bind_double(st, i++, r->server_blocks_read);
+}
+
+int dg_store_put(struct dg_store *s, struct dg_run_record *r, struct dg_err *err)
+{
+    static const char run_sql[] =
+        "INSERT INTO run (workload, status, label, started_at, ended_at, target, engine, "
+        "engine_version, settings, options, command_line, host_name, host_cpu, host_cores, "
+        "host_mem_bytes, host_kernel, dbgauge_version, warehouses, vus, warmup_s, measured_s, nopm, "
+        "tpm, client_cpu_s, error, load_model, rate_asked, think_scale, terminals, tpmc, "
+        "tpmc_ceiling, lag_p50_ms, lag_p99_ms, lag_max_ms, group_id, query, rows, bytes, "
+        "server_blocks_hit, server_blocks_read) "
+        "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
+    static const char txn_sql[] =
+        "INSERT INTO run_txn (run_id, seq, " DG_STORE_TXN_COLS ") "
+        "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
+    sqlite3_stmt *st = NULL;
+    int rc = -1;
+    if (exec(s->db, "BEGIN IMMEDIATE", err))
+        return -1;
+    if (sqlite3_prepare_v2(s->db, run_sql, -1, &st, NULL) != SQLITE_OK) {
+        dg_store_fail(err, s->db, "prepare");
+        goto out;
+    }
+    bind_run(st, r);
     if (sqlite3_step(st) != SQLITE_DONE) {
         dg_store_fail(err, s->db, "insert run");
         goto out;
@@ -295,7 +301,7 @@ int dg_store_put(struct dg_store *s, struct dg_run_record *r, struct dg_err *err
     for (int t = 0; t < r->ntypes; t++) {
         const struct dg_txn_summary *x = &r->txn[t];
         sqlite3_reset(st);
-        i = 1;
+        int i = 1;
         sqlite3_bind_int64(st, i++, r->id);
         sqlite3_bind_int(st, i++, t);
         dg_store_bind_txn(st, i, x);
