@@ -21,14 +21,14 @@ static const char *fig_label(const struct dg_run_record *r, int k, int name)
     return f ? name ? f->name : f->label : "";
 }
 
-static int compute(const struct dg_run_record *r, struct spreads *s, double *nopm_pct, double *avg_pct)
+static int compute(const struct dg_run_record *r, struct spreads *s, double *head_pct, double *avg_pct)
 {
     double *v = malloc(sizeof *v * (size_t)r->ntargets);
     if (!v)
         return -1;
     for (int k = 0; k < r->ntargets; k++)
         v[k] = dg_target_fig_value(&r->targets[k], 0);
-    dg_spread_compute(v, r->ntargets, &s->head, nopm_pct);
+    dg_spread_compute(v, r->ntargets, &s->head, head_pct);
     for (int k = 0; k < r->ntargets; k++)
         v[k] = r->targets[k].avg_ms;
     dg_spread_compute(v, r->ntargets, &s->avg_ms, avg_pct);
