@@ -100,6 +100,22 @@ static void group_table(struct dg_test *t)
     CHECK(t, !strcmp(dg_figs_head(head, sizeof head, both, 3, 0), "HEAD") && dg_run_same_fig(&runs[0], &runs[1], 0) &&
                  !dg_run_same_fig(&runs[0], &runs[2], 0) && isnan(dg_run_fig_value(&runs[2], 0)),
           "figure lookups: one head per distinct label, the same figure by name, NAN where none", "%s", head);
+    /* a workload the report has never heard of: its run shows its own figures */
+    struct dg_run_record o;
+    step(&o, 3, 8, 2, (const char *const[]){"fig_TPS", "fig_QPS"}, (const double[]){1234.5, 24690});
+    snprintf(o.workload, sizeof o.workload, "oltp");
+    snprintf(o.load_model, sizeof o.load_model, "closed");
+    buf = NULL;
+    f = open_memstream(&buf, &len);
+    dg_report_run_text(f, &o);
+    fclose(f);
+    CHECK(t, buf && strstr(buf, "  result   TPS 1,234.50   QPS 24,690\n"), "run text: any workload's headline and second figure",
+          "%s", buf);
+    free(buf);
+    j = dg_report_run_json(&o);
+    CHECK(t, cJSON_GetNumberValue(cJSON_GetObjectItem(j, "fig_TPS")) == 1234.5 && !cJSON_GetObjectItem(j, "nopm"),
+          "run json: each figure under its name, no other workload's", "%s", "");
+    cJSON_Delete(j);
     char th[32];
     CHECK(t, !strcmp(dg_report_thousands_dec(1234567.891, 2, th, sizeof th), "1,234,567.89") &&
                  !strcmp(dg_report_thousands_dec(-1234, 0, th, sizeof th), "-1,234"),
