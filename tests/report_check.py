@@ -31,6 +31,11 @@ def db(path):
     c.row_factory = sqlite3.Row
     return c
 
+def figs(d, run_id, idx=-1):
+    """A run's headline figures as stored (run_figure, schema 9): {name: value}."""
+    return {r["name"]: r["value"] for r in d.execute(
+        "SELECT name, value FROM run_figure WHERE run_id = ? AND target_idx = ? ORDER BY seq", (run_id, idx))}
+
 def pct(a, b):
     return "n/a" if a == 0 else "%+.1f%%" % (100.0 * (b / a - 1))
 
@@ -236,10 +241,11 @@ def csv_check(path, dbp):
     ok = bool(runs)
     for r in runs:
         x = d.execute("SELECT * FROM run WHERE id = ?", (int(r["run_id"]),)).fetchone()
-        if not (x and r["label"] == (x["label"] or "") and close(num(r["nopm"]), x["nopm"]) and close(num(r["tpm"]), x["tpm"])
+        f = figs(d, int(r["run_id"]))  # a column named after a figure the run has not: 0
+        if not (x and r["label"] == (x["label"] or "") and all(close(num(r[k]), f.get(k, 0)) for k in ("nopm", "tpm", "mb_per_s"))
                 and num(r["measured_s"]) == x["measured_s"] and int(r["threads"]) == x["vus"] and int(r["bytes"]) == x["bytes"]):
             ok = False
-    check(ok, f"csv: {len(runs)} run rows equal the run table (labels and figures)")
+    check(ok, f"csv: {len(runs)} run rows equal the run table and run_figure (labels and figures)")
     txns = [r for r in rows if r["kind"] == "txn"]
     ok = bool(txns)
     for r in txns:
@@ -285,14 +291,16 @@ def json_check(path, dbp):
             n += 1
             x = d.execute("SELECT * FROM run WHERE id = ?", (r["run_id"],)).fetchone()
             secs = d.execute("SELECT COUNT(DISTINCT second) FROM run_series WHERE run_id = ?", (r["run_id"],)).fetchone()[0]
-            if not (close(r["nopm"], x["nopm"]) and r["label"] == (x["label"] or "") and len(r["series"]) == secs and r["percentiles"]):
+            f = figs(d, r["run_id"])  # every headline figure under its name, none other
+            if not (f and all(close(r.get(k), v) for k, v in f.items()) and r["label"] == (x["label"] or "")
+                    and len(r["series"]) == secs and r["percentiles"]):
                 ok = False
             mon = d.execute("SELECT * FROM run_monitor WHERE run_id = ? ORDER BY second", (r["run_id"],)).fetchall()
             nmon += len(mon)
             got = r.get("monitor_series", [])
             if len(got) != len(mon) or any(g["second"] != m["second"] or any(not ((g[c] is None and m[c] is None) or close(g[c], m[c], 1e-13)) for c in MON_COLS) for g, m in zip(got, mon)):
                 ok = False
-    check(ok and n > 0 and nmon > 0, f"json: {n} runs with their series, percentiles and monitor_series ({nmon} samples) equal the database")
+    check(ok and n > 0 and nmon > 0, f"json: {n} runs with their figures, series, percentiles and monitor_series ({nmon} samples) equal the database")
 
 def compare_check(path, dbp, a, b):
     d = db(dbp); text = open(path).read()

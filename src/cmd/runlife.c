@@ -255,10 +255,6 @@ static int record(struct life *L)
     rec->server_blocks_hit = L->facts.server_blocks_hit;
     rec->server_blocks_read = L->facts.server_blocks_read;
     rec->group_id = L->in->group_id > 0 ? L->in->group_id : 0;
-    const struct dg_figure *f; /* the legacy columns, until the store keeps figures */
-    rec->nopm = (f = dg_figure_find(rec->figures, rec->nfigures, "nopm")) ? f->value : 0;
-    rec->tpm = (f = dg_figure_find(rec->figures, rec->nfigures, "tpm")) ? f->value : 0;
-    rec->tpmc = (f = dg_figure_find(rec->figures, rec->nfigures, "tpmc")) ? f->value : 0;
     return 0;
 }
 

@@ -94,9 +94,6 @@ int dg_record_fill_targets(struct dg_run_record *rec, const struct dg_target_src
             tr->hist[ty] = tr->service[ty] = NULL; /* the record owns them now */
         }
         t->nfigures = dg_figures_derive(figs, nfigs, tr->counts, res->ntypes, fr, t->figures);
-        const struct dg_figure *f; /* the legacy columns, until the store keeps figures */
-        t->nopm = (f = dg_figure_find(t->figures, t->nfigures, "nopm")) ? f->value : 0;
-        t->tpm = (f = dg_figure_find(t->figures, t->nfigures, "tpm")) ? f->value : 0;
         if (dg_target_summary_from_hists(t))
             return -1;
     }

@@ -1,6 +1,6 @@
-/* experiment.c — the step table of one experiment computed once from its stored runs (the
- * headline figure is NOPM for TPC-C and MB/s for query stress, and the percent changes are
- * computed from it), rendered as text, CSV and JSON. Reads the store only; never live state. */
+/* experiment.c — the model of one experiment's step table, computed once from its stored runs:
+ * each step's headline and second figure as stored (whatever the workload), the changes of the
+ * headline, latency and the monitor's means. Reads the store only; renders nothing. */
 #include "report/experiment.h"
 
 #include <math.h>
@@ -8,7 +8,6 @@
 #include <string.h>
 
 #include "core/monitor.h"
-#include "report/summary.h"
 
 static double known(double v) { return v >= 0 ? v : NAN; }
 
@@ -38,11 +37,8 @@ static void fill(struct dg_exp_step *w)
 {
     const struct dg_run_record *r = &w->rec;
     int ok = r->measured_s > 0 && strcmp(r->status, "failed");
-    w->stress = !strcmp(r->workload, "stress");
-    w->rows_s = ok && w->stress ? (double)r->rows / r->measured_s : NAN;
-    w->mb_s = ok && w->stress ? (double)r->bytes / 1e6 / r->measured_s : NAN;
-    w->tpm = ok && !w->stress ? r->tpm : NAN;
-    w->nopm = ok && !w->stress ? r->nopm : NAN;
+    w->head = ok ? dg_run_fig_value(r, 0) : NAN;
+    w->second = ok ? dg_run_fig_value(r, 1) : NAN;
     latency(r, &w->avg_ms, &w->p95_ms);
     struct dg_monitor_summary m;
     dg_monitor_summarise(r->monitor, r->nmonitor, &m);
@@ -52,7 +48,33 @@ static void fill(struct dg_exp_step *w)
     w->hit_ratio = mon ? known(m.cache_hit_ratio) : NAN;
     if (!ok)
         w->avg_ms = w->p95_ms = NAN;
-    w->head = w->stress ? w->mb_s : w->nopm;
+}
+
+/* The column heads and what the changes are of (dg_exp_heads), once the steps are read. */
+static void heads(struct dg_exp_table *t)
+{
+    const struct dg_run_record *runs[64];
+    int n = 0, same = 1;
+    for (int i = 0; i < t->n && n < 64; i++)
+        runs[n++] = &t->steps[i].rec;
+    dg_figs_head(t->head_first, sizeof t->head_first, runs, n, 1);
+    dg_figs_head(t->head_second, sizeof t->head_second, runs, n, 0);
+    for (int i = 1; i < t->n; i++)
+        same &= dg_run_same_fig(&t->steps[i].rec, &t->steps[0].rec, 0);
+    if (same) {
+        snprintf(t->change_of, sizeof t->change_of, "%s", t->head_second);
+        return;
+    }
+    size_t o = 0;
+    for (int i = 0; i < t->n; i++) { /* each headline once, with the workload whose it is */
+        const struct dg_figure *f = dg_run_fig(&t->steps[i].rec, 0);
+        int seen = 0;
+        for (int j = 0; f && j < i && !seen; j++)
+            seen = dg_run_same_fig(&t->steps[j].rec, &t->steps[i].rec, 0);
+        if (f && !seen && o < sizeof t->change_of)
+            o += (size_t)snprintf(t->change_of + o, sizeof t->change_of - o, "%s%s (%s steps)", o ? " or " : "",
+                                  f->label, t->steps[i].rec.workload);
+    }
 }
 
 static int cmp_str(const void *a, const void *b) { return strcmp(*(const char *const *)a, *(const char *const *)b); }
@@ -103,9 +125,11 @@ int dg_exp_table_load(struct dg_store *s, int64_t id, int with_series, struct dg
         fill(w);
         w->d_prev = i ? pct(w->head, w[-1].head) : NAN;
         w->d_first = i ? pct(w->head, t->steps[0].head) : NAN;
-        if (i && w->stress != t->steps[0].stress)
+        if (i && !dg_run_same_fig(&w->rec, &t->steps[0].rec, 0)) {
             w->d_first = NAN; /* different figures: no change to tell */
-        if (i && w->stress != w[-1].stress)
+            snprintf(w->mark, sizeof w->mark, " (%s)", w->rec.workload);
+        }
+        if (i && !dg_run_same_fig(&w->rec, &w[-1].rec, 0))
             w->d_prev = NAN;
         t->failed_steps += strcmp(w->rec.status, "complete") != 0;
         w->swept = w->rec.swept_json ? cJSON_Parse(w->rec.swept_json) : NULL;
@@ -114,6 +138,7 @@ int dg_exp_table_load(struct dg_store *s, int64_t id, int with_series, struct dg
             if (dg_exp_find(t->keys, t->nkeys, kv->string) < 0 && t->nkeys < DG_EXP_MAX_SWEPT)
                 t->keys[t->nkeys++] = kv->string;
     }
+    heads(t);
     rc = 0;
 out:
     free(ids);
@@ -167,206 +192,75 @@ int dg_exp_union(const char **all, int n, int cap, const char *const *side, int 
     return n;
 }
 
-static void cell(FILE *f, const char *fmt, int width, double v)
-{
-    if (isnan(v))
-        fprintf(f, "%*s", width, "-");
-    else
-        fprintf(f, fmt, width, v);
-}
-
-static void pct_cell(FILE *f, double v)
-{
-    if (isnan(v))
-        fprintf(f, "  %9s", "-");
-    else
-        fprintf(f, "  %+8.1f%%", v);
-}
-
 void dg_exp_step_figures(const struct dg_exp_step *w, double v[DG_EXP_NFIG], int decimals[DG_EXP_NFIG])
 {
-    const double fig[DG_EXP_NFIG] = {w->stress ? w->rows_s : w->tpm, w->head, w->avg_ms, w->p95_ms,
+    const struct dg_figure *f0 = dg_run_fig(&w->rec, 0), *f1 = dg_run_fig(&w->rec, 1);
+    const double fig[DG_EXP_NFIG] = {w->second, w->head, w->avg_ms, w->p95_ms,
                                      w->disk_read_mb_s, w->disk_write_mb_s, 100 * w->hit_ratio};
-    const int dec[DG_EXP_NFIG] = {0, w->stress ? 2 : 0, 3, 3, 2, 2, 2};
+    const int dec[DG_EXP_NFIG] = {f1 ? f1->decimals : 0, f0 ? f0->decimals : 0, 3, 3, 2, 2, 2};
     memcpy(v, fig, sizeof fig);
     memcpy(decimals, dec, sizeof dec);
 }
 
 struct dg_exp_heads dg_exp_heads(const struct dg_exp_table *t)
 {
-    int stress = 0, tpcc = 0;
-    for (int i = 0; i < t->n; i++)
-        *(t->steps[i].stress ? &stress : &tpcc) = 1;
-    if (stress && tpcc)
-        return (struct dg_exp_heads){"TPM or rows/s", "NOPM or MB/s", "NOPM (tpcc steps) or MB/s (stress steps)"};
-    if (stress)
-        return (struct dg_exp_heads){"rows/s", "MB/s", "MB/s"};
-    return (struct dg_exp_heads){"TPM", "NOPM", "NOPM"};
+    return (struct dg_exp_heads){t->head_first, t->head_second, t->change_of};
 }
 
-const char *dg_exp_other_workload(const struct dg_exp_table *t, int i)
+double dg_exp_fig(const struct dg_exp_step *w, const char *name)
 {
-    int s = t->steps[i].stress;
-    return s == t->steps[0].stress ? "" : s ? " (stress)" : " (tpcc)";
+    return isnan(w->head) && isnan(w->second) ? NAN : dg_figs_value(w->rec.figures, w->rec.nfigures, name);
 }
 
-void dg_exp_table_text(FILE *text, const struct dg_exp_table *t)
+const char *dg_exp_other_workload(const struct dg_exp_table *t, int i) { return t->steps[i].mark; }
+
+/* Whether step w's second figure gets a chart of its own (its unit is not the headline's). */
+int dg_exp_second_apart(const struct dg_exp_step *w)
 {
-    const struct dg_experiment *ex = &t->ex;
-    int n = t->n;
-    fprintf(text, "\nExperiment %lld (%s%s%s): %d step%s, %s\n", (long long)ex->id, ex->file,
-            ex->label[0] ? ", " : "", ex->label, n, n == 1 ? "" : "s", ex->status);
-    /* TPC-C: TPM and NOPM; query stress: rows/s and MB/s, in the same two columns */
-    struct dg_exp_heads h = dg_exp_heads(t);
-    int width[DG_EXP_NFIG] = {10, 10, 9, 9, 8, 8, 6};
-    width[0] = (int)strlen(h.first) > width[0] ? (int)strlen(h.first) : width[0];
-    width[1] = (int)strlen(h.second) > width[1] ? (int)strlen(h.second) : width[1];
-    fprintf(text, "%4s", "step");
-    for (int k = 0; k < t->nkeys; k++)
-        fprintf(text, "  %10s", t->keys[k]);
-    fprintf(text, "  %*s  %*s  %9s  %9s  %8s  %8s  %6s  %9s  %9s  %6s  %s\n", width[0], h.first, width[1],
-            h.second, "avg ms", "p95 ms", "disk rd", "disk wr", "hit %", "vs prev", "vs first", "run", "status");
-    for (int i = 0; i < n; i++) {
-        const struct dg_exp_step *w = &t->steps[i];
-        fprintf(text, "%4d", w->rec.experiment_step);
-        for (int k = 0; k < t->nkeys; k++) {
-            const char *v = dg_exp_swept(t, i, k);
-            fprintf(text, "  %10s", v ? v : "");
-        }
-        static const char *const fmt[DG_EXP_NFIG] = {"  %*.0f", "  %*.0f", "  %*.2f", "  %*.2f",
-                                                      "  %*.1f", "  %*.1f", "  %*.1f"};
-        double v[DG_EXP_NFIG];
-        int dec[DG_EXP_NFIG];
-        dg_exp_step_figures(w, v, dec);
-        for (int k = 0; k < DG_EXP_NFIG; k++)
-            cell(text, k == 1 && w->stress ? "  %*.2f" : fmt[k], width[k], v[k]);
-        pct_cell(text, w->d_prev);
-        pct_cell(text, w->d_first);
-        int bad = strcmp(w->rec.status, "complete") != 0;
-        fprintf(text, "  %6lld  %s%s%s%s\n", (long long)w->rec.id, w->rec.status, dg_exp_other_workload(t, i),
-                w->rec.error[0] && bad ? ": " : "", bad ? w->rec.error : "");
+    const struct dg_figure *f0 = dg_run_fig(&w->rec, 0), *f1 = dg_run_fig(&w->rec, 1);
+    return f0 && f1 && strcmp(f0->unit, f1->unit);
+}
+
+double dg_exp_value(const struct dg_exp_step *w, enum dg_exp_figure f, int k)
+{
+    double sum = w->disk_read_mb_s + w->disk_write_mb_s;
+    switch (f) {
+    case DG_EXP_THROUGHPUT: return k ? w->second : w->head;
+    case DG_EXP_SECOND: return w->second;
+    case DG_EXP_LATENCY: return k ? w->p95_ms : w->avg_ms;
+    case DG_EXP_STORAGE: return k == 0 ? w->disk_read_mb_s : k == 1 ? w->disk_write_mb_s : sum;
     }
-    if (n)
-        fprintf(text, "(changes are of %s; latency over all transaction types; disk MB/s and the "
-                      "cache hit ratio are the monitor's means over the measured window)\n",
-                h.change_of);
+    return NAN;
 }
 
-static void csv_num(FILE *f, double v)
+int dg_exp_nseries(const struct dg_exp_step *w, enum dg_exp_figure f)
 {
-    fputc(',', f);
-    if (!isnan(v))
-        fprintf(f, "%.6g", v);
+    static const int n[] = {2, 1, 2, 3};
+    if (f == DG_EXP_THROUGHPUT) /* the headline, and the second beside it when in its unit */
+        return dg_run_fig(&w->rec, 1) && !dg_exp_second_apart(w) ? 2 : 1;
+    return n[f];
 }
 
-/* A CSV field: quoted when it holds a comma, a quote or a line break. */
-static void csv_str(FILE *f, const char *s)
+const char *dg_exp_series_name(const struct dg_exp_step *w, enum dg_exp_figure f, int k, const char **unit)
 {
-    if (!strpbrk(s, ",\"\n\r")) {
-        fputs(s, f);
-        return;
+    static const char *const names[][3] = {{"", "", ""}, {"", "", ""}, {"avg", "p95", ""},
+                                           {"disk read", "disk write", "read + write"}};
+    static const char *const units[] = {"", "", "ms", "MB/s"};
+    if (f == DG_EXP_THROUGHPUT || f == DG_EXP_SECOND) {
+        const struct dg_figure *fig = w ? dg_run_fig(&w->rec, f == DG_EXP_SECOND ? 1 : k) : NULL;
+        *unit = fig ? fig->unit : "";
+        return fig ? fig->label : "";
     }
-    fputc('"', f);
-    for (; *s; s++) {
-        if (*s == '"')
-            fputc('"', f);
-        fputc(*s, f);
-    }
-    fputc('"', f);
+    *unit = units[f];
+    return names[f][k];
 }
 
-void dg_exp_table_csv(FILE *csv, const struct dg_exp_table *t)
+int dg_exp_has_storage(const struct dg_exp_table *t, int traffic)
 {
-    fprintf(csv, "experiment_id,step");
-    for (int k = 0; k < t->nkeys; k++) {
-        fputc(',', csv);
-        csv_str(csv, t->keys[k]);
-    }
-    fprintf(csv, ",workload,run_id,status,tpm,nopm,rows_per_s,mb_per_s,avg_ms,p95_ms,"
-                 "disk_read_mb_s,disk_write_mb_s,cache_hit_ratio,change_prev_pct,change_first_pct\n");
     for (int i = 0; i < t->n; i++) {
-        const struct dg_exp_step *w = &t->steps[i];
-        fprintf(csv, "%lld,%d", (long long)t->ex.id, w->rec.experiment_step);
-        for (int k = 0; k < t->nkeys; k++) {
-            const char *v = dg_exp_swept(t, i, k);
-            fputc(',', csv);
-            csv_str(csv, v ? v : "");
-        }
-        fprintf(csv, ",%s,%lld,%s", w->rec.workload, (long long)w->rec.id, w->rec.status);
-        const double v[] = {w->tpm,    w->nopm,           w->rows_s,          w->mb_s,
-                            w->avg_ms, w->p95_ms,         w->disk_read_mb_s,  w->disk_write_mb_s,
-                            w->hit_ratio, w->d_prev,      w->d_first};
-        for (size_t k = 0; k < sizeof v / sizeof *v; k++)
-            csv_num(csv, v[k]);
-        fputc('\n', csv);
+        double r = t->steps[i].disk_read_mb_s, w = t->steps[i].disk_write_mb_s;
+        if (traffic ? r > 0 || w > 0 : isfinite(r) || isfinite(w))
+            return 1;
     }
-}
-
-static void num(cJSON *o, const char *k, double v)
-{
-    if (isnan(v))
-        cJSON_AddNullToObject(o, k);
-    else
-        cJSON_AddNumberToObject(o, k, v);
-}
-
-cJSON *dg_exp_step_json(const struct dg_exp_table *t, int i, int flat)
-{
-    const struct dg_exp_step *w = &t->steps[i];
-    cJSON *o = cJSON_CreateObject();
-    cJSON_AddNumberToObject(o, "step", w->rec.experiment_step);
-    cJSON *sw = flat ? o : cJSON_AddObjectToObject(o, "swept");
-    for (cJSON *kv = w->swept ? w->swept->child : NULL; kv; kv = kv->next)
-        cJSON_AddStringToObject(sw, kv->string, cJSON_GetStringValue(kv));
-    cJSON_AddNumberToObject(o, "run_id", (double)w->rec.id);
-    cJSON_AddStringToObject(o, "workload", w->rec.workload);
-    cJSON_AddStringToObject(o, "status", w->rec.status);
-    if (w->stress) {
-        num(o, "rows_per_s", w->rows_s);
-        num(o, "mb_per_s", w->mb_s);
-    } else {
-        num(o, "tpm", w->tpm);
-        num(o, "nopm", w->nopm);
-    }
-    num(o, "avg_ms", w->avg_ms);
-    num(o, "p95_ms", w->p95_ms);
-    num(o, "disk_read_mb_s", w->disk_read_mb_s);
-    num(o, "disk_write_mb_s", w->disk_write_mb_s);
-    num(o, "cache_hit_ratio", w->hit_ratio);
-    num(o, "change_prev_pct", w->d_prev);
-    num(o, "change_first_pct", w->d_first);
-    if (flat)
-        cJSON_AddItemToObject(o, "summary", dg_report_run_json(&w->rec));
-    return o;
-}
-
-int dg_report_experiment(struct dg_store *s, int64_t id, FILE *text, cJSON **json, FILE *csv,
-                         int *failed_steps, struct dg_err *err)
-{
-    struct dg_exp_table t;
-    *failed_steps = 0;
-    int rc = dg_exp_table_load(s, id, 0, &t, err);
-    if (rc) {
-        dg_exp_table_free(&t);
-        return rc;
-    }
-    *failed_steps = t.failed_steps;
-    if (text)
-        dg_exp_table_text(text, &t);
-    if (csv)
-        dg_exp_table_csv(csv, &t);
-    if (json) {
-        cJSON *doc = cJSON_CreateObject();
-        cJSON_AddNumberToObject(doc, "schema_version", DG_JSON_SCHEMA_VERSION);
-        cJSON_AddNumberToObject(doc, "experiment_id", (double)t.ex.id);
-        cJSON_AddStringToObject(doc, "file", t.ex.file);
-        cJSON_AddStringToObject(doc, "label", t.ex.label);
-        cJSON_AddStringToObject(doc, "status", t.ex.status);
-        cJSON *arr = cJSON_AddArrayToObject(doc, "steps");
-        for (int i = 0; i < t.n; i++)
-            cJSON_AddItemToArray(arr, dg_exp_step_json(&t, i, 1));
-        *json = doc;
-    }
-    dg_exp_table_free(&t);
     return 0;
 }

@@ -1,5 +1,6 @@
 /* export.c — CSV, JSON and Markdown of runs, groups and experiments, every number as stored (doubles at full
- * precision) or computed from a stored histogram. Formatting only; reads records only. */
+ * precision) or computed from a stored histogram; headline figures as the runs have them.
+ * Formatting only; reads records only; never asks which workload a run is. */
 #include "report/export.h"
 
 #include <math.h>
@@ -79,6 +80,18 @@ static void emit(FILE *out, const char *kind, const struct dg_run_record *r, con
     fputc('\n', out);
 }
 
+/* The run line's figure columns, named after figures: 0 in a column whose figure the run has
+ * not (as the CSV always had it); a figure without a column is in the JSON. */
+static const struct {
+    int col;
+    const char *name;
+} run_figs[] = {{C_NOPM, "nopm"}, {C_TPM, "tpm"}, {C_MBPS, "mb_per_s"}};
+/* A step line's: empty where the step has no such figure or measured nothing. */
+static const struct {
+    int col;
+    const char *name;
+} step_figs[] = {{C_NOPM, "nopm"}, {C_TPM, "tpm"}, {C_MBPS, "mb_per_s"}, {C_ROWSPS, "rows_per_s"}};
+
 static void csv_run(FILE *out, const struct dg_run_record *r)
 {
     struct row w;
@@ -86,11 +99,12 @@ static void csv_run(FILE *out, const struct dg_run_record *r)
     setn(&w, C_THREADS, r->vus);
     setn(&w, C_MEASURED, r->measured_s);
     setu(&w, C_COUNT, dg_run_completed(r));
-    setn(&w, C_NOPM, r->nopm);
-    setn(&w, C_TPM, r->tpm);
+    for (size_t k = 0; k < sizeof run_figs / sizeof *run_figs; k++) {
+        double v = dg_figs_value(r->figures, r->nfigures, run_figs[k].name);
+        setn(&w, run_figs[k].col, isfinite(v) ? v : 0);
+    }
     setu(&w, C_ROWS, r->rows);
     setu(&w, C_BYTES, r->bytes);
-    setn(&w, C_MBPS, dg_run_mb_per_s(r));
     emit(out, "run", r, NULL, &w);
     for (int t = 0; t < r->ntypes; t++) {
         const struct dg_txn_summary *x = &r->txn[t];
@@ -157,10 +171,8 @@ static void csv_experiment(FILE *out, const struct dg_exp_table *t)
         memset(&w, 0, sizeof w);
         setn(&w, C_THREADS, x->rec.vus);
         setn(&w, C_MEASURED, x->rec.measured_s);
-        setf(&w, C_NOPM, x->nopm);
-        setf(&w, C_TPM, x->tpm);
-        setf(&w, C_MBPS, x->mb_s);
-        setf(&w, C_ROWSPS, x->rows_s);
+        for (size_t k = 0; k < sizeof step_figs / sizeof *step_figs; k++)
+            setf(&w, step_figs[k].col, dg_exp_fig(x, step_figs[k].name));
         setf(&w, C_AVG, x->avg_ms);
         setf(&w, C_P95, x->p95_ms);
         setf(&w, C_MON + 3, x->disk_read_mb_s);
@@ -189,12 +201,8 @@ static cJSON *run_json(const struct dg_run_record *r)
 {
     cJSON *o = dg_report_run_json(r);
     cJSON_DeleteItemFromObject(o, "schema_version"); /* the document's own applies */
-    if (dg_run_is_stress(r)) {
+    if (r->query) /* a query's sweep step: its threads (its figures: dg_report_run_json) */
         cJSON_AddNumberToObject(o, "threads", r->vus);
-        cJSON_AddNumberToObject(o, "mb_per_s", dg_run_mb_per_s(r));
-        cJSON_AddNumberToObject(o, "rows_per_s", dg_run_per_s(r, (double)r->rows));
-        cJSON_AddNumberToObject(o, "iterations_per_s", dg_run_per_s(r, (double)dg_run_completed(r)));
-    }
     if (r->nmonitor) /* "monitor" holds the measured means; the samples sit beside them */
         cJSON_AddItemToObject(o, "monitor_series", dg_report_monitor_series_json(r));
     cJSON *pct = cJSON_AddObjectToObject(o, "percentiles");
@@ -218,7 +226,8 @@ static void exp_json(cJSON *o, const struct dg_exp_table *t)
     cJSON_AddStringToObject(o, "status", t->ex.status);
     cJSON_AddStringToObject(o, "started_at", t->ex.started_at);
     cJSON_AddStringToObject(o, "ended_at", t->ex.ended_at);
-    cJSON_AddStringToObject(o, "headline", t->n && t->steps[0].stress ? "mb_per_s" : "nopm");
+    const struct dg_figure *head = t->n ? dg_run_fig(&t->steps[0].rec, 0) : NULL;
+    cJSON_AddStringToObject(o, "headline", head ? head->name : "");
     cJSON *keys = cJSON_AddArrayToObject(o, "swept_keys");
     for (int k = 0; k < t->nkeys; k++)
         cJSON_AddItemToArray(keys, cJSON_CreateString(t->keys[k]));
@@ -257,11 +266,15 @@ cJSON *dg_report_json(const struct dg_report_item *items, int n)
                 cJSON_AddNumberToObject(s, "run_id", (double)r->id);
                 cJSON_AddNumberToObject(s, "threads", r->vus);
                 cJSON_AddNumberToObject(s, "measured_seconds", r->measured_s);
-                cJSON_AddNumberToObject(s, "mb_per_s", dg_run_mb_per_s(r));
-                if (k > 0)
-                    cJSON_AddStringToObject(s, "mb_per_s_change",
-                                            dg_pct_change(pct, sizeof pct, dg_run_mb_per_s(&it->runs[k - 1]),
-                                                          dg_run_mb_per_s(r)));
+                const struct dg_figure *f = dg_run_fig(r, 0); /* the headline, and its change */
+                char key[64];
+                if (f)
+                    cJSON_AddNumberToObject(s, f->name, f->value);
+                if (f && k > 0 && dg_run_same_fig(&it->runs[k - 1], r, 0)) {
+                    snprintf(key, sizeof key, "%s_change", f->name);
+                    cJSON_AddStringToObject(s, key, dg_pct_change(pct, sizeof pct, dg_run_fig_value(&it->runs[k - 1], 0),
+                                                                  f->value));
+                }
                 cJSON_AddItemToArray(steps, s);
             }
         }
@@ -282,6 +295,22 @@ static void md_text(FILE *out, const char *s)
     }
 }
 
+/* The headline and the second figure, and the threads (a query's sweep) or virtual users. */
+static void md_figures(FILE *out, const struct dg_run_record *r)
+{
+    int n = r->nfigures < 2 ? r->nfigures : 2;
+    fputc('|', out);
+    for (int k = 0; k < n; k++)
+        fprintf(out, " %s |", r->figures[k].label);
+    fprintf(out, " %s |\n|", r->query ? "threads" : "VUs");
+    for (int k = 0; k <= n; k++)
+        fprintf(out, "---:|");
+    fputs("\n|", out);
+    for (int k = 0; k < n; k++)
+        fprintf(out, " %.*f |", r->figures[k].decimals, r->figures[k].value);
+    fprintf(out, " %d |\n\n", r->vus);
+}
+
 static void md_run(FILE *out, const struct dg_run_record *r)
 {
     fprintf(out, "## Run %lld: %s", (long long)r->id, r->workload);
@@ -297,11 +326,7 @@ static void md_run(FILE *out, const struct dg_run_record *r)
     fprintf(out, " ");
     md_text(out, r->engine_version);
     fprintf(out, ", %s, %.3f s measured.\n\n", r->status, r->measured_s);
-    if (dg_run_is_stress(r))
-        fprintf(out, "| MB/s | rows/s | threads |\n|---:|---:|---:|\n| %.2f | %.0f | %d |\n\n",
-                dg_run_mb_per_s(r), dg_run_per_s(r, (double)r->rows), r->vus);
-    else
-        fprintf(out, "| NOPM | TPM | VUs |\n|---:|---:|---:|\n| %.0f | %.0f | %d |\n\n", r->nopm, r->tpm, r->vus);
+    md_figures(out, r);
     fprintf(out, "| type | count | errors | avg ms | p50 | p90 | p95 | p99 | max |\n"
                  "|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
     for (int t = 0; t < r->ntypes; t++) {
@@ -384,16 +409,18 @@ void dg_report_md(FILE *out, const struct dg_report_item *items, int n)
             md_run(out, &it->runs[0]);
             continue;
         }
-        fprintf(out, "## Group %lld: %d steps\n\n| threads | run | run time s | MB/s | change | p95 ms |\n"
+        const struct dg_figure *h = dg_run_fig(&it->runs[0], 0);
+        fprintf(out, "## Group %lld: %d steps\n\n| threads | run | run time s | %s | change | p95 ms |\n"
                      "|---:|---:|---:|---:|---:|---:|\n",
-                (long long)it->id, it->nruns);
+                (long long)it->id, it->nruns, h ? h->label : "");
         for (int k = 0; k < it->nruns; k++) {
             const struct dg_run_record *r = &it->runs[k];
+            const struct dg_figure *f = dg_run_fig(r, 0);
             char pct[32] = "";
-            if (k > 0)
-                dg_pct_change(pct, sizeof pct, dg_run_mb_per_s(&it->runs[k - 1]), dg_run_mb_per_s(r));
-            fprintf(out, "| %d | %lld | %.3f | %.2f | %s | %.3f |\n", r->vus, (long long)r->id,
-                    r->measured_s, dg_run_mb_per_s(r), pct, r->ntypes ? r->txn[0].p95_ms : NAN);
+            if (k > 0 && dg_run_same_fig(&it->runs[k - 1], r, 0))
+                dg_pct_change(pct, sizeof pct, dg_run_fig_value(&it->runs[k - 1], 0), f ? f->value : NAN);
+            fprintf(out, "| %d | %lld | %.3f | %.*f | %s | %.3f |\n", r->vus, (long long)r->id, r->measured_s,
+                    f ? f->decimals : 0, f ? f->value : NAN, pct, r->ntypes ? r->txn[0].p95_ms : NAN);
         }
         fprintf(out, "\n");
     }

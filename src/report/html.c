@@ -6,64 +6,10 @@
 #include <math.h>
 #include <string.h>
 
-#include "report/assets.h"
+#include "report/htmlpage.h"
 #include "report/htmlparts.h"
 #include "report/runcharts.h"
 #include "report/summary.h"
-
-void dg_html_begin(FILE *out, const char *title, const char *subtitle)
-{
-    fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
-          "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
-          "script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:\">\n"
-          "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>", out);
-    dg_html_text(out, title);
-    fputs("</title>\n<style>", out);
-    fputs(dg_asset_uplot_css, out);
-    fputs("</style>\n<style>", out);
-    fputs(dg_asset_report_css, out);
-    /* First of all scripts: record errors, blocked loads and alert() calls on <html> (tests read them). */
-    fputs("</style>\n<script>(function () { var r = document.documentElement, e = [];\n"
-          "window.dgFail = function (m) { e.push(String(m)); r.setAttribute(\"data-errors\", e.join(\" | \")); };\n"
-          "r.setAttribute(\"data-errors\", \"\");\n"
-          "window.addEventListener(\"error\", function (x) { dgFail(x.message || \"error\"); });\n"
-          "document.addEventListener(\"securitypolicyviolation\", function (x) { dgFail(\"blocked \" + x.blockedURI); });\n"
-          "var c = console.error; console.error = function () { dgFail([].join.call(arguments, \" \")); c.apply(console, arguments); };\n"
-          "window.alert = function () { r.setAttribute(\"data-alerted\", \"1\"); };\n"
-          "})();</script>\n</head><body>\n<header><h1>", out);
-    dg_html_text(out, title);
-    fputs("</h1><p>", out);
-    dg_html_text(out, subtitle);
-    fputs("</p></header>\n<main>\n", out);
-}
-
-void dg_html_end(FILE *out)
-{
-    fprintf(out, "<p class=\"note\">Made by dbgauge %s from its results database. Charts: uPlot "
-                 "(MIT licence, Leon Sorokin), embedded.</p>\n</main>\n<script>",
-            DG_VERSION);
-    fputs(dg_asset_uplot_js, out);
-    fputs("</script>\n<script>", out);
-    fputs(dg_asset_report_js, out);
-    fputs("</script>\n</body></html>\n", out);
-}
-
-int dg_html_emit(FILE *out, struct dg_chart *c, int ok)
-{
-    if (ok == 0)
-        dg_chart_html(out, c);
-    dg_chart_free(c);
-    return ok ? -1 : 0;
-}
-
-void dg_html_card(FILE *out, const char *key, const char *title, double v, int decimals)
-{
-    char b[64], e[40];
-    fprintf(out, "<div class=\"card\" data-key=\"%s\" data-v=\"%s\"><div class=\"k\">", key,
-            dg_fmt_exact(e, sizeof e, v));
-    dg_html_text(out, title);
-    fprintf(out, "</div><div class=\"v\">%s</div></div>\n", dg_fmt_num(b, sizeof b, v, decimals));
-}
 
 /* The user's label as text in <span class="label"> after a heading; nothing when empty. */
 static void label_span(FILE *out, const char *label)
@@ -137,9 +83,9 @@ static void run_config(FILE *out, const struct dg_run_record *r)
     kv_text(out, "started (UTC)", r->started_at, 0);
     kv_text(out, "ended (UTC)", r->ended_at, 0);
     kv_text(out, "load model", r->load_model, 0);
-    if (!dg_run_is_stress(r))
+    if (r->warehouses > 0)
         kv_num(out, "warehouses", r->warehouses, 0);
-    kv_num(out, dg_run_is_stress(r) ? "threads" : "virtual users", r->vus, 0);
+    kv_num(out, r->query ? "threads" : "virtual users", r->vus, 0); /* a query's sweep: threads */
     kv_num(out, "warm-up s", r->warmup_s, 1);
     kv_num(out, "measured s", r->measured_s, 3);
     kv_num(out, "dbgauge CPU s", r->client_cpu_s, 3);
@@ -218,19 +164,10 @@ static void latency_table(FILE *out, const struct dg_run_record *r)
 static void cards(FILE *out, const struct dg_run_record *r)
 {
     fprintf(out, "<div class=\"cards\">\n");
-    if (dg_run_is_stress(r)) {
-        uint64_t it = dg_run_completed(r);
-        dg_html_card(out, "mb_per_s", "MB/s", dg_run_mb_per_s(r), 1);
-        dg_html_card(out, "rows_per_s", "rows/s", dg_run_per_s(r, (double)r->rows), 0);
-        dg_html_card(out, "iterations_per_s", "iterations/s", dg_run_per_s(r, (double)it), 2);
-        dg_html_card(out, "measured_s", "run time s", r->measured_s, 3);
-    } else {
-        dg_html_card(out, "nopm", "NOPM", r->nopm, 0);
-        dg_html_card(out, "tpm", "TPM", r->tpm, 0);
-        if (r->tpmc > 0)
-            dg_html_card(out, "tpmc", "tpmC", r->tpmc, 0);
+    for (int k = 0; k < r->nfigures; k++) /* the headline figures, whatever they are */
+        dg_html_card(out, r->figures[k].name, r->figures[k].label, r->figures[k].value, r->figures[k].decimals);
+    if (!dg_run_has_time_fig(r))
         dg_html_card(out, "measured_s", "measured s", r->measured_s, 1);
-    }
     if (!strcmp(r->load_model, "rate")) {
         dg_html_card(out, "rate_asked", "asked /s", r->rate_asked, 1);
         dg_html_card(out, "rate_achieved", "achieved /s", dg_run_per_s(r, (double)dg_run_completed(r)), 1);
@@ -299,10 +236,12 @@ static int group_section(FILE *out, const struct dg_report_item *g)
         dg_html_text(out, f->query);
         fprintf(out, "</code></p>\n");
     }
+    const struct dg_figure *h0 = dg_run_fig(f, 0), *h1 = dg_run_fig(f, 1);
     fprintf(out, "<h3>steps</h3><table class=\"data steps\"><thead><tr><th>threads</th><th>run</th>"
-                 "<th>run time s</th><th>iterations</th><th>iterations/s</th><th>rows/s</th>"
-                 "<th>MB/s</th><th>change</th><th>avg ms</th><th>p95 ms</th><th>p99 ms</th>"
-                 "<th>max ms</th><th>errors</th></tr></thead><tbody>\n");
+                 "<th>run time s</th><th>iterations</th><th>iterations/s</th><th>%s</th>"
+                 "<th>%s</th><th>change</th><th>avg ms</th><th>p95 ms</th><th>p99 ms</th>"
+                 "<th>max ms</th><th>errors</th></tr></thead><tbody>\n",
+            h1 ? h1->label : "", h0 ? h0->label : "");
     for (int i = 0; i < g->nruns; i++) {
         const struct dg_run_record *r = &g->runs[i];
         const struct dg_txn_summary *x = &r->txn[0];
@@ -314,10 +253,12 @@ static int group_section(FILE *out, const struct dg_report_item *g)
         dg_html_num_td(out, r->measured_s, 3);
         dg_html_num_td(out, it, 0);
         dg_html_num_td(out, dg_run_per_s(r, it), 2);
-        dg_html_num_td(out, dg_run_per_s(r, (double)r->rows), 0);
-        dg_html_num_td(out, dg_run_mb_per_s(r), 2);
-        if (i > 0)
-            dg_pct_change(pct, sizeof pct, dg_run_mb_per_s(&g->runs[i - 1]), dg_run_mb_per_s(r));
+        for (int k = 1; k >= 0; k--) { /* the second figure, then the headline */
+            const struct dg_figure *fig = dg_run_fig(r, k);
+            dg_html_num_td(out, fig ? fig->value : NAN, fig ? fig->decimals : 0);
+        }
+        if (i > 0 && dg_run_same_fig(&g->runs[i - 1], r, 0))
+            dg_pct_change(pct, sizeof pct, dg_run_fig_value(&g->runs[i - 1], 0), dg_run_fig_value(r, 0));
         fprintf(out, "<td class=\"n\">%s</td>", pct);
         const double ms[] = {x->avg_ms, x->p95_ms, x->p99_ms, x->max_ms};
         for (size_t k = 0; k < sizeof ms / sizeof *ms; k++)
@@ -327,7 +268,7 @@ static int group_section(FILE *out, const struct dg_report_item *g)
     }
     fprintf(out, "</tbody></table>\n");
     int rc = 0;
-    rc |= dg_html_emit(out, &c, dg_chart_group_steps(&c, prefix, g, DG_STEP_MB_PER_S));
+    rc |= dg_html_emit(out, &c, dg_chart_group_steps(&c, prefix, g, DG_STEP_HEADLINE));
     rc |= dg_html_emit(out, &c, dg_chart_group_steps(&c, prefix, g, DG_STEP_RUN_TIME));
     rc |= dg_html_emit(out, &c, dg_chart_group_latency(&c, prefix, g));
     fprintf(out, "<p class=\"note\">The configuration below is the first step's; the steps differ in threads.</p>\n");
@@ -342,7 +283,6 @@ static int experiment_section(FILE *out, const struct dg_exp_table *t)
 {
     char prefix[32];
     struct dg_chart c;
-    int stress = t->n && t->steps[0].stress;
     struct dg_exp_heads heads = dg_exp_heads(t);
     snprintf(prefix, sizeof prefix, "exp%lld", (long long)t->ex.id);
     fprintf(out, "<section class=\"item experiment\" id=\"%s\" data-experiment-id=\"%lld\">\n<h2>Experiment %lld: ",
@@ -411,8 +351,8 @@ static int experiment_section(FILE *out, const struct dg_exp_table *t)
     int rc = 0;
     if (t->n) {
         rc |= dg_html_emit(out, &c, dg_chart_exp_steps(&c, prefix, t, DG_EXP_THROUGHPUT));
-        if (stress)
-            rc |= dg_html_emit(out, &c, dg_chart_exp_steps(&c, prefix, t, DG_EXP_ROWS));
+        if (dg_exp_second_apart(&t->steps[0]))
+            rc |= dg_html_emit(out, &c, dg_chart_exp_steps(&c, prefix, t, DG_EXP_SECOND));
         rc |= dg_html_emit(out, &c, dg_chart_exp_steps(&c, prefix, t, DG_EXP_LATENCY));
         if (dg_exp_has_storage(t, 1))
             rc |= dg_html_emit(out, &c, dg_chart_exp_steps(&c, prefix, t, DG_EXP_STORAGE));

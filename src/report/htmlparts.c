@@ -103,17 +103,20 @@ int dg_html_targets(FILE *out, const char *prefix, const struct dg_run_record *r
     if (!v)
         return -1;
     double *pct = v + n, *lat_pct = v + 2 * n;
-    struct dg_spread nopm, lat;
+    struct dg_spread head, lat;
+    const struct dg_figure *f0 = dg_target_fig(&r->targets[0], 0), *f1 = dg_target_fig(&r->targets[0], 1);
+    const char *h0 = f0 ? f0->label : "", *h1 = f1 ? f1->label : "";
     for (int k = 0; k < n; k++)
-        v[k] = r->targets[k].nopm;
-    dg_spread_compute(v, n, &nopm, pct);
+        v[k] = dg_target_fig_value(&r->targets[k], 0);
+    dg_spread_compute(v, n, &head, pct);
     for (int k = 0; k < n; k++)
         v[k] = r->targets[k].avg_ms;
     dg_spread_compute(v, n, &lat, lat_pct);
     fprintf(out, "<h3>per target (%d at once, one measured window)</h3><table class=\"data targets\"><thead><tr>"
-                 "<th>#</th><th>target (redacted)</th><th>engine</th><th>W</th><th>VUs</th><th>NOPM</th>"
-                 "<th>TPM</th><th>NOPM from mean %%</th><th>avg ms</th><th>p50 ms</th><th>p95 ms</th>"
-                 "<th>p99 ms</th><th>max ms</th><th>avg from mean %%</th><th>VUs stopped</th></tr></thead><tbody>\n", n);
+                 "<th>#</th><th>target (redacted)</th><th>engine</th><th>W</th><th>VUs</th><th>%s</th>"
+                 "<th>%s</th><th>%s from mean %%</th><th>avg ms</th><th>p50 ms</th><th>p95 ms</th>"
+                 "<th>p99 ms</th><th>max ms</th><th>avg from mean %%</th><th>VUs stopped</th></tr></thead><tbody>\n",
+            n, h0, h1, h0);
     for (int k = 0; k < n; k++) {
         const struct dg_target_summary *t = &r->targets[k];
         fprintf(out, "<tr data-target-idx=\"%d\">", t->idx);
@@ -125,9 +128,10 @@ int dg_html_targets(FILE *out, const char *prefix, const struct dg_run_record *r
         fprintf(out, " ");
         dg_html_text(out, t->engine_version);
         fprintf(out, "</td>");
-        const double x[] = {t->warehouses, t->vus, t->nopm, t->tpm, pct[k], t->avg_ms, t->p50_ms,
-                            t->p95_ms, t->p99_ms, t->max_ms, lat_pct[k], t->workers_failed};
-        const int d[] = {0, 0, 0, 0, 1, 3, 3, 3, 3, 3, 1, 0};
+        const struct dg_figure *g0 = dg_target_fig(t, 0), *g1 = dg_target_fig(t, 1);
+        const double x[] = {t->warehouses, t->vus, g0 ? g0->value : NAN, g1 ? g1->value : NAN, pct[k], t->avg_ms,
+                            t->p50_ms, t->p95_ms, t->p99_ms, t->max_ms, lat_pct[k], t->workers_failed};
+        const int d[] = {0, 0, g0 ? g0->decimals : 0, g1 ? g1->decimals : 0, 1, 3, 3, 3, 3, 3, 1, 0};
         for (size_t i = 0; i < sizeof x / sizeof *x; i++)
             dg_html_num_td(out, x[i], d[i]);
         fprintf(out, "</tr>\n");
@@ -136,11 +140,11 @@ int dg_html_targets(FILE *out, const char *prefix, const struct dg_run_record *r
                  "<table class=\"data spread\"><thead><tr><th>figure</th><th>mean</th><th>min</th>"
                  "<th>min #</th><th>min from mean %%</th><th>max</th><th>max #</th><th>max from mean %%</th>"
                  "</tr></thead><tbody>\n");
-    spread_row(out, "nopm", "NOPM", &nopm, 0);
+    spread_row(out, f0 ? f0->name : "", h0, &head, f0 ? f0->decimals : 0);
     spread_row(out, "avg_ms", "avg latency ms", &lat, 3);
-    fprintf(out, "</tbody></table>\n<p class=\"spread-note\">fastest: target #%d (%+.1f%% from the mean NOPM); "
+    fprintf(out, "</tbody></table>\n<p class=\"spread-note\">fastest: target #%d (%+.1f%% from the mean %s); "
                  "slowest: target #%d (%+.1f%%).</p>\n",
-            nopm.max_idx + 1, nopm.max_pct, nopm.min_idx + 1, nopm.min_pct);
+            head.max_idx + 1, head.max_pct, h0, head.min_idx + 1, head.min_pct);
     free(v);
     struct dg_chart c;
     int rc = 0;

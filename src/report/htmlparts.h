@@ -5,7 +5,8 @@
 
 #include <stdio.h>
 
-#include "report/html.h"
+#include "report/htmlpage.h"
+#include "report/model.h"
 
 /* Headline cards from the monitor's measured-window means (disk read/write MB/s, engine
  * cache hit %, host CPU busy %), each only when available; nothing for an unmonitored run. */

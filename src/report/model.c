@@ -1,5 +1,6 @@
-/* model.c — loads report items (runs, groups of runs, experiments) from the results database and derives
- * the figures every rendering shows. Reads the store only; never live state. */
+/* model.c — loads report items (runs, groups of runs, experiments) from the results database,
+ * and the curve and change helpers every rendering shares. Reads the store only; renders
+ * nothing and includes no renderer. */
 #include "report/model.h"
 
 #include <math.h>
@@ -7,7 +8,6 @@
 #include <string.h>
 
 #include "core/opts.h"
-#include "report/summary.h"
 
 const double dg_curve_percentiles[DG_CURVE_POINTS] = {10,   25,   50,    75,    90,     95,      98,
                                                       99,   99.5, 99.9,  99.95, 99.99, 99.999, 100};
@@ -131,20 +131,6 @@ void dg_report_item_free(struct dg_report_item *it)
     free(it->exp);
     it->exp = NULL;
 }
-
-uint64_t dg_run_completed(const struct dg_run_record *r)
-{
-    uint64_t all = 0;
-    for (int t = 0; t < r->ntypes; t++)
-        all += dg_txn_count(&r->txn[t]);
-    return all;
-}
-
-double dg_run_per_s(const struct dg_run_record *r, double v) { return r->measured_s > 0 ? v / r->measured_s : 0; }
-
-double dg_run_mb_per_s(const struct dg_run_record *r) { return dg_run_per_s(r, (double)r->bytes / 1e6); }
-
-int dg_run_is_stress(const struct dg_run_record *r) { return !strcmp(r->workload, "stress"); }
 
 double dg_curve_x(double p) { return p >= 100 ? 6 : -log10(1 - p / 100); }
 

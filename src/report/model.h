@@ -1,7 +1,7 @@
 /* model.h — what a report is made of, read from the results database only: items (a run, a
- * group: the steps of one stress sweep, or an experiment: the steps of a job file), the
- * figures derived from stored columns, and the percentile curve computed from a stored full
- * histogram. No rendering here. */
+ * group: the steps of one sweep, or an experiment: the steps of a job file), the percentile
+ * curve computed from a stored full histogram, percent changes. No rendering here: renderers
+ * include this header, never the reverse. */
 #ifndef DG_REPORT_MODEL_H
 #define DG_REPORT_MODEL_H
 
@@ -9,6 +9,7 @@
 
 #include "core/err.h"
 #include "report/experiment.h"
+#include "report/runfig.h"
 #include "results/store.h"
 
 enum dg_item_kind { DG_ITEM_RUN = 0, DG_ITEM_GROUP, DG_ITEM_EXPERIMENT };
@@ -31,12 +32,6 @@ const char *dg_report_item_kind_name(enum dg_item_kind kind);
 int dg_report_item_load(struct dg_store *s, enum dg_item_kind kind, int64_t id,
                         struct dg_report_item *out, struct dg_err *err);
 void dg_report_item_free(struct dg_report_item *it);
-
-/* Figures from stored columns. */
-uint64_t dg_run_completed(const struct dg_run_record *r); /* all types, committed + rollbacks */
-double dg_run_per_s(const struct dg_run_record *r, double v); /* v / measured seconds, 0 if none */
-double dg_run_mb_per_s(const struct dg_run_record *r);
-int dg_run_is_stress(const struct dg_run_record *r);
 
 /* The percentiles of a latency curve; the last (100) is the maximum. */
 #define DG_CURVE_POINTS 14

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "core/spread.h"
-#include "report/summary.h"
+
 
 static void make_id(char *buf, size_t n, const char *prefix, const char *what)
 {
@@ -17,6 +17,12 @@ static void make_id(char *buf, size_t n, const char *prefix, const char *what)
 }
 
 /* Shades the warm-up, from the first (negative) second to 0; nothing when there is none. */
+/* The y axis of a figure's chart: "per minute" for "/min", else its unit. */
+static const char *unit_words(const struct dg_figure *f)
+{
+    return !f ? "" : !strcmp(f->unit, "/min") ? "per minute" : f->unit;
+}
+
 static void shade_warmup(struct dg_chart *c, size_t n, int64_t first_second)
 {
     if (!n || first_second >= 0)
@@ -31,14 +37,14 @@ int dg_chart_run_throughput(struct dg_chart *c, const char *id_prefix, const str
 {
     char id[40], title[200];
     make_id(id, sizeof id, id_prefix, "tput");
-    int stress = dg_run_is_stress(r);
+    int iter = r->query != NULL; /* a run of one query counts its iterations */
     snprintf(title, sizeof title, "Run %lld: %s per second", (long long)r->id,
-             stress ? "iterations" : "transactions");
-    if (dg_chart_init(c, id, title, "second", stress ? "iterations/s" : "txn/s", r->nseries))
+             iter ? "iterations" : "transactions");
+    if (dg_chart_init(c, id, title, "second", iter ? "iterations/s" : "txn/s", r->nseries))
         return -1;
-    double *all = dg_chart_add(c, stress ? "iterations" : "all types, completed", "/s", 0);
-    double *first = !stress && r->ntypes > 1 ? dg_chart_add(c, r->txn[0].name, "committed/s", 0) : NULL;
-    if (!all || (!stress && r->ntypes > 1 && !first))
+    double *all = dg_chart_add(c, iter ? "iterations" : "all types, completed", "/s", 0);
+    double *first = !iter && r->ntypes > 1 ? dg_chart_add(c, r->txn[0].name, "committed/s", 0) : NULL;
+    if (!all || (!iter && r->ntypes > 1 && !first))
         return -1;
     for (size_t k = 0; k < r->nseries; k++) {
         const struct dg_series_point *p = &r->series[k];
@@ -122,30 +128,31 @@ int dg_chart_run_percentiles(struct dg_chart *c, const char *id_prefix, const st
 double dg_step_value(const struct dg_run_record *r, enum dg_step_figure f)
 {
     switch (f) {
-    case DG_STEP_MB_PER_S: return dg_run_mb_per_s(r);
+    case DG_STEP_HEADLINE: return dg_run_fig_value(r, 0);
     case DG_STEP_RUN_TIME: return r->measured_s;
-    case DG_STEP_ROWS_PER_S: return dg_run_per_s(r, (double)r->rows);
+    case DG_STEP_SECOND: return dg_run_fig_value(r, 1);
     case DG_STEP_P95: return r->ntypes ? r->txn[0].p95_ms : NAN;
     }
     return NAN;
 }
 
-const char *dg_step_name(enum dg_step_figure f, const char **unit)
+const char *dg_step_name(const struct dg_run_record *r, enum dg_step_figure f, const char **unit)
 {
-    static const char *const names[] = {"MB/s", "run time", "rows/s", "p95 latency"};
-    static const char *const units[] = {"MB/s", "s", "rows/s", "ms"};
+    static const char *const names[] = {"", "run time", "", "p95 latency"};
+    static const char *const units[] = {"", "s", "", "ms"};
+    const struct dg_figure *fig = f == DG_STEP_HEADLINE ? dg_run_fig(r, 0) : f == DG_STEP_SECOND ? dg_run_fig(r, 1) : NULL;
     if (unit)
-        *unit = units[f];
-    return names[f];
+        *unit = fig ? fig->unit : units[f];
+    return fig ? fig->label : names[f];
 }
 
 int dg_chart_group_steps(struct dg_chart *c, const char *id_prefix, const struct dg_report_item *g,
                          enum dg_step_figure f)
 {
-    static const char *const ids[] = {"mbps", "time", "rows", "p95"};
+    static const char *const ids[] = {"mbps", "time", "rows", "p95"}; /* "mbps": the headline */
     char id[40], title[200], text[32];
     const char *unit;
-    const char *name = dg_step_name(f, &unit);
+    const char *name = dg_step_name(&g->runs[0], f, &unit);
     make_id(id, sizeof id, id_prefix, ids[f]);
     snprintf(title, sizeof title, "Group %lld: %s per thread count (percent change from the step before)",
              (long long)g->id, name);
@@ -240,27 +247,31 @@ int dg_chart_run_targets(struct dg_chart *c, const char *id_prefix, const struct
     int rc = -1;
     if (!v || !pct || n < 1)
         goto out;
-    make_id(id, sizeof id, id_prefix, latency ? "tlat" : "tnopm");
-    snprintf(title, sizeof title, latency ? "Run %lld: each target's latency, all types (percent from the mean of avg)"
-                                          : "Run %lld: each target's NOPM and TPM beside the mean and the total (percent from the mean)",
-             (long long)r->id);
+    const struct dg_figure *f0 = dg_target_fig(&r->targets[0], 0), *f1 = dg_target_fig(&r->targets[0], 1);
+    make_id(id, sizeof id, id_prefix, latency ? "tlat" : "tnopm"); /* "tnopm": the headline's */
+    if (latency)
+        snprintf(title, sizeof title, "Run %lld: each target's latency, all types (percent from the mean of avg)",
+                 (long long)r->id);
+    else
+        snprintf(title, sizeof title, "Run %lld: each target's %s and %s beside the mean and the total (percent from the mean)",
+                 (long long)r->id, f0 ? f0->label : "", f1 ? f1->label : "");
     /* x: the targets, then the mean of the targets, then (throughput only) the run's total */
-    if (dg_chart_init(c, id, title, "target", latency ? "ms" : "per minute", (size_t)n + (latency ? 1 : 2)))
+    if (dg_chart_init(c, id, title, "target", latency ? "ms" : unit_words(f0), (size_t)n + (latency ? 1 : 2)))
         goto out;
     c->bars = 1;
-    double *a = dg_chart_add(c, latency ? "avg" : "NOPM", latency ? "ms" : "/min", 0);
-    double *b = dg_chart_add(c, latency ? "p95" : "TPM", latency ? "ms" : "/min", 0);
+    double *a = dg_chart_add(c, latency ? "avg" : f0 ? f0->label : "", latency ? "ms" : f0 ? f0->unit : "", 0);
+    double *b = dg_chart_add(c, latency ? "p95" : f1 ? f1->label : "", latency ? "ms" : f1 ? f1->unit : "", 0);
     if (!a || !b)
         goto out;
     for (int k = 0; k < n; k++)
-        v[k] = latency ? r->targets[k].avg_ms : r->targets[k].nopm;
+        v[k] = latency ? r->targets[k].avg_ms : dg_target_fig_value(&r->targets[k], 0);
     dg_spread_compute(v, n, &sp, pct);
     double mean_b = 0;
     for (int k = 0; k < n; k++) {
         const struct dg_target_summary *t = &r->targets[k];
         c->x[k] = k + 1;
         a[k] = v[k];
-        b[k] = latency ? t->p95_ms : t->tpm;
+        b[k] = latency ? t->p95_ms : dg_target_fig_value(t, 1);
         mean_b += b[k] / n;
         snprintf(text, sizeof text, "#%d", k + 1);
         if (dg_chart_x_text(c, (size_t)k, text) ||
@@ -274,8 +285,8 @@ int dg_chart_run_targets(struct dg_chart *c, const char *id_prefix, const struct
         goto out;
     if (!latency) {
         c->x[n + 1] = n + 2;
-        a[n + 1] = r->nopm;
-        b[n + 1] = r->tpm;
+        a[n + 1] = f0 ? dg_figs_value(r->figures, r->nfigures, f0->name) : NAN; /* the run's own */
+        b[n + 1] = f1 ? dg_figs_value(r->figures, r->nfigures, f1->name) : NAN;
         if (dg_chart_x_text(c, (size_t)n + 1, "total"))
             goto out;
     }
@@ -286,73 +297,37 @@ out:
     return rc;
 }
 
-double dg_exp_value(const struct dg_exp_step *w, enum dg_exp_figure f, int k)
-{
-    double sum = w->disk_read_mb_s + w->disk_write_mb_s;
-    switch (f) {
-    case DG_EXP_THROUGHPUT: return w->stress ? w->mb_s : k ? w->tpm : w->nopm;
-    case DG_EXP_ROWS: return w->rows_s;
-    case DG_EXP_LATENCY: return k ? w->p95_ms : w->avg_ms;
-    case DG_EXP_STORAGE: return k == 0 ? w->disk_read_mb_s : k == 1 ? w->disk_write_mb_s : sum;
-    }
-    return NAN;
-}
-
-int dg_exp_nseries(const struct dg_exp_step *w, enum dg_exp_figure f)
-{
-    static const int n[] = {2, 1, 2, 3};
-    return f == DG_EXP_THROUGHPUT && w->stress ? 1 : n[f];
-}
-
-const char *dg_exp_series_name(enum dg_exp_figure f, int stress, int k, const char **unit)
-{
-    static const char *const names[][3] = {{"NOPM", "TPM", ""}, {"rows fetched", "", ""}, {"avg", "p95", ""},
-                                           {"disk read", "disk write", "read + write"}};
-    static const char *const units[] = {"/min", "rows/s", "ms", "MB/s"};
-    int mb = f == DG_EXP_THROUGHPUT && stress;
-    *unit = mb ? "MB/s" : units[f];
-    return mb ? "data fetched" : names[f][k];
-}
-
-int dg_exp_has_storage(const struct dg_exp_table *t, int traffic)
-{
-    for (int i = 0; i < t->n; i++) {
-        double r = t->steps[i].disk_read_mb_s, w = t->steps[i].disk_write_mb_s;
-        if (traffic ? r > 0 || w > 0 : isfinite(r) || isfinite(w))
-            return 1;
-    }
-    return 0;
-}
-
 int dg_chart_exp_steps(struct dg_chart *c, const char *id_prefix, const struct dg_exp_table *t,
                        enum dg_exp_figure f)
 {
-    static const char *const ids[] = {"tput", "rows", "lat", "disk"};
-    static const char *const what[] = {"throughput", "rows per second", "latency (all types)",
+    static const char *const ids[] = {"tput", "rows", "lat", "disk"}; /* "rows": the second figure's */
+    static const char *const what[] = {"throughput", NULL, "latency (all types)",
                                        "storage traffic (monitor, measured-window means)"};
     static const int labelled[] = {0, 0, 1, 2};
     char id[40], title[200], text[32];
     const char *unit, *x_label = t->nkeys == 1 ? t->keys[0] : "step";
-    int stress = t->n && t->steps[0].stress, ns = t->n ? dg_exp_nseries(&t->steps[0], f) : 1;
+    const struct dg_exp_step *first = t->n ? &t->steps[0] : NULL;
+    int ns = first ? dg_exp_nseries(first, f) : 1;
     make_id(id, sizeof id, id_prefix, ids[f]);
-    const char *lab = dg_exp_series_name(f, stress, labelled[f], &unit);
+    const char *lab = dg_exp_series_name(first, f, labelled[f], &unit);
     snprintf(title, sizeof title, "Experiment %lld: %s per %s (percent change of %s from the step before)",
-             (long long)t->ex.id, what[f], x_label, stress && (f == DG_EXP_THROUGHPUT || f == DG_EXP_ROWS) ? unit : lab);
+             (long long)t->ex.id, what[f] ? what[f] : lab, x_label, lab);
     if (dg_chart_init(c, id, title, x_label, unit, (size_t)t->n))
         return -1;
     c->bars = 1;
     double *v[3] = {NULL, NULL, NULL};
     for (int k = 0; k < ns; k++)
-        if (!(v[k] = dg_chart_add(c, dg_exp_series_name(f, stress, k, &unit), unit, 0)))
+        if (!(v[k] = dg_chart_add(c, dg_exp_series_name(first, f, k, &unit), unit, 0)))
             return -1;
     for (int i = 0; i < t->n; i++) {
         const struct dg_exp_step *w = &t->steps[i];
         c->x[i] = i + 1;
-        for (int k = 0; k < ns; k++) /* a step of the other workload has other throughput figures */
-            v[k][i] = f == DG_EXP_THROUGHPUT && w->stress != stress ? NAN : dg_exp_value(w, f, k);
+        int other = !dg_run_same_fig(&w->rec, &first->rec, 0); /* other figures than the first step's */
+        for (int k = 0; k < ns; k++)
+            v[k][i] = (f == DG_EXP_THROUGHPUT || f == DG_EXP_SECOND) && other ? NAN : dg_exp_value(w, f, k);
         if (dg_chart_x_text(c, (size_t)i, dg_exp_x_text(t, i)))
             return -1;
-        if (!i || w->stress != w[-1].stress) /* a change across workloads is n/a */
+        if (!i || !dg_run_same_fig(&w->rec, &w[-1].rec, 0)) /* a change across figures is n/a */
             continue;
         /* throughput: the step table's own change; the others from the plotted values */
         const char *lab = f == DG_EXP_THROUGHPUT ? dg_pct_from_mean(text, sizeof text, w->d_prev)

@@ -25,16 +25,17 @@ enum dg_monitor_chart { DG_MON_CPU = 0, DG_MON_DISK, DG_MON_IOPS };
 int dg_chart_run_monitor(struct dg_chart *c, const char *id_prefix, const struct dg_run_record *r,
                          enum dg_monitor_chart which);
 /* A run with several targets (r->ntargets >= 1): bars per target (x "#1".."#n"), then the
- * plain mean of the targets and (throughput) the run's total; NOPM and TPM, or (latency) the
- * all-types avg and p95 in ms. Each target's percent from the mean (of NOPM, or of avg) is
- * written on the chart. */
+ * plain mean of the targets and (throughput) the run's total; the headline and the second
+ * figure, or (latency) the all-types avg and p95 in ms. Each target's percent from the mean
+ * (of the headline, or of avg) is written on the chart. */
 int dg_chart_run_targets(struct dg_chart *c, const char *id_prefix, const struct dg_run_record *r,
                          int latency);
 
-/* What a step chart plots for one run. */
-enum dg_step_figure { DG_STEP_MB_PER_S = 0, DG_STEP_RUN_TIME, DG_STEP_ROWS_PER_S, DG_STEP_P95 };
+/* What a step chart plots for one run: its headline figure, its run time, its second figure,
+ * the first type's p95. The name and unit are r's (a step of the group). */
+enum dg_step_figure { DG_STEP_HEADLINE = 0, DG_STEP_RUN_TIME, DG_STEP_SECOND, DG_STEP_P95 };
 double dg_step_value(const struct dg_run_record *r, enum dg_step_figure f);
-const char *dg_step_name(enum dg_step_figure f, const char **unit);
+const char *dg_step_name(const struct dg_run_record *r, enum dg_step_figure f, const char **unit);
 /* One figure per step of a group (bars by thread count, x in step order) with the percent
  * change from the previous step written on the chart. */
 int dg_chart_group_steps(struct dg_chart *c, const char *id_prefix, const struct dg_report_item *g,
@@ -42,21 +43,9 @@ int dg_chart_group_steps(struct dg_chart *c, const char *id_prefix, const struct
 /* Latency p50/p95/p99 per step of a group. */
 int dg_chart_group_latency(struct dg_chart *c, const char *id_prefix, const struct dg_report_item *g);
 
-/* One figure of an experiment per step, bars by swept value (x in step order), with each
- * step's percent change from the step before written on the chart: throughput (NOPM and TPM,
- * the change of NOPM as in the step table; stress: MB/s), rows/s (stress), latency (avg and
- * p95 over all types, the change of p95), storage (the monitor's disk read, write and their
- * sum in MB/s, the change of the sum). */
-enum dg_exp_figure { DG_EXP_THROUGHPUT = 0, DG_EXP_ROWS, DG_EXP_LATENCY, DG_EXP_STORAGE };
+/* One figure of an experiment (report/experiment.h: enum dg_exp_figure) per step, bars by
+ * swept value (x in step order), each step's percent change from the step before written on
+ * the chart. */
 int dg_chart_exp_steps(struct dg_chart *c, const char *id_prefix, const struct dg_exp_table *t,
                        enum dg_exp_figure f);
-/* Series k (0..2) of figure f at step w, NAN when none; and how many series f has. */
-double dg_exp_value(const struct dg_exp_step *w, enum dg_exp_figure f, int k);
-int dg_exp_nseries(const struct dg_exp_step *w, enum dg_exp_figure f);
-/* The name and unit of series k of f (stress decides the throughput's). */
-const char *dg_exp_series_name(enum dg_exp_figure f, int stress, int k, const char **unit);
-/* Whether any step has the monitor's disk figures (traffic: and any of them above zero, so
- * that a chart of them would not be blank). */
-int dg_exp_has_storage(const struct dg_exp_table *t, int traffic);
-
 #endif

@@ -1,26 +1,32 @@
-/* summary.c — text and JSON renderings of a stored run: headline figures, the per-type
- * table with the mix shares, the configuration. Pure formatting of a record. */
+/* summary.c — text and JSON renderings of a stored run: its headline figures (whatever the
+ * workload: the ones it has), the per-type table with the mix shares, the configuration.
+ * Pure formatting of a record; never asks which workload it is. */
 #include "report/summary.h"
 
+#include <math.h>
 #include <string.h>
 
-uint64_t dg_txn_count(const struct dg_txn_summary *t) { return t->committed + t->rollbacks; }
-
-/* 1234567.8 -> "1,234,568" */
-const char *dg_report_thousands(double v, char *buf, size_t n)
+/* 1234567.8, 2 -> "1,234,567.80" */
+const char *dg_report_thousands_dec(double v, int decimals, char *buf, size_t n)
 {
-    char raw[32];
-    snprintf(raw, sizeof raw, "%.0f", v);
-    size_t len = strlen(raw), o = 0;
+    char raw[48];
+    snprintf(raw, sizeof raw, "%.*f", decimals, v);
+    const char *dot = strchr(raw, '.');
+    size_t len = dot ? (size_t)(dot - raw) : strlen(raw), o = 0;
     size_t start = raw[0] == '-' ? 1 : 0;
     for (size_t i = 0; i < len && o + 2 < n; i++) {
         if (i > start && (len - i) % 3 == 0)
             buf[o++] = ',';
         buf[o++] = raw[i];
     }
+    for (size_t i = len; raw[i] && o + 1 < n; i++)
+        buf[o++] = raw[i];
     buf[o] = '\0';
     return buf;
 }
+
+/* 1234567.8 -> "1,234,568" */
+const char *dg_report_thousands(double v, char *buf, size_t n) { return dg_report_thousands_dec(v, 0, buf, n); }
 
 static int scheduled(const struct dg_run_record *r)
 {
@@ -60,17 +66,24 @@ void dg_report_run_text(FILE *out, const struct dg_run_record *r)
         fprintf(out, "  terminals %d with keying and think times%s; schedule lag p50 %.3f ms, p99 %.3f ms\n",
                 r->terminals, r->think_scale != 1.0 ? " (time-scaled: no tpmC)" : "", r->lag_p50_ms,
                 r->lag_p99_ms);
-    fprintf(out, "  result   NOPM %s   TPM %s", dg_report_thousands(r->nopm, a, sizeof a),
-            dg_report_thousands(r->tpm, b, sizeof b));
+    fprintf(out, "  result ");
+    for (int k = 0; k < 2 && k < r->nfigures; k++) /* the headline and the second figure */
+        fprintf(out, "  %s%s %s", k ? " " : "", r->figures[k].label,
+                dg_report_thousands_dec(r->figures[k].value, r->figures[k].decimals, a, sizeof a));
+    if (!r->nfigures)
+        fprintf(out, "  (no figures: nothing measured)");
     if (all && r->client_cpu_s > 0)
         fprintf(out, "   dbgauge CPU %.3f ms/txn", r->client_cpu_s * 1e3 / (double)all);
     fprintf(out, "\n");
     dg_report_monitor_line(out, "  ", r);
-    if (r->tpmc > 0 || !strcmp(r->load_model, "think"))
-        fprintf(out, "  tpmC     %s of a %s ceiling (%.1f%%)%s\n", dg_report_thousands(r->tpmc, a, sizeof a),
+    /* The think model's ceiling is of the figure stored as "tpmc" (absent: scaled times). */
+    double tpmc = dg_figs_value(r->figures, r->nfigures, "tpmc");
+    if (isfinite(tpmc) || !strcmp(r->load_model, "think"))
+        fprintf(out, "  tpmC     %s of a %s ceiling (%.1f%%)%s\n",
+                dg_report_thousands(isfinite(tpmc) ? tpmc : 0, a, sizeof a),
                 dg_report_thousands(r->tpmc_ceiling, b, sizeof b),
-                r->tpmc_ceiling > 0 ? 100.0 * r->tpmc / r->tpmc_ceiling : 0.0,
-                r->tpmc > 0 ? "" : " (not reported: scaled times)");
+                r->tpmc_ceiling > 0 && isfinite(tpmc) ? 100.0 * tpmc / r->tpmc_ceiling : 0.0,
+                isfinite(tpmc) ? "" : " (not reported: scaled times)");
     fprintf(out, "\n");
     fprintf(out, "  %-13s %9s %6s %9s %7s %7s %8s %8s %8s %8s %8s %8s\n", "transaction", "count",
             "mix%", "rollbacks", "retries", "errors", "avg ms", "p50", "p90", "p95", "p99", "max");
@@ -164,6 +177,31 @@ cJSON *dg_report_txns_json(const struct dg_txn_summary *txn, int ntypes)
     return txns;
 }
 
+/* The per-second series of r as o's "series" array. */
+static void series_json(cJSON *o, const struct dg_run_record *r)
+{
+    cJSON *arr = cJSON_AddArrayToObject(o, "series");
+    for (size_t k = 0; k < r->nseries; k++) {
+        const struct dg_series_point *p = &r->series[k];
+        cJSON *pt = cJSON_CreateObject();
+        cJSON_AddNumberToObject(pt, "second", (double)p->second);
+        cJSON_AddStringToObject(pt, "phase", p->second < 0 ? "warmup" : "measure");
+        cJSON *types = cJSON_AddObjectToObject(pt, "transactions");
+        for (int t = 0; t < r->ntypes; t++) {
+            const struct dg_series_type *x = &p->t[t];
+            cJSON *j = cJSON_AddObjectToObject(types, r->txn[t].name);
+            cJSON_AddNumberToObject(j, "committed", (double)x->c.committed);
+            cJSON_AddNumberToObject(j, "rollbacks", (double)x->c.rollbacks);
+            cJSON_AddNumberToObject(j, "retries", (double)x->c.retries);
+            cJSON_AddNumberToObject(j, "errors", (double)x->c.errors);
+            cJSON_AddNumberToObject(j, "p50_ms", x->p50_ms);
+            cJSON_AddNumberToObject(j, "p95_ms", x->p95_ms);
+            cJSON_AddNumberToObject(j, "p99_ms", x->p99_ms);
+        }
+        cJSON_AddItemToArray(arr, pt);
+    }
+}
+
 cJSON *dg_report_run_json(const struct dg_run_record *r)
 {
     cJSON *o = cJSON_CreateObject();
@@ -181,8 +219,8 @@ cJSON *dg_report_run_json(const struct dg_run_record *r)
     cJSON_AddNumberToObject(o, "vus", r->vus);
     cJSON_AddNumberToObject(o, "warmup_seconds", r->warmup_s);
     cJSON_AddNumberToObject(o, "measured_seconds", r->measured_s);
-    cJSON_AddNumberToObject(o, "nopm", r->nopm);
-    cJSON_AddNumberToObject(o, "tpm", r->tpm);
+    for (int k = 0; k < r->nfigures; k++) /* each headline figure under its name */
+        cJSON_AddNumberToObject(o, r->figures[k].name, r->figures[k].value);
     cJSON_AddNumberToObject(o, "client_cpu_seconds", r->client_cpu_s);
     if (r->error[0])
         cJSON_AddStringToObject(o, "error", r->error);
@@ -220,8 +258,6 @@ cJSON *dg_report_run_json(const struct dg_run_record *r)
     }
     if (!strcmp(r->load_model, "think")) {
         cJSON_AddNumberToObject(o, "think_time_scale", r->think_scale);
-        if (r->tpmc > 0)
-            cJSON_AddNumberToObject(o, "tpmc", r->tpmc);
         cJSON_AddNumberToObject(o, "tpmc_ceiling", r->tpmc_ceiling);
     }
     cJSON_AddItemToObject(o, "transactions", dg_report_txns_json(r->txn, r->ntypes));
@@ -242,46 +278,38 @@ cJSON *dg_report_run_json(const struct dg_run_record *r)
     cJSON *mon = dg_report_monitor_json(r);
     if (mon)
         cJSON_AddItemToObject(o, "monitor", mon);
-    if (r->series) {
-        cJSON *arr = cJSON_AddArrayToObject(o, "series");
-        for (size_t k = 0; k < r->nseries; k++) {
-            const struct dg_series_point *p = &r->series[k];
-            cJSON *pt = cJSON_CreateObject();
-            cJSON_AddNumberToObject(pt, "second", (double)p->second);
-            cJSON_AddStringToObject(pt, "phase", p->second < 0 ? "warmup" : "measure");
-            cJSON *types = cJSON_AddObjectToObject(pt, "transactions");
-            for (int t = 0; t < r->ntypes; t++) {
-                const struct dg_series_type *x = &p->t[t];
-                cJSON *j = cJSON_AddObjectToObject(types, r->txn[t].name);
-                cJSON_AddNumberToObject(j, "committed", (double)x->c.committed);
-                cJSON_AddNumberToObject(j, "rollbacks", (double)x->c.rollbacks);
-                cJSON_AddNumberToObject(j, "retries", (double)x->c.retries);
-                cJSON_AddNumberToObject(j, "errors", (double)x->c.errors);
-                cJSON_AddNumberToObject(j, "p50_ms", x->p50_ms);
-                cJSON_AddNumberToObject(j, "p95_ms", x->p95_ms);
-                cJSON_AddNumberToObject(j, "p99_ms", x->p99_ms);
-            }
-            cJSON_AddItemToArray(arr, pt);
-        }
-    }
+    if (r->series)
+        series_json(o, r);
     cJSON_AddStringToObject(o, "dbgauge_version", r->dbgauge_version);
     return o;
 }
 
+/* The list's two figure columns, named after figures: a run shows 0 in a column whose
+ * figure it has not (as the list always did); `runs show ID` shows every figure of a run. */
+static const struct {
+    const char *name, *head;
+} list_figs[] = {{"nopm", "NOPM"}, {"tpm", "TPM"}};
+
 void dg_report_run_line_header(FILE *out)
 {
     fprintf(out, "%5s  %-20s  %-10s  %-8s  %4s  %4s  %8s  %10s  %10s  %-9s  %s\n", "id", "started (UTC)",
-            "status", "engine", "W", "VUs", "seconds", "NOPM", "TPM", "exp.step", "target / label");
+            "status", "engine", "W", "VUs", "seconds", list_figs[0].head, list_figs[1].head, "exp.step",
+            "target / label");
 }
 
 void dg_report_run_line(FILE *out, const struct dg_run_record *r)
 {
     char exp[24] = "-";
+    double v[2];
+    for (int k = 0; k < 2; k++) {
+        v[k] = dg_figs_value(r->figures, r->nfigures, list_figs[k].name);
+        v[k] = isfinite(v[k]) ? v[k] : 0;
+    }
     if (r->experiment_id)
         snprintf(exp, sizeof exp, "%lld.%d", (long long)r->experiment_id, r->experiment_step);
     fprintf(out, "%5lld  %-20s  %-10s  %-8s  %4d  %4d  %8.1f  %10.0f  %10.0f  %-9s  %s%s%s\n",
             (long long)r->id, r->started_at, r->status, r->engine, r->warehouses, r->vus,
-            r->measured_s, r->nopm, r->tpm, exp, r->target, r->label[0] ? "  " : "", r->label);
+            r->measured_s, v[0], v[1], exp, r->target, r->label[0] ? "  " : "", r->label);
 }
 
 void dg_report_series_text(FILE *out, const struct dg_run_record *r)

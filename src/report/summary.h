@@ -1,5 +1,6 @@
-/* summary.h — renders stored runs as text tables and JSON documents. Reads only records
- * that came from the results database; never live state. */
+/* summary.h — renders stored runs, sweep groups and experiment step tables as text tables,
+ * CSV and JSON documents, from records read from the results database (report/model.h);
+ * never live state, and never asks which workload a run is: it shows the figures it has. */
 #ifndef DG_REPORT_SUMMARY_H
 #define DG_REPORT_SUMMARY_H
 
@@ -7,6 +8,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "report/model.h"
 #include "results/store.h"
 
 #define DG_JSON_SCHEMA_VERSION 1
@@ -38,7 +40,27 @@ const char *dg_report_thousands(double v, char *buf, size_t n);
  * (causes with none left out) into buf; "" when there were no retries or the run was stored
  * before causes were kept. Returns buf. */
 const char *dg_report_retry_causes(const struct dg_txn_summary *txn, int ntypes, char *buf, size_t n);
-/* Completed transactions of one type: committed plus rolled back on purpose. */
-uint64_t dg_txn_count(const struct dg_txn_summary *t);
+/* v with decimals digits after the point and "," between thousands ("1,234,567.89"), into
+ * buf; returns buf. */
+const char *dg_report_thousands_dec(double v, int decimals, char *buf, size_t n);
+
+/* group.c: the step table of a thread sweep (runs[0..n) of one group, in step order): per step
+ * the threads, seconds, iterations, iterations/s, the second figure, the headline and its
+ * change from the step before, latency over the first type and the run id; as text
+ * (`dbgauge stress`'s table) and as a new JSON array the caller owns (its "steps"). */
+void dg_report_group_text(FILE *out, const struct dg_run_record *runs, int n);
+cJSON *dg_report_group_json(const struct dg_run_record *runs, int n);
+
+/* exptable.c: an experiment's step table (report/experiment.h) as text and CSV; step i as a
+ * new JSON object (the caller's): the swept values as top-level keys and the run's summary
+ * when flat (`experiment --json`), else under "swept" and without the summary. */
+void dg_exp_table_text(FILE *out, const struct dg_exp_table *t);
+void dg_exp_table_csv(FILE *out, const struct dg_exp_table *t);
+cJSON *dg_exp_step_json(const struct dg_exp_table *t, int i, int flat);
+/* Renders experiment id from s: text to text (may be NULL), a new JSON document into *json
+ * (may be NULL; the caller's, cJSON_Delete), CSV to csv (may be NULL). Returns 0, 1 when there
+ * is no such experiment, -1 on error. *failed_steps is set to the steps not complete. */
+int dg_report_experiment(struct dg_store *s, int64_t id, FILE *text, cJSON **json, FILE *csv,
+                         int *failed_steps, struct dg_err *err);
 
 #endif

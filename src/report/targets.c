@@ -1,30 +1,48 @@
-/* targets.c — renders a stored run with several targets at once: each target's figures, and
- * the spread around the plain mean of the targets (core/spread). Formatting of a record read
- * from the results database only; computes nothing the record does not hold but the spread. */
+/* targets.c — renders a stored run with several targets at once: each target's headline
+ * figures, and the spread of the headline and of latency around the plain mean of the targets
+ * (core/spread). Formatting of a record read from the results database only; computes nothing
+ * the record does not hold but the spread; never asks which workload it is. */
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "core/spread.h"
 #include "report/summary.h"
 
-/* The spread of NOPM and of the all-types average latency over r's targets; pct arrays hold
- * r->ntargets values each (the caller's). */
+/* The spread of the headline (each target's figures[0]) and of the all-types average latency
+ * over r's targets; pct arrays hold r->ntargets values each (the caller's). */
 struct spreads {
-    struct dg_spread nopm, avg_ms;
+    struct dg_spread head, avg_ms;
 };
 
-static int compute(const struct dg_run_record *r, struct spreads *s, double *nopm_pct, double *avg_pct)
+/* The label (or name) of the targets' figure k, "" when the first target has none. */
+static const char *fig_label(const struct dg_run_record *r, int k, int name)
+{
+    const struct dg_figure *f = r->ntargets ? dg_target_fig(&r->targets[0], k) : NULL;
+    return f ? name ? f->name : f->label : "";
+}
+
+static int compute(const struct dg_run_record *r, struct spreads *s, double *head_pct, double *avg_pct)
 {
     double *v = malloc(sizeof *v * (size_t)r->ntargets);
     if (!v)
         return -1;
     for (int k = 0; k < r->ntargets; k++)
-        v[k] = r->targets[k].nopm;
-    dg_spread_compute(v, r->ntargets, &s->nopm, nopm_pct);
+        v[k] = dg_target_fig_value(&r->targets[k], 0);
+    dg_spread_compute(v, r->ntargets, &s->head, head_pct);
     for (int k = 0; k < r->ntargets; k++)
         v[k] = r->targets[k].avg_ms;
     dg_spread_compute(v, r->ntargets, &s->avg_ms, avg_pct);
     free(v);
     return 0;
+}
+
+/* Target t's figure k with its decimals and thousands, "-" when it has none. */
+static const char *fig_text(const struct dg_target_summary *t, int k, char *buf, size_t n)
+{
+    const struct dg_figure *f = dg_target_fig(t, k);
+    if (!f)
+        snprintf(buf, n, "-");
+    return f ? dg_report_thousands_dec(f->value, f->decimals, buf, n) : buf;
 }
 
 static uint64_t committed(const struct dg_target_summary *t)
@@ -44,23 +62,27 @@ void dg_report_targets_text(FILE *out, const struct dg_run_record *r)
         fprintf(out, "\n  (per-target table: out of memory)\n");
         return;
     }
-    char a[32], b[32], c[32];
+    char a[32], b[32], c[32], pm[32];
+    const char *head = fig_label(r, 0, 0);
+    snprintf(pm, sizeof pm, "%s+-%%", head);
     fprintf(out, "\n  per target (percent from the plain mean of the %d targets)\n", r->ntargets);
     fprintf(out, "  %2s  %-34s %-18s %4s %4s %10s %10s %8s %8s %8s %8s %8s %8s\n", "#", "target",
-            "engine", "W", "VUs", "NOPM", "TPM", "NOPM+-%", "avg ms", "p50", "p95", "p99", "avg+-%");
+            "engine", "W", "VUs", head, fig_label(r, 1, 0), pm, "avg ms", "p50", "p95", "p99", "avg+-%");
     for (int k = 0; k < r->ntargets; k++) {
         const struct dg_target_summary *t = &r->targets[k];
         char eng[64];
         snprintf(eng, sizeof eng, "%s %s", t->engine, t->engine_version);
         fprintf(out, "  %2d  %-34s %-18.18s %4d %4d %10s %10s %+7.1f%% %8.2f %8.2f %8.2f %8.2f %+7.1f%%%s\n",
-                k + 1, t->target, eng, t->warehouses, t->vus, dg_report_thousands(t->nopm, a, sizeof a),
-                dg_report_thousands(t->tpm, b, sizeof b), pct[k], t->avg_ms, t->p50_ms, t->p95_ms,
+                k + 1, t->target, eng, t->warehouses, t->vus, fig_text(t, 0, a, sizeof a),
+                fig_text(t, 1, b, sizeof b), pct[k], t->avg_ms, t->p50_ms, t->p95_ms,
                 t->p99_ms, pct[r->ntargets + k], t->workers_failed ? "  (VUs stopped on errors)" : "");
     }
-    fprintf(out, "  spread   NOPM mean %s, min %s (#%d, %+.1f%%), max %s (#%d, %+.1f%%): fastest #%d, slowest #%d\n",
-            dg_report_thousands(s.nopm.mean, a, sizeof a), dg_report_thousands(s.nopm.min, b, sizeof b),
-            s.nopm.min_idx + 1, s.nopm.min_pct, dg_report_thousands(s.nopm.max, c, sizeof c),
-            s.nopm.max_idx + 1, s.nopm.max_pct, s.nopm.max_idx + 1, s.nopm.min_idx + 1);
+    const struct dg_figure *f = dg_target_fig(&r->targets[0], 0);
+    int d = f ? f->decimals : 0;
+    fprintf(out, "  spread   %s mean %s, min %s (#%d, %+.1f%%), max %s (#%d, %+.1f%%): fastest #%d, slowest #%d\n",
+            head, dg_report_thousands_dec(s.head.mean, d, a, sizeof a), dg_report_thousands_dec(s.head.min, d, b, sizeof b),
+            s.head.min_idx + 1, s.head.min_pct, dg_report_thousands_dec(s.head.max, d, c, sizeof c),
+            s.head.max_idx + 1, s.head.max_pct, s.head.max_idx + 1, s.head.min_idx + 1);
     fprintf(out, "           avg latency mean %.2f ms, min %.2f ms (#%d, %+.1f%%), max %.2f ms (#%d, %+.1f%%)\n",
             s.avg_ms.mean, s.avg_ms.min, s.avg_ms.min_idx + 1, s.avg_ms.min_pct, s.avg_ms.max,
             s.avg_ms.max_idx + 1, s.avg_ms.max_pct);
@@ -100,8 +122,8 @@ void dg_report_targets_json(cJSON *o, const struct dg_run_record *r)
         cJSON_AddNumberToObject(j, "vus", t->vus);
         cJSON_AddNumberToObject(j, "workers_failed", t->workers_failed);
         cJSON_AddNumberToObject(j, "committed", (double)committed(t));
-        cJSON_AddNumberToObject(j, "nopm", t->nopm);
-        cJSON_AddNumberToObject(j, "tpm", t->tpm);
+        for (int k = 0; k < t->nfigures; k++) /* each figure under its name */
+            cJSON_AddNumberToObject(j, t->figures[k].name, t->figures[k].value);
         cJSON_AddNumberToObject(j, "avg_ms", t->avg_ms);
         cJSON_AddNumberToObject(j, "p50_ms", t->p50_ms);
         cJSON_AddNumberToObject(j, "p95_ms", t->p95_ms);
@@ -116,9 +138,9 @@ void dg_report_targets_json(cJSON *o, const struct dg_run_record *r)
     }
     cJSON *sp = cJSON_AddObjectToObject(o, "spread");
     cJSON_AddStringToObject(sp, "mean_of", "targets");
-    cJSON_AddItemToObject(sp, "nopm", spread_json(&s.nopm));
+    cJSON_AddItemToObject(sp, fig_label(r, 0, 1), spread_json(&s.head)); /* the headline's name */
     cJSON_AddItemToObject(sp, "avg_ms", spread_json(&s.avg_ms));
-    cJSON_AddNumberToObject(sp, "fastest", s.nopm.max_idx + 1);
-    cJSON_AddNumberToObject(sp, "slowest", s.nopm.min_idx + 1);
+    cJSON_AddNumberToObject(sp, "fastest", s.head.max_idx + 1);
+    cJSON_AddNumberToObject(sp, "slowest", s.head.min_idx + 1);
     free(pct);
 }

@@ -101,6 +101,8 @@ static const char *const migrations[] = {
     "ALTER TABLE run_target_txn ADD COLUMN retries_lock_timeout INTEGER;"
     "ALTER TABLE run_target_txn ADD COLUMN retries_busy INTEGER;"
     "ALTER TABLE run_target_txn ADD COLUMN retries_other INTEGER;",
+    /* 9: headline figures as rows (store_figures.c) */
+    dg_store_migration_figures,
 };
 #define NMIGRATIONS ((int)(sizeof migrations / sizeof *migrations))
 
@@ -190,96 +192,6 @@ void dg_store_bind_text(sqlite3_stmt *st, int i, const char *v)
 }
 
 
-/* The monitor's figures, in column order; -1 (not available) is stored as NULL. */
-#define MON_FIELDS(X)                                                                              \
-    X(cpu_user_pct) X(cpu_sys_pct) X(cpu_iowait_pct) X(disk_read_mb_s) X(disk_write_mb_s)           \
-    X(disk_read_iops) X(disk_write_iops) X(disk_await_ms) X(server_rss_bytes) X(server_read_mb_s)   \
-    X(server_write_mb_s) X(cache_hits_per_s) X(cache_misses_per_s)
-#define MON_NAME(f) ", " #f
-#define MON_COUNT(f) +1
-
-static int put_monitor(struct dg_store *s, const struct dg_run_record *r, struct dg_err *err)
-{
-    sqlite3_stmt *st;
-    if (r->monitor_device[0]) {
-        if (sqlite3_prepare_v2(s->db, "UPDATE run SET monitor_device = ? WHERE id = ?", -1, &st,
-                               NULL) != SQLITE_OK)
-            return dg_store_fail(err, s->db, "prepare");
-        sqlite3_bind_text(st, 1, r->monitor_device, -1, SQLITE_TRANSIENT);
-        sqlite3_bind_int64(st, 2, r->id);
-        int rc = sqlite3_step(st);
-        sqlite3_finalize(st);
-        if (rc != SQLITE_DONE)
-            return dg_store_fail(err, s->db, "set monitor_device");
-    }
-    if (!r->nmonitor)
-        return 0;
-    char sql[512];
-    int nf = 0 MON_FIELDS(MON_COUNT);
-    int o = snprintf(sql, sizeof sql, "INSERT INTO run_monitor (run_id, second" MON_FIELDS(MON_NAME) ") VALUES (?,?");
-    for (int i = 0; i < nf; i++)
-        o += snprintf(sql + o, sizeof sql - (size_t)o, ",?");
-    snprintf(sql + o, sizeof sql - (size_t)o, ")");
-    if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
-        return dg_store_fail(err, s->db, "prepare");
-    for (size_t k = 0; k < r->nmonitor; k++) {
-        const struct dg_monitor_point *p = &r->monitor[k];
-        int i = 1;
-        sqlite3_reset(st);
-        sqlite3_bind_int64(st, i++, r->id);
-        sqlite3_bind_int64(st, i++, p->second);
-#define MON_BIND(f)                                                                                \
-    if (p->f >= 0)                                                                                 \
-        sqlite3_bind_double(st, i++, p->f);                                                        \
-    else                                                                                           \
-        sqlite3_bind_null(st, i++);
-        MON_FIELDS(MON_BIND)
-        if (sqlite3_step(st) != SQLITE_DONE) {
-            sqlite3_finalize(st);
-            return dg_store_fail(err, s->db, "insert run_monitor");
-        }
-    }
-    sqlite3_finalize(st);
-    return 0;
-}
-
-static int read_monitor(struct dg_store *s, struct dg_run_record *r, struct dg_err *err)
-{
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(s->db, "SELECT monitor_device FROM run WHERE id = ?", -1, &st, NULL) != SQLITE_OK)
-        return dg_store_fail(err, s->db, "prepare");
-    sqlite3_bind_int64(st, 1, r->id);
-    if (sqlite3_step(st) == SQLITE_ROW)
-        dg_store_copy_col(st, 0, r->monitor_device, sizeof r->monitor_device);
-    sqlite3_finalize(st);
-    if (sqlite3_prepare_v2(s->db,
-                           "SELECT second" MON_FIELDS(MON_NAME) " FROM run_monitor WHERE run_id = ? "
-                           "ORDER BY second", -1, &st, NULL) != SQLITE_OK)
-        return dg_store_fail(err, s->db, "prepare");
-    sqlite3_bind_int64(st, 1, r->id);
-    size_t cap = 0;
-    while (sqlite3_step(st) == SQLITE_ROW) {
-        if (r->nmonitor == cap) {
-            cap = cap ? cap * 2 : 256;
-            struct dg_monitor_point *p = realloc(r->monitor, cap * sizeof *p);
-            if (!p) {
-                sqlite3_finalize(st);
-                return dg_err_set(err, DG_ERR_FATAL, 0, "out of memory");
-            }
-            r->monitor = p;
-        }
-        struct dg_monitor_point *p = &r->monitor[r->nmonitor++];
-        int i = 0;
-        p->second = sqlite3_column_int64(st, i++);
-#define MON_READ(f)                                                                                \
-    p->f = sqlite3_column_type(st, i) == SQLITE_NULL ? -1 : sqlite3_column_double(st, i);          \
-    i++;
-        MON_FIELDS(MON_READ)
-    }
-    sqlite3_finalize(st);
-    return 0;
-}
-
 /* The experiment columns of run r->id (inside dg_store_put's transaction). */
 static int put_experiment_cols(struct dg_store *s, const struct dg_run_record *r, struct dg_err *err)
 {
@@ -300,6 +212,55 @@ static int put_experiment_cols(struct dg_store *s, const struct dg_run_record *r
     int rc = sqlite3_step(st);
     sqlite3_finalize(st);
     return rc == SQLITE_DONE ? 0 : dg_store_fail(err, s->db, "store the experiment columns");
+}
+
+/* Binds r's run columns in run_sql's order. */
+static void bind_run(sqlite3_stmt *st, const struct dg_run_record *r)
+{
+    int i = 1;
+    dg_store_bind_text(st, i++, r->workload);
+    dg_store_bind_text(st, i++, r->status);
+    dg_store_bind_text(st, i++, r->label);
+    dg_store_bind_text(st, i++, r->started_at);
+    dg_store_bind_text(st, i++, r->ended_at);
+    dg_store_bind_text(st, i++, r->target);
+    dg_store_bind_text(st, i++, r->engine);
+    dg_store_bind_text(st, i++, r->engine_version);
+    dg_store_bind_text(st, i++, r->settings_json);
+    dg_store_bind_text(st, i++, r->options_json);
+    dg_store_bind_text(st, i++, r->command_line);
+    dg_store_bind_text(st, i++, r->host.hostname);
+    dg_store_bind_text(st, i++, r->host.cpu_model);
+    sqlite3_bind_int(st, i++, r->host.cores);
+    sqlite3_bind_int64(st, i++, (sqlite3_int64)r->host.mem_bytes);
+    dg_store_bind_text(st, i++, r->host.kernel);
+    dg_store_bind_text(st, i++, r->dbgauge_version);
+    sqlite3_bind_int(st, i++, r->warehouses);
+    sqlite3_bind_int(st, i++, r->vus);
+    sqlite3_bind_double(st, i++, r->warmup_s);
+    sqlite3_bind_double(st, i++, r->measured_s);
+    dg_store_bind_legacy(st, i++, r->figures, r->nfigures, "nopm");
+    dg_store_bind_legacy(st, i++, r->figures, r->nfigures, "tpm");
+    sqlite3_bind_double(st, i++, r->client_cpu_s);
+    dg_store_bind_text(st, i++, r->error);
+    dg_store_bind_text(st, i++, r->load_model[0] ? r->load_model : "closed");
+    sqlite3_bind_double(st, i++, r->rate_asked);
+    sqlite3_bind_double(st, i++, r->think_scale);
+    sqlite3_bind_int(st, i++, r->terminals);
+    dg_store_bind_legacy(st, i++, r->figures, r->nfigures, "tpmc");
+    sqlite3_bind_double(st, i++, r->tpmc_ceiling);
+    sqlite3_bind_double(st, i++, r->lag_p50_ms);
+    sqlite3_bind_double(st, i++, r->lag_p99_ms);
+    sqlite3_bind_double(st, i++, r->lag_max_ms);
+    if (r->group_id)
+        sqlite3_bind_int64(st, i++, r->group_id);
+    else
+        sqlite3_bind_null(st, i++);
+    dg_store_bind_text(st, i++, r->query);
+    sqlite3_bind_int64(st, i++, (sqlite3_int64)r->rows);
+    sqlite3_bind_int64(st, i++, (sqlite3_int64)r->bytes);
+    sqlite3_bind_double(st, i++, r->server_blocks_hit);
+    sqlite3_bind_double(st, i++, r->server_blocks_read);
 }
 
 int dg_store_put(struct dg_store *s, struct dg_run_record *r, struct dg_err *err)
@@ -323,50 +284,7 @@ int dg_store_put(struct dg_store *s, struct dg_run_record *r, struct dg_err *err
         dg_store_fail(err, s->db, "prepare");
         goto out;
     }
-    int i = 1;
-    dg_store_bind_text(st, i++, r->workload);
-    dg_store_bind_text(st, i++, r->status);
-    dg_store_bind_text(st, i++, r->label);
-    dg_store_bind_text(st, i++, r->started_at);
-    dg_store_bind_text(st, i++, r->ended_at);
-    dg_store_bind_text(st, i++, r->target);
-    dg_store_bind_text(st, i++, r->engine);
-    dg_store_bind_text(st, i++, r->engine_version);
-    dg_store_bind_text(st, i++, r->settings_json);
-    dg_store_bind_text(st, i++, r->options_json);
-    dg_store_bind_text(st, i++, r->command_line);
-    dg_store_bind_text(st, i++, r->host.hostname);
-    dg_store_bind_text(st, i++, r->host.cpu_model);
-    sqlite3_bind_int(st, i++, r->host.cores);
-    sqlite3_bind_int64(st, i++, (sqlite3_int64)r->host.mem_bytes);
-    dg_store_bind_text(st, i++, r->host.kernel);
-    dg_store_bind_text(st, i++, r->dbgauge_version);
-    sqlite3_bind_int(st, i++, r->warehouses);
-    sqlite3_bind_int(st, i++, r->vus);
-    sqlite3_bind_double(st, i++, r->warmup_s);
-    sqlite3_bind_double(st, i++, r->measured_s);
-    sqlite3_bind_double(st, i++, r->nopm);
-    sqlite3_bind_double(st, i++, r->tpm);
-    sqlite3_bind_double(st, i++, r->client_cpu_s);
-    dg_store_bind_text(st, i++, r->error);
-    dg_store_bind_text(st, i++, r->load_model[0] ? r->load_model : "closed");
-    sqlite3_bind_double(st, i++, r->rate_asked);
-    sqlite3_bind_double(st, i++, r->think_scale);
-    sqlite3_bind_int(st, i++, r->terminals);
-    sqlite3_bind_double(st, i++, r->tpmc);
-    sqlite3_bind_double(st, i++, r->tpmc_ceiling);
-    sqlite3_bind_double(st, i++, r->lag_p50_ms);
-    sqlite3_bind_double(st, i++, r->lag_p99_ms);
-    sqlite3_bind_double(st, i++, r->lag_max_ms);
-    if (r->group_id)
-        sqlite3_bind_int64(st, i++, r->group_id);
-    else
-        sqlite3_bind_null(st, i++);
-    dg_store_bind_text(st, i++, r->query);
-    sqlite3_bind_int64(st, i++, (sqlite3_int64)r->rows);
-    sqlite3_bind_int64(st, i++, (sqlite3_int64)r->bytes);
-    sqlite3_bind_double(st, i++, r->server_blocks_hit);
-    sqlite3_bind_double(st, i++, r->server_blocks_read);
+    bind_run(st, r);
     if (sqlite3_step(st) != SQLITE_DONE) {
         dg_store_fail(err, s->db, "insert run");
         goto out;
@@ -383,7 +301,7 @@ int dg_store_put(struct dg_store *s, struct dg_run_record *r, struct dg_err *err
     for (int t = 0; t < r->ntypes; t++) {
         const struct dg_txn_summary *x = &r->txn[t];
         sqlite3_reset(st);
-        i = 1;
+        int i = 1;
         sqlite3_bind_int64(st, i++, r->id);
         sqlite3_bind_int(st, i++, t);
         dg_store_bind_txn(st, i, x);
@@ -420,7 +338,8 @@ int dg_store_put(struct dg_store *s, struct dg_run_record *r, struct dg_err *err
         }
     sqlite3_finalize(st);
     st = NULL;
-    if (put_monitor(s, r, err) || (r->ntargets && dg_store_put_targets(s, r, err)))
+    if (dg_store_put_monitor(s, r, err) || (r->ntargets && dg_store_put_targets(s, r, err)) ||
+        dg_store_put_figures(s, r, err))
         goto out;
     rc = exec(s->db, "COMMIT", err);
 out:
@@ -445,8 +364,8 @@ void dg_store_copy_col(sqlite3_stmt *st, int i, char *out, size_t n)
 static const char run_cols[] =
     "id, workload, status, label, started_at, ended_at, target, engine, engine_version, settings, "
     "options, command_line, host_name, host_cpu, host_cores, host_mem_bytes, host_kernel, "
-    "dbgauge_version, warehouses, vus, warmup_s, measured_s, nopm, tpm, client_cpu_s, error, "
-    "load_model, rate_asked, think_scale, terminals, tpmc, tpmc_ceiling, lag_p50_ms, lag_p99_ms, "
+    "dbgauge_version, warehouses, vus, warmup_s, measured_s, client_cpu_s, error, "
+    "load_model, rate_asked, think_scale, terminals, tpmc_ceiling, lag_p50_ms, lag_p99_ms, "
     "lag_max_ms, group_id, query, rows, bytes, server_blocks_hit, server_blocks_read, "
     "experiment_id, experiment_step, swept, knobs";
 
@@ -475,15 +394,12 @@ static void read_run(sqlite3_stmt *st, struct dg_run_record *r)
     r->vus = sqlite3_column_int(st, i++);
     r->warmup_s = sqlite3_column_double(st, i++);
     r->measured_s = sqlite3_column_double(st, i++);
-    r->nopm = sqlite3_column_double(st, i++);
-    r->tpm = sqlite3_column_double(st, i++);
     r->client_cpu_s = sqlite3_column_double(st, i++);
     dg_store_copy_col(st, i++, r->error, sizeof r->error);
     dg_store_copy_col(st, i++, r->load_model, sizeof r->load_model);
     r->rate_asked = sqlite3_column_double(st, i++);
     r->think_scale = sqlite3_column_double(st, i++);
     r->terminals = sqlite3_column_int(st, i++);
-    r->tpmc = sqlite3_column_double(st, i++);
     r->tpmc_ceiling = sqlite3_column_double(st, i++);
     r->lag_p50_ms = sqlite3_column_double(st, i++);
     r->lag_p99_ms = sqlite3_column_double(st, i++);
@@ -648,7 +564,8 @@ int dg_store_get(struct dg_store *s, int64_t id, int with_series, struct dg_run_
     }
     sqlite3_finalize(st);
     /* The monitor's points always: the run's summary shows their means. */
-    if (read_monitor(s, r, err) || dg_store_get_targets(s, r, err) ||
+    if (dg_store_get_monitor(s, r, err) || dg_store_get_targets(s, r, err) ||
+        dg_store_get_figures(s, r, err) ||
         (with_series && read_series(s, r, err))) {
         dg_run_record_free(r);
         return -1;
@@ -680,6 +597,11 @@ int dg_store_list(struct dg_store *s, dg_store_run_fn fn, void *ctx, struct dg_e
         struct dg_run_record r;
         memset(&r, 0, sizeof r);
         read_run(st, &r);
+        if (dg_store_get_figures(s, &r, err)) {
+            dg_run_record_free(&r);
+            sqlite3_finalize(st);
+            return -1;
+        }
         int stop = fn(ctx, &r);
         dg_run_record_free(&r);
         if (stop)

@@ -14,7 +14,7 @@
 #include "core/series.h"
 #include "core/workload.h"
 
-#define DG_STORE_SCHEMA_VERSION 8
+#define DG_STORE_SCHEMA_VERSION 9
 
 struct dg_txn_summary {
     char name[32];
@@ -38,7 +38,6 @@ struct dg_target_summary {
     char engine[32], engine_version[64];
     char *settings_json;   /* owned */
     int warehouses, vus, workers_failed;
-    double nopm, tpm;
     /* The workload's headline figures over this target's counts (core/figures.h). */
     int nfigures;
     struct dg_figure figures[DG_MAX_FIGURES];
@@ -63,7 +62,7 @@ struct dg_run_record {
     char dbgauge_version[16];
     int warehouses, vus;
     double warmup_s, measured_s;
-    double nopm, tpm, client_cpu_s;
+    double client_cpu_s;
     /* The workload's headline figures, most important first (core/figures.h): what every
      * rendering shows as the run's result, whatever the workload. */
     int nfigures;
@@ -73,8 +72,7 @@ struct dg_run_record {
     char load_model[8];
     double rate_asked, think_scale; /* rate: arrivals per second; think: time scale (1 = standard) */
     int terminals;
-    double tpmc;                    /* think model at scale 1 only, else 0 */
-    double tpmc_ceiling;
+    double tpmc_ceiling;            /* think model: the most tpmC its terminals allow */
     double lag_p50_ms, lag_p99_ms, lag_max_ms; /* intended start to actual start */
     /* Query stress: what the iterations fetched, and the sweep the run is a step of. */
     int64_t group_id;  /* runs of one command share it (the first step's id); 0: none */

@@ -32,4 +32,20 @@ int dg_store_put_targets(struct dg_store *s, const struct dg_run_record *r, stru
 int dg_store_get_targets(struct dg_store *s, struct dg_run_record *r, struct dg_err *err);
 void dg_store_free_targets(struct dg_run_record *r);
 
+/* store_monitor.c: the monitor device and points of run r->id (put: inside the caller's
+ * transaction). */
+int dg_store_put_monitor(struct dg_store *s, const struct dg_run_record *r, struct dg_err *err);
+int dg_store_get_monitor(struct dg_store *s, struct dg_run_record *r, struct dg_err *err);
+
+/* store_figures.c: schema 9's migration (table run_figure, filled for older runs from their
+ * old columns), and the figures of run r->id and its targets (put: inside the caller's
+ * transaction; get: after its targets are read, else only the run's own). */
+extern const char dg_store_migration_figures[];
+int dg_store_put_figures(struct dg_store *s, const struct dg_run_record *r, struct dg_err *err);
+int dg_store_get_figures(struct dg_store *s, struct dg_run_record *r, struct dg_err *err);
+/* Binds the value of the figure called name in figs[0..n) to parameter i, NULL when there is
+ * none: the old columns run.nopm, tpm, tpmc and run_target.nopm, tpm, which the store keeps
+ * writing for SQL readers of schema 8 (reports read run_figure only). */
+void dg_store_bind_legacy(sqlite3_stmt *st, int i, const struct dg_figure *figs, int n, const char *name);
+
 #endif

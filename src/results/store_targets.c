@@ -34,8 +34,8 @@ int dg_store_put_targets(struct dg_store *s, const struct dg_run_record *r, stru
         sqlite3_bind_int(tst, i++, t->warehouses);
         sqlite3_bind_int(tst, i++, t->vus);
         sqlite3_bind_int(tst, i++, t->workers_failed);
-        sqlite3_bind_double(tst, i++, t->nopm);
-        sqlite3_bind_double(tst, i++, t->tpm);
+        dg_store_bind_legacy(tst, i++, t->figures, t->nfigures, "nopm");
+        dg_store_bind_legacy(tst, i++, t->figures, t->nfigures, "tpm");
         sqlite3_bind_double(tst, i++, t->avg_ms);
         sqlite3_bind_double(tst, i++, t->p50_ms);
         sqlite3_bind_double(tst, i++, t->p95_ms);
@@ -83,7 +83,7 @@ int dg_store_get_targets(struct dg_store *s, struct dg_run_record *r, struct dg_
     r->ntargets = n;
     if (sqlite3_prepare_v2(s->db,
                            "SELECT idx, target_redacted, engine, engine_version, settings, warehouses, "
-                           "vus, workers_failed, nopm, tpm, avg_ms, p50_ms, p95_ms, p99_ms, max_ms "
+                           "vus, workers_failed, avg_ms, p50_ms, p95_ms, p99_ms, max_ms "
                            "FROM run_target WHERE run_id = ? ORDER BY idx",
                            -1, &st, NULL) != SQLITE_OK) {
         dg_store_fail(err, s->db, "prepare");
@@ -102,8 +102,6 @@ int dg_store_get_targets(struct dg_store *s, struct dg_run_record *r, struct dg_
         t->warehouses = sqlite3_column_int(st, i++);
         t->vus = sqlite3_column_int(st, i++);
         t->workers_failed = sqlite3_column_int(st, i++);
-        t->nopm = sqlite3_column_double(st, i++);
-        t->tpm = sqlite3_column_double(st, i++);
         t->avg_ms = sqlite3_column_double(st, i++);
         t->p50_ms = sqlite3_column_double(st, i++);
         t->p95_ms = sqlite3_column_double(st, i++);

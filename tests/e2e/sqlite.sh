@@ -158,7 +158,7 @@ sqlite3 "$T_TMP/v7.db" "$drop PRAGMA user_version=7;" 2>"$T_TMP/v7.err"
 check "fixture: a copy of the results database taken back to schema 7" test "$(sqlite3 "$T_TMP/v7.db" "PRAGMA user_version")" = 7
 run_dg "$T_TMP/v7.json" "$T_TMP/v7.err" runs show "${id:-0}" --results "$T_TMP/v7.db" --json
 check "a schema 7 database opens and migrates (runs show exits 0)" test "$RC" = 0
-check "it is at schema 8 afterwards" test "$(sqlite3 "$T_TMP/v7.db" "PRAGMA user_version")" = 8
+check "it is at schema 9 afterwards" test "$(sqlite3 "$T_TMP/v7.db" "PRAGMA user_version")" = 9
 check "a run stored before causes were kept shows none (no retry_causes)" \
     python3 -c 'import json,sys; t=json.load(open(sys.argv[1]))["transactions"]; sys.exit(any("retry_causes" in v for v in t.values()) or sum(v["retries"] for v in t.values()) == 0)' "$T_TMP/v7.json"
 

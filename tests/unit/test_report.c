@@ -1,9 +1,11 @@
 /* test_report.c — unit tests of the report's pure pieces (src/report/chart.h, model.h,
- * experiment.h): HTML and in-script JSON escaping of hostile text, chart JSON, exact JSON
- * numbers, number formatting, percent changes, item parsing, pairing experiment steps by swept
- * value, the percentile curve from a histogram. No database, no browser. */
+ * experiment.h, runfig.h, summary.h): HTML and in-script JSON escaping of hostile text, chart
+ * JSON, exact JSON numbers, number formatting, percent changes, item parsing, pairing
+ * experiment steps by swept value, the percentile curve from a histogram, figure lookups and a
+ * sweep's step table over whatever figures its runs have. No database, no browser. */
 #include "report/chart.h"
 #include "report/model.h"
+#include "report/summary.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -49,6 +51,75 @@ static char *capture_text(const char *s)
     dg_html_text(f, s);
     fclose(f);
     return buf;
+}
+
+/* A sweep step with the given figures (names[k], labels[k], values[k]). */
+static void step(struct dg_run_record *r, int id, int vus, int n, const char *const *names, const double *v)
+{
+    memset(r, 0, sizeof *r);
+    r->id = id, r->vus = vus, r->measured_s = 2, r->ntypes = 1, r->server_blocks_hit = -1;
+    snprintf(r->txn[0].name, sizeof r->txn[0].name, "query");
+    r->txn[0].committed = 10;
+    r->nfigures = n;
+    for (int k = 0; k < n; k++) {
+        snprintf(r->figures[k].name, sizeof r->figures[k].name, "%s", names[k]);
+        snprintf(r->figures[k].label, sizeof r->figures[k].label, "%s", names[k] + 4);
+        r->figures[k].decimals = k == 0 ? 2 : 0;
+        r->figures[k].value = v[k];
+    }
+}
+
+/* dg_report_group_text / json: the table's columns are the runs' figures, whatever they are. */
+static void group_table(struct dg_test *t)
+{
+    static const char *const names[] = {"fig_HEAD", "fig_SECOND"};
+    struct dg_run_record runs[3];
+    step(&runs[0], 7, 1, 2, names, (const double[]){100, 5000});
+    step(&runs[1], 8, 2, 2, names, (const double[]){150, 7000});
+    step(&runs[2], 9, 4, 0, names, NULL); /* a step that measured nothing */
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    dg_report_group_text(f, runs, 3);
+    fclose(f);
+    CHECK(t, buf && strstr(buf, "      SECOND      HEAD    change"), "group text: the second figure then the headline head the columns",
+          "%s", buf);
+    CHECK(t, buf && strstr(buf, "          5000    100.00") && strstr(buf, "          7000    150.00    +50.0%"),
+          "group text: each figure with its decimals, the headline's change from the step before", "%s", buf);
+    CHECK(t, buf && strstr(buf, "             -         -            "), "group text: a step without figures shows -", "%s", buf);
+    free(buf);
+    cJSON *j = dg_report_group_json(runs, 3);
+    cJSON *s1 = cJSON_GetArrayItem(j, 1);
+    CHECK(t, cJSON_GetArraySize(j) == 3 && cJSON_GetNumberValue(cJSON_GetObjectItem(s1, "fig_HEAD")) == 150 &&
+                 cJSON_GetNumberValue(cJSON_GetObjectItem(s1, "fig_SECOND")) == 7000 &&
+                 !cJSON_GetObjectItem(cJSON_GetArrayItem(j, 2), "fig_HEAD"),
+          "group json: each step's figures under their names (none where it has none)", "%d", cJSON_GetArraySize(j));
+    cJSON_Delete(j);
+    const struct dg_run_record *both[] = {&runs[0], &runs[2], &runs[1]};
+    char head[64];
+    CHECK(t, !strcmp(dg_figs_head(head, sizeof head, both, 3, 0), "HEAD") && dg_run_same_fig(&runs[0], &runs[1], 0) &&
+                 !dg_run_same_fig(&runs[0], &runs[2], 0) && isnan(dg_run_fig_value(&runs[2], 0)),
+          "figure lookups: one head per distinct label, the same figure by name, NAN where none", "%s", head);
+    /* a workload the report has never heard of: its run shows its own figures */
+    struct dg_run_record o;
+    step(&o, 3, 8, 2, (const char *const[]){"fig_TPS", "fig_QPS"}, (const double[]){1234.5, 24690});
+    snprintf(o.workload, sizeof o.workload, "oltp");
+    snprintf(o.load_model, sizeof o.load_model, "closed");
+    buf = NULL;
+    f = open_memstream(&buf, &len);
+    dg_report_run_text(f, &o);
+    fclose(f);
+    CHECK(t, buf && strstr(buf, "  result   TPS 1,234.50   QPS 24,690\n"), "run text: any workload's headline and second figure",
+          "%s", buf);
+    free(buf);
+    j = dg_report_run_json(&o);
+    CHECK(t, cJSON_GetNumberValue(cJSON_GetObjectItem(j, "fig_TPS")) == 1234.5 && !cJSON_GetObjectItem(j, "nopm"),
+          "run json: each figure under its name, no other workload's", "%s", "");
+    cJSON_Delete(j);
+    char th[32];
+    CHECK(t, !strcmp(dg_report_thousands_dec(1234567.891, 2, th, sizeof th), "1,234,567.89") &&
+                 !strcmp(dg_report_thousands_dec(-1234, 0, th, sizeof th), "-1,234"),
+          "thousands with decimals", "%s", th);
 }
 
 int main(void)
@@ -182,5 +253,6 @@ int main(void)
     CHECK(&t, isnan(dg_curve_ms(NULL, 50)), "curve: no histogram, no value", "not NAN");
     CHECK(&t, fabs(dg_curve_x(99.9) - 3) < 1e-9 && dg_curve_x(100) == 6, "curve: x in nines", "%f", dg_curve_x(99.9));
     dg_hist_free(hist);
+    group_table(&t);
     return dg_test_done(&t);
 }

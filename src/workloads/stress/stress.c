@@ -106,12 +106,15 @@ static void wl_take_volume(void *wctx, uint64_t *rows, uint64_t *bytes)
     w->rows = w->bytes = 0;
 }
 
-/* SQLQueryStress's figures: data fetched per second and the test's run time; rows/s beside. */
+/* SQLQueryStress's figures: data fetched per second and the test's run time; rows/s and the
+ * query's iterations per second beside. */
 static const struct dg_figure_def figures[] = {
     {.name = "mb_per_s", .label = "MB/s", .unit = "MB/s", .count = DG_FIG_BYTES, .type = DG_FIG_ALL_TYPES, .scale = 1e-6,
-     .decimals = 1},
+     .decimals = 2},
     {.name = "rows_per_s", .label = "rows/s", .unit = "/s", .count = DG_FIG_ROWS, .type = DG_FIG_ALL_TYPES, .scale = 1},
-    {.name = "run_time_s", .label = "run time", .unit = "s", .count = DG_FIG_RUN_TIME, .decimals = 2},
+    {.name = "iterations_per_s", .label = "iterations/s", .unit = "/s", .count = DG_FIG_COMPLETED,
+     .type = DG_FIG_ALL_TYPES, .scale = 1, .decimals = 2},
+    {.name = "run_time_s", .label = "run time s", .unit = "s", .count = DG_FIG_RUN_TIME, .decimals = 3},
 };
 
 extern const struct dg_wl_cli stress_cli; /* cli.c */

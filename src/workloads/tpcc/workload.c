@@ -87,7 +87,7 @@ static const struct dg_figure_def figures[] = {
     {.name = "nopm", .label = "NOPM", .unit = "/min", .count = DG_FIG_COMMITTED, .type = TPCC_NEW_ORDER, .scale = 60},
     {.name = "tpm", .label = "TPM", .unit = "/min", .count = DG_FIG_COMMITTED, .type = DG_FIG_ALL_TYPES, .scale = 60},
     {.name = "tpmc", .label = "tpmC", .unit = "/min", .count = DG_FIG_COMPLETED, .type = TPCC_NEW_ORDER, .scale = 60,
-     .flags = DG_FIG_STANDARD_TIMES, .decimals = 1},
+     .flags = DG_FIG_STANDARD_TIMES},
 };
 
 extern const struct dg_wl_cli tpcc_cli; /* cli.c */

@@ -1,0 +1,78 @@
+/* runfig.c — counts, rates and headline figures of one stored run, as every rendering reads
+ * them. Pure lookups over a record: no store, no formatting beyond a column head. */
+#include "report/runfig.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+uint64_t dg_txn_count(const struct dg_txn_summary *t) { return t->committed + t->rollbacks; }
+
+uint64_t dg_run_completed(const struct dg_run_record *r)
+{
+    uint64_t all = 0;
+    for (int t = 0; t < r->ntypes; t++)
+        all += dg_txn_count(&r->txn[t]);
+    return all;
+}
+
+double dg_run_per_s(const struct dg_run_record *r, double v) { return r->measured_s > 0 ? v / r->measured_s : 0; }
+
+const struct dg_figure *dg_run_fig(const struct dg_run_record *r, int k)
+{
+    return k >= 0 && k < r->nfigures ? &r->figures[k] : NULL;
+}
+
+double dg_run_fig_value(const struct dg_run_record *r, int k)
+{
+    const struct dg_figure *f = dg_run_fig(r, k);
+    return f ? f->value : NAN;
+}
+
+const struct dg_figure *dg_target_fig(const struct dg_target_summary *t, int k)
+{
+    return k >= 0 && k < t->nfigures ? &t->figures[k] : NULL;
+}
+
+double dg_target_fig_value(const struct dg_target_summary *t, int k)
+{
+    const struct dg_figure *f = dg_target_fig(t, k);
+    return f ? f->value : NAN;
+}
+
+double dg_figs_value(const struct dg_figure *figs, int n, const char *name)
+{
+    const struct dg_figure *f = dg_figure_find(figs, n, name);
+    return f ? f->value : NAN;
+}
+
+int dg_run_has_time_fig(const struct dg_run_record *r)
+{
+    for (int k = 0; k < r->nfigures; k++)
+        if (!strcmp(r->figures[k].unit, "s"))
+            return 1;
+    return 0;
+}
+
+int dg_run_same_fig(const struct dg_run_record *a, const struct dg_run_record *b, int k)
+{
+    const struct dg_figure *x = dg_run_fig(a, k), *y = dg_run_fig(b, k);
+    return x && y ? !strcmp(x->name, y->name) : x == y;
+}
+
+const char *dg_figs_head(char *buf, size_t n_buf, const struct dg_run_record *const *runs, int n, int k)
+{
+    size_t o = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < n; i++) {
+        const struct dg_figure *f = dg_run_fig(runs[i], k);
+        int seen = 0;
+        for (int j = 0; f && j < i && !seen; j++) {
+            const struct dg_figure *g = dg_run_fig(runs[j], k);
+            seen = g && !strcmp(g->label, f->label);
+        }
+        if (f && !seen && o < n_buf)
+            o += (size_t)snprintf(buf + o, n_buf - o, "%s%s", o ? " or " : "", f->label);
+    }
+    return buf;
+}

@@ -1,0 +1,40 @@
+/* runfig.h — what reports read off one stored run besides its columns: its completed
+ * transactions, rates over its measured seconds, and its headline figures (core/figures.h)
+ * by position or by name. The bottom floor of report/: includes no other report header and
+ * renders nothing. */
+#ifndef DG_REPORT_RUNFIG_H
+#define DG_REPORT_RUNFIG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "results/store.h"
+
+/* Completed transactions of one type: committed plus rolled back on purpose. */
+uint64_t dg_txn_count(const struct dg_txn_summary *t);
+/* All types of r, committed + rollbacks. */
+uint64_t dg_run_completed(const struct dg_run_record *r);
+/* v / r's measured seconds, 0 if none. */
+double dg_run_per_s(const struct dg_run_record *r, double v);
+
+/* Figure k of r (0: the headline, 1: the second), NULL when r has fewer. Points into r. */
+const struct dg_figure *dg_run_fig(const struct dg_run_record *r, int k);
+/* Its value, NAN when r has no figure k. */
+double dg_run_fig_value(const struct dg_run_record *r, int k);
+/* The value of the figure called name in figs[0..n), NAN when there is none. */
+double dg_figs_value(const struct dg_figure *figs, int n, const char *name);
+/* Figure k of target t, NULL when it has fewer; its value, NAN when none. */
+const struct dg_figure *dg_target_fig(const struct dg_target_summary *t, int k);
+double dg_target_fig_value(const struct dg_target_summary *t, int k);
+/* Whether one of r's figures is in seconds (its run time): views then show no "measured s"
+ * beside it. */
+int dg_run_has_time_fig(const struct dg_run_record *r);
+/* Whether a and b have the same figure k (by name; both lacking it counts as the same): two
+ * runs whose headlines can be compared. */
+int dg_run_same_fig(const struct dg_run_record *a, const struct dg_run_record *b, int k);
+
+/* The heads of a table column showing figure k of each of n runs: the distinct labels in
+ * order of first appearance joined by " or " ("NOPM or MB/s"), "" when none has it. */
+const char *dg_figs_head(char *buf, size_t n_buf, const struct dg_run_record *const *runs, int n, int k);
+
+#endif
