@@ -22,7 +22,7 @@ int dg_figure_value(const struct dg_figure_def *f, const struct dg_type_counts *
 {
     if ((f->flags & DG_FIG_STANDARD_TIMES) && !run->standard_times)
         return 1;
-    if (!(run->measured_s > 0))
+    if (!(run->measured_s > 0) && !(f->flags & DG_FIG_TOTAL))
         return 1;
     if (f->count == DG_FIG_RUN_TIME) {
         *out = run->measured_s;
@@ -34,7 +34,7 @@ int dg_figure_value(const struct dg_figure_def *f, const struct dg_type_counts *
             continue;
         sum += (double)counted(f->count, &counts[t]) * (f->weight ? f->weight[t] : 1.0);
     }
-    *out = sum / run->measured_s * f->scale;
+    *out = (f->flags & DG_FIG_TOTAL ? sum : sum / run->measured_s) * f->scale;
     return 0;
 }
 

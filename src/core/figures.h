@@ -22,9 +22,12 @@ enum dg_fig_count {
 /* Flags. */
 #define DG_FIG_STANDARD_TIMES (1u << 0) /* only when the run kept the workload's keying and
                                          * think times unscaled (tpmC); else not reported */
+#define DG_FIG_TOTAL (1u << 1)          /* a total over the window (count x weight x scale),
+                                         * not divided by its seconds: oltp's queries.read */
 
 /* value = (sum over the counted types of count x weight[type]) / measured_s x scale
- * (DG_FIG_RUN_TIME: measured_s). A workload lists its figures most important first:
+ * (DG_FIG_RUN_TIME: measured_s; DG_FIG_TOTAL: not divided by measured_s). A name "a.b" is
+ * shown in JSON as key b of object a. A workload lists its figures most important first:
  * figures[0] is the headline, figures[1] the second column of a step table. */
 struct dg_figure_def {
     const char *name;     /* key in JSON, CSV and the store: "nopm" (lower case, [a-z0-9_]) */
@@ -39,7 +42,7 @@ struct dg_figure_def {
     int decimals;         /* digits after the point when shown */
 };
 
-#define DG_MAX_FIGURES 8
+#define DG_MAX_FIGURES 12
 
 /* A derived figure, as stored and rendered: a plain value, no pointers. */
 struct dg_figure {

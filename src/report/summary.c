@@ -202,6 +202,24 @@ static void series_json(cJSON *o, const struct dg_run_record *r)
     }
 }
 
+void dg_report_figures_json(cJSON *o, const struct dg_figure *figs, int n)
+{
+    for (int k = 0; k < n; k++) {
+        const char *dot = strchr(figs[k].name, '.');
+        if (!dot) {
+            cJSON_AddNumberToObject(o, figs[k].name, figs[k].value);
+            continue;
+        }
+        char group[sizeof figs[k].name];
+        snprintf(group, sizeof group, "%.*s", (int)(dot - figs[k].name), figs[k].name);
+        cJSON *g = cJSON_GetObjectItemCaseSensitive(o, group);
+        if (!g)
+            g = cJSON_AddObjectToObject(o, group);
+        if (cJSON_IsObject(g))
+            cJSON_AddNumberToObject(g, dot + 1, figs[k].value);
+    }
+}
+
 cJSON *dg_report_run_json(const struct dg_run_record *r)
 {
     cJSON *o = cJSON_CreateObject();
@@ -219,8 +237,7 @@ cJSON *dg_report_run_json(const struct dg_run_record *r)
     cJSON_AddNumberToObject(o, "vus", r->vus);
     cJSON_AddNumberToObject(o, "warmup_seconds", r->warmup_s);
     cJSON_AddNumberToObject(o, "measured_seconds", r->measured_s);
-    for (int k = 0; k < r->nfigures; k++) /* each headline figure under its name */
-        cJSON_AddNumberToObject(o, r->figures[k].name, r->figures[k].value);
+    dg_report_figures_json(o, r->figures, r->nfigures);
     cJSON_AddNumberToObject(o, "client_cpu_seconds", r->client_cpu_s);
     if (r->error[0])
         cJSON_AddStringToObject(o, "error", r->error);

@@ -29,6 +29,9 @@ cJSON *dg_report_monitor_series_json(const struct dg_run_record *r);
 void dg_report_run_line(FILE *out, const struct dg_run_record *r);
 void dg_report_run_line_header(FILE *out);
 /* The per-type object of a run's JSON ({"new_order": {...}, ...}), a new cJSON the caller owns. */
+/* Adds each figure to o under its name; a name "group.key" goes into o's object "group" as
+ * "key" (oltp's queries.read ...), so a workload shapes its JSON by naming its figures. */
+void dg_report_figures_json(cJSON *o, const struct dg_figure *figs, int n);
 cJSON *dg_report_txns_json(const struct dg_txn_summary *txn, int ntypes);
 /* targets.c: a run with several targets: the per-target table and the spread (text), or
  * "targets" and "spread" added to the run's JSON object o. */

@@ -122,8 +122,7 @@ void dg_report_targets_json(cJSON *o, const struct dg_run_record *r)
         cJSON_AddNumberToObject(j, "vus", t->vus);
         cJSON_AddNumberToObject(j, "workers_failed", t->workers_failed);
         cJSON_AddNumberToObject(j, "committed", (double)committed(t));
-        for (int k = 0; k < t->nfigures; k++) /* each figure under its name */
-            cJSON_AddNumberToObject(j, t->figures[k].name, t->figures[k].value);
+        dg_report_figures_json(j, t->figures, t->nfigures);
         cJSON_AddNumberToObject(j, "avg_ms", t->avg_ms);
         cJSON_AddNumberToObject(j, "p50_ms", t->p50_ms);
         cJSON_AddNumberToObject(j, "p95_ms", t->p95_ms);

@@ -78,5 +78,11 @@ int main(void)
           "weighted: (10 x 14 + 6 x 1) / 2 s; errors do not count", "%g", v);
     qps.type = 1;
     CHECK(&t, dg_figure_value(&qps, w, 2, &run, &v) == 0 && near(v, 3), "one type only", "%g", v);
+    struct dg_figure_def total = {.name = "queries.read", .label = "reads", .count = DG_FIG_COMMITTED,
+                                  .type = DG_FIG_ALL_TYPES, .weight = reads, .scale = 1, .flags = DG_FIG_TOTAL};
+    CHECK(&t, dg_figure_value(&total, w, 2, &run, &v) == 0 && near(v, 10 * 14 + 6), "a total: 146 reads, not per second",
+          "%g", v);
+    run.measured_s = 0;
+    CHECK(&t, dg_figure_value(&total, w, 2, &run, &v) == 0 && near(v, 146), "a total needs no measured time", "%g", v);
     return dg_test_done(&t);
 }

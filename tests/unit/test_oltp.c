@@ -97,9 +97,13 @@ static void check_pure(void)
     const struct dg_figure *tps = dg_figure_find(f, k, "tps"), *qps = dg_figure_find(f, k, "qps"),
                            *rd = dg_figure_find(f, k, "reads_per_s"), *wr = dg_figure_find(f, k, "writes_per_s"),
                            *ot = dg_figure_find(f, k, "other_per_s");
-    CHECK(&T, k == 5 && tps && qps && rd && wr && ot && tps->value == 10 && qps->value == 200 && rd->value == 140 &&
-                  wr->value == 40 && ot->value == 20,
+    CHECK(&T, k == OLTP_NFIGURES && tps && qps && rd && wr && ot && tps->value == 10 && qps->value == 200 &&
+                  rd->value == 140 && wr->value == 40 && ot->value == 20,
           "figures: tps 10, qps 200 = reads 140 + writes 40 + other 20", "%d figures", k);
+    const struct dg_figure *qr = dg_figure_find(f, k, "queries.read"), *qt = dg_figure_find(f, k, "queries.total");
+    CHECK(&T, qr && qt && qr->value == 1400 && qt->value == 2000,
+          "queries performed: 1400 reads, 2000 in all over the 100 transactions", "%g %g", qr ? qr->value : -1,
+          qt ? qt->value : -1);
     k = dg_figures_derive(oltp_workload.figures, oltp_workload.nfigures, counts, OLTP_NTESTS, &run, f);
     qps = dg_figure_find(f, k, "qps");
     CHECK(&T, qps && qps->value == 200, "the workload's own table has sysbench's defaults (qps 200)", "%g",

@@ -67,10 +67,11 @@ struct oltp_queries oltp_queries_per_txn(const struct oltp_config *cfg, enum olt
  * writes, other and total queries per transaction) become cfg's counts. Call it once, before
  * dg_runner_run and before any figure is derived, from one thread; the weights are static
  * (struct dg_workload is const), so a process runs one oltp configuration at a time. */
-/* The figures of a run with cfg: TPS, QPS, reads/s, writes/s, other/s, their weights the
+/* The figures of a run with cfg: TPS, QPS, reads/s, writes/s, other/s and the queries' totals
+ * (queries.read, .write, .other, .total), their weights the
  * queries per transaction that cfg gives each test. Plain value: out holds the weights its
  * definitions point at, so it must stay put while they are used. */
-#define OLTP_NFIGURES 5
+#define OLTP_NFIGURES 9
 struct oltp_figures {
     double w[4][OLTP_NTESTS]; /* total, read, write, other */
     struct dg_figure_def defs[OLTP_NFIGURES];

@@ -80,18 +80,20 @@ int oltp_config_check(const struct oltp_config *cfg, struct dg_err *err)
  * after prepare, the two agree). The weights are queries per transaction of each test, which
  * follow the options: each run has its own table (oltp_figures_for); the workload's table
  * carries sysbench's defaults. */
-static const struct dg_figure_def figure_shapes[OLTP_NFIGURES] = {
-    {.name = "tps", .label = "TPS", .unit = "/s", .count = DG_FIG_COMMITTED, .type = DG_FIG_ALL_TYPES, .scale = 1,
-     .decimals = 2},
-    {.name = "qps", .label = "QPS", .unit = "/s", .count = DG_FIG_COMMITTED, .type = DG_FIG_ALL_TYPES, .scale = 1,
-     .decimals = 2},
-    {.name = "reads_per_s", .label = "reads/s", .unit = "/s", .count = DG_FIG_COMMITTED, .type = DG_FIG_ALL_TYPES,
-     .scale = 1, .decimals = 2},
-    {.name = "writes_per_s", .label = "writes/s", .unit = "/s", .count = DG_FIG_COMMITTED, .type = DG_FIG_ALL_TYPES,
-     .scale = 1, .decimals = 2},
-    {.name = "other_per_s", .label = "other/s", .unit = "/s", .count = DG_FIG_COMMITTED, .type = DG_FIG_ALL_TYPES,
-     .scale = 1, .decimals = 2},
-};
+#define RATE(nm, lb, w)                                                                                  \
+    {.name = nm, .label = lb, .unit = "/s", .count = DG_FIG_COMMITTED, .type = DG_FIG_ALL_TYPES, .weight = w,   \
+     .scale = 1, .decimals = 2}
+#define TOTAL(nm, lb, w)                                                                                 \
+    {.name = nm, .label = lb, .unit = "", .count = DG_FIG_COMMITTED, .type = DG_FIG_ALL_TYPES, .weight = w,     \
+     .scale = 1, .flags = DG_FIG_TOTAL}
+/* The table over the weights of every query, reads, writes and others per transaction by test:
+ * rates first (TPS, QPS ...), then sysbench's "queries performed" counts, which the JSON
+ * shows as "queries": {"read", "write", "other", "total"}. */
+#define OLTP_FIGURES(total, read, write, other)                                                        \
+    {RATE("tps", "TPS", NULL), RATE("qps", "QPS", total), RATE("reads_per_s", "reads/s", read),             \
+     RATE("writes_per_s", "writes/s", write), RATE("other_per_s", "other/s", other),                        \
+     TOTAL("queries.read", "queries read", read), TOTAL("queries.write", "queries written", write),          \
+     TOTAL("queries.other", "queries other", other), TOTAL("queries.total", "queries", total)}
 
 void oltp_figures_for(const struct oltp_config *cfg, struct oltp_figures *out)
 {
@@ -102,10 +104,8 @@ void oltp_figures_for(const struct oltp_config *cfg, struct oltp_figures *out)
         out->w[2][t] = q.write;
         out->w[3][t] = q.other;
     }
-    for (int i = 0; i < OLTP_NFIGURES; i++) {
-        out->defs[i] = figure_shapes[i];
-        out->defs[i].weight = i ? out->w[i - 1] : NULL;
-    }
+    const struct dg_figure_def defs[OLTP_NFIGURES] = OLTP_FIGURES(out->w[0], out->w[1], out->w[2], out->w[3]);
+    memcpy(out->defs, defs, sizeof defs);
 }
 
 /* sysbench's default counts (10 point selects, one of each range, ...), for the registry. */
@@ -113,18 +113,7 @@ static const double d_total[OLTP_NTESTS] = {1, 16, 20, 6, 1, 1, 1, 1};
 static const double d_read[OLTP_NTESTS] = {1, 14, 14, 0, 0, 0, 0, 0};
 static const double d_write[OLTP_NTESTS] = {0, 0, 4, 4, 1, 1, 1, 1};
 static const double d_other[OLTP_NTESTS] = {0, 2, 2, 2, 0, 0, 0, 0};
-static const struct dg_figure_def figures[OLTP_NFIGURES] = {
-    {.name = "tps", .label = "TPS", .unit = "/s", .count = DG_FIG_COMMITTED, .type = DG_FIG_ALL_TYPES, .scale = 1,
-     .decimals = 2},
-    {.name = "qps", .label = "QPS", .unit = "/s", .count = DG_FIG_COMMITTED, .type = DG_FIG_ALL_TYPES,
-     .weight = d_total, .scale = 1, .decimals = 2},
-    {.name = "reads_per_s", .label = "reads/s", .unit = "/s", .count = DG_FIG_COMMITTED, .type = DG_FIG_ALL_TYPES,
-     .weight = d_read, .scale = 1, .decimals = 2},
-    {.name = "writes_per_s", .label = "writes/s", .unit = "/s", .count = DG_FIG_COMMITTED, .type = DG_FIG_ALL_TYPES,
-     .weight = d_write, .scale = 1, .decimals = 2},
-    {.name = "other_per_s", .label = "other/s", .unit = "/s", .count = DG_FIG_COMMITTED, .type = DG_FIG_ALL_TYPES,
-     .weight = d_other, .scale = 1, .decimals = 2},
-};
+static const struct dg_figure_def figures[OLTP_NFIGURES] = OLTP_FIGURES(d_total, d_read, d_write, d_other);
 
 /* ---- terminals --------------------------------------------------------------------------------- */
 
