@@ -102,6 +102,10 @@ struct dg_record_src {
     const struct dg_step *step; /* NULL outside an experiment */
     const char *knobs_json;     /* what the memory options did (copied), or NULL */
 };
+/* Fills txn[0..ntypes) from a run's (or a target's) counts and moves the histograms in (the
+ * summaries own them; hist[k] and service[k] become NULL). Latency columns are not computed. */
+void dg_txn_summaries_fill(struct dg_txn_summary *txn, int ntypes, const char *const *type_names,
+                           const struct dg_type_counts *counts, struct dg_hist **hist, struct dg_hist **service);
 /* Fills a run record from a finished run: status, times, target, engine and settings, host,
  * counts, and moves the histograms and the series from res into rec (which then owns them). */
 void dg_record_fill(struct dg_run_record *rec, const struct dg_record_src *src,

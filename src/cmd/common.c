@@ -80,6 +80,24 @@ char *dg_settings_json(const struct dg_server_info *si)
     return s;
 }
 
+void dg_txn_summaries_fill(struct dg_txn_summary *txn, int ntypes, const char *const *type_names,
+                           const struct dg_type_counts *counts, struct dg_hist **hist, struct dg_hist **service)
+{
+    for (int k = 0; k < ntypes; k++) {
+        struct dg_txn_summary *x = &txn[k];
+        snprintf(x->name, sizeof x->name, "%s", type_names[k]);
+        x->committed = counts[k].committed;
+        x->rollbacks = counts[k].rollbacks;
+        x->retries = counts[k].retries;
+        memcpy(x->retry_causes, counts[k].retry_causes, sizeof x->retry_causes);
+        x->retry_causes_known = 1;
+        x->errors = counts[k].errors;
+        x->hist = hist[k];
+        x->service_hist = service[k];
+        hist[k] = service[k] = NULL; /* the summary owns them now */
+    }
+}
+
 void dg_record_fill(struct dg_run_record *rec, const struct dg_record_src *src,
                     struct dg_run_result *res, const char *const *type_names)
 {
@@ -114,20 +132,9 @@ void dg_record_fill(struct dg_run_record *rec, const struct dg_record_src *src,
         rec->lag_max_ms = (double)res->lag->max_ns / 1e6;
     }
     rec->ntypes = res->ntypes;
-    for (int k = 0; k < res->ntypes; k++) {
-        struct dg_txn_summary *x = &rec->txn[k];
-        snprintf(x->name, sizeof x->name, "%s", type_names[k]);
-        x->committed = res->counts[k].committed;
-        x->rollbacks = res->counts[k].rollbacks;
-        x->retries = res->counts[k].retries;
-        memcpy(x->retry_causes, res->counts[k].retry_causes, sizeof x->retry_causes);
-        x->retry_causes_known = 1;
-        x->errors = res->counts[k].errors;
-        x->hist = res->hist[k];
-        x->service_hist = res->service[k];
-        res->hist[k] = res->service[k] = NULL; /* the record owns them now */
-        dg_txn_summary_from_hist(x);
-    }
+    dg_txn_summaries_fill(rec->txn, res->ntypes, type_names, res->counts, res->hist, res->service);
+    for (int k = 0; k < res->ntypes; k++)
+        dg_txn_summary_from_hist(&rec->txn[k]);
     rec->series = res->series.pts; /* and the series */
     rec->nseries = res->series.n;
     res->series.pts = NULL;

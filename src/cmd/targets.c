@@ -80,19 +80,7 @@ int dg_record_fill_targets(struct dg_run_record *rec, const struct dg_target_src
         t->vus = tr->workers;
         t->workers_failed = tr->workers_failed;
         t->ntypes = res->ntypes;
-        for (int ty = 0; ty < res->ntypes; ty++) {
-            struct dg_txn_summary *x = &t->txn[ty];
-            snprintf(x->name, sizeof x->name, "%s", type_names[ty]);
-            x->committed = tr->counts[ty].committed;
-            x->rollbacks = tr->counts[ty].rollbacks;
-            x->retries = tr->counts[ty].retries;
-            memcpy(x->retry_causes, tr->counts[ty].retry_causes, sizeof x->retry_causes);
-            x->retry_causes_known = 1;
-            x->errors = tr->counts[ty].errors;
-            x->hist = tr->hist[ty];
-            x->service_hist = tr->service[ty];
-            tr->hist[ty] = tr->service[ty] = NULL; /* the record owns them now */
-        }
+        dg_txn_summaries_fill(t->txn, res->ntypes, type_names, tr->counts, tr->hist, tr->service);
         t->nfigures = dg_figures_derive(figs, nfigs, tr->counts, res->ntypes, fr, t->figures);
         if (dg_target_summary_from_hists(t))
             return -1;
