@@ -2,7 +2,8 @@
 # oltp.sh — dbgauge oltp beside sysbench 1.0.20 on the same throwaway PostgreSQL and MariaDB:
 # prepare time of 4 tables x 100,000 rows for each tool, then read_write and point_select at
 # 1, 2 and 4 threads, run in turn on the same tables: TPS of both and their ratio, client CPU per
-# transaction of both (whole process, /usr/bin/time) and its ratio. Prints figures; asserts nothing.
+# transaction of both (whole process, /usr/bin/time; and its user part) and its ratio, and dbgauge
+# again with --pipeline on. Prints figures; asserts nothing.
 #   bench/oltp.sh [pg|mariadb|all]   (BENCH_SECONDS=20 BENCH_VUS="1 2 4" BENCH_TESTS="read_write point_select"
 #                                     BENCH_TABLES=4 BENCH_ROWS=100000)
 # Both tools draw ids uniformly (sysbench --rand-type=uniform; its default is "special").
@@ -19,22 +20,22 @@ WHICH=${1:-all}
 command -v sysbench >/dev/null || { echo "bench: sysbench not found (apt-get install sysbench)" >&2; exit 1; }
 [[ -x /usr/bin/time ]] || { echo "bench: /usr/bin/time not found (apt-get install time)" >&2; exit 1; }
 
-# dg_figures JSON TIMEFILE TEST: "TPS CPU_MS_PER_TXN WINDOW_CPU_MS_PER_TXN RETRIES ERRORS" of a run
+# dg_figures JSON TIMEFILE TEST: "TPS CPU_MS_PER_TXN WINDOW_CPU_MS_PER_TXN RETRIES ERRORS USER_US_PER_TXN"
 dg_figures() {
     python3 -c 'import json,sys
 d=json.load(open(sys.argv[1])); v=d["transactions"][sys.argv[3]]
 u,s=map(float,open(sys.argv[2]).read().split()[-2:]); c=max(v["committed"],1)
-print("%.1f %.4f %.4f %d %d" % (v["committed"]/d["measured_seconds"], 1000*(u+s)/c,
-      1000*d["client_cpu_seconds"]/c, v["retries"], v["errors"]))' "$1" "$2" "$3"
+print("%.1f %.4f %.4f %d %d %.1f" % (v["committed"]/d["measured_seconds"], 1000*(u+s)/c,
+      1000*d["client_cpu_seconds"]/c, v["retries"], v["errors"], 1e6*u/c))' "$1" "$2" "$3"
 }
 
-# sb_figures OUT TIMEFILE: "TPS CPU_MS_PER_TXN IGNORED_ERRORS" of a sysbench run
+# sb_figures OUT TIMEFILE: "TPS CPU_MS_PER_TXN IGNORED_ERRORS USER_US_PER_TXN" of a sysbench run
 sb_figures() {
     python3 -c 'import re,sys
 t=open(sys.argv[1]).read()
 m=re.search(r"transactions:\s+(\d+)\s+\(([\d.]+) per sec", t); e=re.search(r"ignored errors:\s+(\d+)", t)
 u,s=map(float,open(sys.argv[2]).read().split()[-2:]); n=max(int(m.group(1)),1)
-print("%s %.4f %s" % (m.group(2), 1000*(u+s)/n, e.group(1) if e else "0"))' "$1" "$2"
+print("%s %.4f %s %.1f" % (m.group(2), 1000*(u+s)/n, e.group(1) if e else "0", 1e6*u/n))' "$1" "$2"
 }
 
 # ratio A B: A/B with two decimals, "-" when either is missing
@@ -52,6 +53,19 @@ timed() {
     else
         echo "$label: failed: $(tail -n 2 "$TMP/prep.out")"
         return 1
+    fi
+}
+
+# dg_run TEST THREADS PIPELINE DGOPTS...: one dbgauge oltp run; its dg_figures, or nothing
+dg_run() {
+    local test=$1 n=$2 pipe=$3
+    shift 3
+    if /usr/bin/time -f '%U %S' -o "$TMP/dg.time" "$DG" oltp run "$@" --test "$test" --threads "$n" \
+        --pipeline "$pipe" --duration "${SECS}s" --no-monitor --results "$RES" --json \
+        --label "bench oltp $test $n pipeline $pipe" >"$TMP/dg.json" 2>"$TMP/dg.err"; then
+        dg_figures "$TMP/dg.json" "$TMP/dg.time" "$test"
+    else
+        echo "dbgauge $test --threads $n --pipeline $pipe failed: $(tail -n 2 "$TMP/dg.err")" >&2
     fi
 }
 
@@ -78,31 +92,30 @@ bench_engine() {
     timed "sysbench oltp_common prepare (--threads=2)" sysbench oltp_read_write "${sb[@]}" --threads=2 prepare ||
         return 1
 
-    local test n dg sbf
+    local test n dg dgp sbf
     for test in $TESTS; do
-        printf '\n%-13s %3s %10s %10s %6s %11s %11s %6s %12s %14s\n' "$test" thr "dg TPS" "sb TPS" "dg/sb" \
-            "dg ms/txn" "sb ms/txn" "dg/sb" "dg window ms" "retry/err/ign"
+        printf '\n%-13s %3s %10s %10s %6s %11s %11s %6s %9s %9s %6s %14s | %10s %6s %11s %6s\n' "$test" thr "dg TPS" \
+            "sb TPS" "dg/sb" "dg ms/txn" "sb ms/txn" "dg/sb" "dg usr us" "sb usr us" "dg/sb" "retry/err/ign" \
+            "pipe TPS" "p/sb" "pipe ms/txn" "p/sb"
         for n in $VUS; do
-            dg="" sbf=""
-            if /usr/bin/time -f '%U %S' -o "$TMP/dg.time" "$DG" oltp run "${dgo[@]}" --test "$test" --threads "$n" \
-                --duration "${SECS}s" --no-monitor --results "$RES" --json --label "bench oltp $test $n" \
-                >"$TMP/dg.json" 2>"$TMP/dg.err"; then
-                dg=$(dg_figures "$TMP/dg.json" "$TMP/dg.time" "$test")
-            else
-                echo "dbgauge $test --threads $n failed: $(tail -n 2 "$TMP/dg.err")"
-            fi
+            dg=$(dg_run "$test" "$n" off "${dgo[@]}")
+            dgp=$(dg_run "$test" "$n" on "${dgo[@]}")
+            sbf=""
             if /usr/bin/time -f '%U %S' -o "$TMP/sb.time" sysbench "oltp_$test" "${sb[@]}" --threads="$n" \
                 --time="$SECS" run >"$TMP/sb.out" 2>&1; then
                 sbf=$(sb_figures "$TMP/sb.out" "$TMP/sb.time")
             else
                 echo "sysbench oltp_$test --threads=$n failed: $(tail -n 2 "$TMP/sb.out")"
             fi
-            local dtps dcpu dwin dret derr stps scpu serr
-            read -r dtps dcpu dwin dret derr <<<"$dg"
-            read -r stps scpu serr <<<"$sbf"
-            printf '%-13s %3d %10s %10s %6s %11s %11s %6s %12s %14s\n' "" "$n" "${dtps:--}" "${stps:--}" \
-                "$(ratio "${dtps:-}" "${stps:-}")" "${dcpu:--}" "${scpu:--}" "$(ratio "${dcpu:-}" "${scpu:-}")" \
-                "${dwin:--}" "${dret:--}/${derr:--}/${serr:--}"
+            local dtps dcpu dwin dret derr dusr ptps pcpu _ stps scpu serr susr
+            read -r dtps dcpu dwin dret derr dusr <<<"$dg"
+            read -r ptps pcpu _ _ _ _ <<<"$dgp"
+            read -r stps scpu serr susr <<<"$sbf"
+            printf '%-13s %3d %10s %10s %6s %11s %11s %6s %9s %9s %6s %14s | %10s %6s %11s %6s\n' "" "$n" \
+                "${dtps:--}" "${stps:--}" "$(ratio "${dtps:-}" "${stps:-}")" "${dcpu:--}" "${scpu:--}" \
+                "$(ratio "${dcpu:-}" "${scpu:-}")" "${dusr:--}" "${susr:--}" "$(ratio "${dusr:-}" "${susr:-}")" \
+                "${dret:--}/${derr:--}/${serr:--}" "${ptps:--}" "$(ratio "${ptps:-}" "${stps:-}")" "${pcpu:--}" \
+                "$(ratio "${pcpu:-}" "${scpu:-}")"
         done
     done
     sysbench oltp_read_write "${sb[@]}" cleanup >/dev/null 2>&1
@@ -111,9 +124,11 @@ bench_engine() {
 
 echo "# host: $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo); $(sysbench --version)"
 echo "# $TABLES tables x $ROWS rows; $SECS s per run; threads: $VUS; tests: $TESTS"
-echo "# ms/txn: client CPU (user + sys of the whole process) per committed transaction; dg window:"
-echo "# dbgauge's own figure for the measured window only; retry/err/ign: dbgauge retries and errors,"
-echo "# sysbench ignored errors (its restarted events)"
+echo "# ms/txn: client CPU (user + sys of the whole process) per committed transaction; usr us: its"
+echo "# user part alone in microseconds (the tool's own code; sys is the kernel's per round trip);"
+echo "# retry/err/ign: dbgauge retries and errors, sysbench ignored errors (its restarted events);"
+echo "# pipe: dbgauge --pipeline on (a transaction's statements and COMMIT sent at once: one round"
+echo "# trip on PostgreSQL; MariaDB's driver has no pipeline, so there they run in turn as off)"
 [[ $WHICH == all || $WHICH == pg ]] && (bench_engine pg)
 [[ $WHICH == all || $WHICH == mariadb ]] && (bench_engine mariadb)
 exit 0

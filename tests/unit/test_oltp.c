@@ -266,7 +266,8 @@ static int run_test(struct env *e, enum oltp_test test, int workers, uint64_t tx
 /* One test, one worker: commits exact, the server's counters exact. */
 static void check_one_test(struct env *e, enum oltp_test test)
 {
-    const char *name = oltp_test_names[test];
+    char name[48];
+    snprintf(name, sizeof name, "%s%s", oltp_test_names[test], e->cfg.pipeline ? " (--pipeline on)" : "");
     char what[160];
     struct counters before, after;
     counters_read(&e->obs, e->d, &before);
@@ -397,6 +398,11 @@ static void check_tests(struct env *e)
                                            OLTP_UPDATE_NON_INDEX};
     for (size_t i = 0; i < sizeof order / sizeof *order; i++)
         check_one_test(e, order[i]);
+    /* The same statements, each transaction queued and sent at once: the server counts the same. */
+    e->cfg.pipeline = 1;
+    check_one_test(e, OLTP_READ_WRITE);
+    check_one_test(e, OLTP_POINT_SELECT);
+    e->cfg.pipeline = 0;
     CHECK(&T, total_rows(e) == 2 * ROWS, "read_write and write_only: row count unchanged (delete + insert of the same id)",
           "%lld", (long long)total_rows(e));
 

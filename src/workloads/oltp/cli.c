@@ -55,6 +55,11 @@ static const struct dg_opt opts[] = {
      .names = on_off, .json = "range_selects", .help = "off: no range SELECT at all (default on)"},
     {.name = "skip-trx", .kind = DG_OPT_ENUM, .metavar = "on|off", .subs = "run", .off = CFG(skip_trx),
      .names = on_off, .json = "skip_trx", .help = "on: no BEGIN/COMMIT, every statement autocommits (default off)"},
+    {.name = "pipeline", .kind = DG_OPT_ENUM, .metavar = "on|off", .subs = "run", .off = CFG(pipeline),
+     .names = on_off, .json = "pipeline",
+     .help = "on: a transaction's statements and its COMMIT sent at once, one round trip where the\n"
+             "driver pipelines (PostgreSQL, ODBC to PostgreSQL); off: one round trip per statement,\n"
+             "as sysbench (default)"},
     {.name = "threads", .kind = DG_OPT_INT_LIST, .metavar = "LIST", .subs = "prepare run", .flags = DG_OF_SWEEP,
      .off = OFF(threads), .min = 1, .max = 4096, .json = "threads",
      .help = "connections (default 1); (run) a list is one step per count, in\n"

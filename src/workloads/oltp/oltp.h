@@ -46,6 +46,7 @@ struct oltp_config {
     int delete_inserts;  /* --delete-inserts 1 */
     int range_selects;   /* --range-selects on: off skips the four range kinds */
     int skip_trx;        /* --skip-trx off: on runs every statement in autocommit */
+    int pipeline;        /* --pipeline off: on sends a transaction's statements at once */
 };
 
 /* sysbench's defaults, test read_write. */

@@ -1,6 +1,8 @@
 /* txn.c — the statements of sysbench's OLTP tests (oltp_common.lua's stmt_defs) prepared once
  * per worker for every table, and one transaction of each test, as its oltp_*.lua event()
- * runs it. No allocation and no lookup per transaction; no threads, no clocks. */
+ * runs it: a round trip per statement as sysbench does, or (--pipeline on) the whole
+ * transaction queued and sent at once through dg_execute_calls. No allocation and no lookup
+ * per transaction (the queue is sized when the worker opens); no threads, no clocks. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -134,7 +136,17 @@ struct oltp_worker {
     uint64_t rows;       /* fetched by the last transaction */
     char c[OLTP_VALUE_LEN(OLTP_C_GROUPS)];
     char pad[OLTP_VALUE_LEN(OLTP_PAD_GROUPS)];
+    /* --pipeline on: one transaction's statements, queued with copies of their values. */
+    struct dg_call *calls;
+    struct dg_value *vals;
+    char *text;
+    int ncalls, maxcalls, nvals;
+    size_t ntext;
 };
+
+/* The most values and text bytes one queued statement holds (the INSERT: id, k, c, pad). */
+#define MAX_PARAMS 4
+#define MAX_TEXT (OLTP_VALUE_LEN(OLTP_C_GROUPS) + OLTP_VALUE_LEN(OLTP_PAD_GROUPS))
 
 void oltp_worker_close(void *wctx)
 {
@@ -145,7 +157,21 @@ void oltp_worker_close(void *wctx)
         for (int i = 0; i < w->cfg->tables * S_NKINDS; i++)
             dg_finalize(w->h, w->st[i]);
     free(w->st);
+    free(w->calls);
+    free(w->vals);
+    free(w->text);
     free(w);
+}
+
+/* --pipeline on: room for every statement of one transaction of the run's test. */
+static int open_queue(struct oltp_worker *w, struct dg_err *err)
+{
+    struct oltp_queries q = oltp_queries_per_txn(w->cfg, w->cfg->test);
+    w->maxcalls = (int)(q.read + q.write);
+    w->calls = calloc((size_t)w->maxcalls, sizeof *w->calls);
+    w->vals = calloc((size_t)w->maxcalls * MAX_PARAMS, sizeof *w->vals);
+    w->text = malloc((size_t)w->maxcalls * MAX_TEXT);
+    return w->calls && w->vals && w->text ? 0 : dg_err_set(err, DG_ERR_FATAL, 0, "out of memory");
 }
 
 int oltp_worker_open(void *shared, struct dg_conn_h *conn, void **wctx, struct dg_err *err)
@@ -173,6 +199,10 @@ int oltp_worker_open(void *shared, struct dg_conn_h *conn, void **wctx, struct d
                 return -1;
             }
         }
+    if (cfg->pipeline && open_queue(w, err)) {
+        oltp_worker_close(w);
+        return -1;
+    }
     *wctx = w;
     return 0;
 }
@@ -195,13 +225,46 @@ static int64_t pick_id(struct oltp_worker *w, struct oltp_term *t)
     return dg_rng_range(&t->rng, 1, w->cfg->table_size);
 }
 
-/* Executes s and, for a query, reads its rows to the end. */
-static int run_stmt(struct oltp_worker *w, struct dg_stmt *s, int rows, const struct dg_value *p,
+static int count_row(void *ctx, int k, struct dg_stmt *s)
+{
+    (void)k, (void)s;
+    ((struct oltp_worker *)ctx)->rows++;
+    return 0;
+}
+
+/* --pipeline on: queues statement kind of table with a copy of its values. */
+static int queue_stmt(struct oltp_worker *w, int table, enum stmt_kind kind, const struct dg_value *p,
+                      struct dg_err *err)
+{
+    if (w->ncalls == w->maxcalls)
+        return dg_err_set(err, DG_ERR_FATAL, 0, "oltp: more statements than the transaction was counted for");
+    int n = stmt_defs[kind].nparams;
+    struct dg_value *v = &w->vals[w->nvals];
+    for (int i = 0; i < n; i++) {
+        v[i] = p[i];
+        if (p[i].type == DG_T_TEXT) { /* the generator's buffer is reused by the next statement */
+            memcpy(w->text + w->ntext, p[i].s.p, p[i].s.n);
+            v[i].s.p = w->text + w->ntext;
+            w->ntext += p[i].s.n;
+        }
+    }
+    w->nvals += n;
+    w->calls[w->ncalls++] = (struct dg_call){.stmt = stmt(w, table, kind), .nparams = n, .params = v, .nsets = 1,
+                                             .fn = stmt_defs[kind].rows ? count_row : NULL, .ctx = w};
+    return 0;
+}
+
+/* Runs statement kind of table (queued instead with --pipeline on) and, for a query, reads
+ * its rows to the end. */
+static int run_stmt(struct oltp_worker *w, int table, enum stmt_kind kind, const struct dg_value *p,
                     struct dg_err *err)
 {
+    if (w->calls)
+        return queue_stmt(w, table, kind, p, err);
+    struct dg_stmt *s = stmt(w, table, kind);
     if (dg_execute(w->h, s, p, err))
         return -1;
-    if (!rows)
+    if (!stmt_defs[kind].rows)
         return 0;
     int rc;
     while ((rc = dg_next_row(w->h, s, err)) == 1)
@@ -214,7 +277,7 @@ static int point_selects_run(struct oltp_worker *w, struct oltp_term *t, int n, 
     int table = pick_table(w, t);
     for (int i = 0; i < n; i++) {
         struct dg_value p[1] = {dg_int(pick_id(w, t))};
-        if (run_stmt(w, stmt(w, table, S_POINT), 1, p, err))
+        if (run_stmt(w, table, S_POINT, p, err))
             return -1;
     }
     return 0;
@@ -227,7 +290,7 @@ static int ranges_run(struct oltp_worker *w, struct oltp_term *t, enum stmt_kind
     for (int i = 0; i < n; i++) {
         int64_t id = pick_id(w, t);
         struct dg_value p[2] = {dg_int(id), dg_int(id + w->cfg->range_size - 1)};
-        if (run_stmt(w, stmt(w, table, k), 1, p, err))
+        if (run_stmt(w, table, k, p, err))
             return -1;
     }
     return 0;
@@ -238,7 +301,7 @@ static int index_updates_run(struct oltp_worker *w, struct oltp_term *t, struct 
     int table = pick_table(w, t);
     for (int i = 0; i < w->cfg->index_updates; i++) {
         struct dg_value p[1] = {dg_int(pick_id(w, t))};
-        if (run_stmt(w, stmt(w, table, S_INDEX_UPDATE), 0, p, err))
+        if (run_stmt(w, table, S_INDEX_UPDATE, p, err))
             return -1;
     }
     return 0;
@@ -250,7 +313,7 @@ static int non_index_updates_run(struct oltp_worker *w, struct oltp_term *t, str
     for (int i = 0; i < w->cfg->non_index_updates; i++) {
         oltp_digit_groups(&t->rng, w->c, OLTP_C_GROUPS);
         struct dg_value p[2] = {dg_txt(w->c, sizeof w->c), dg_int(pick_id(w, t))};
-        if (run_stmt(w, stmt(w, table, S_NON_INDEX_UPDATE), 0, p, err))
+        if (run_stmt(w, table, S_NON_INDEX_UPDATE, p, err))
             return -1;
     }
     return 0;
@@ -266,6 +329,16 @@ static int unique_violation(const struct oltp_worker *w, const struct dg_err *er
            (w->dialect == DG_DIALECT_SQLITE && (err->code & 0xff) == 19);
 }
 
+/* A unique-key violation is retried (the runner restores the inputs); returns -1. */
+static int retry_unique_violation(const struct oltp_worker *w, struct dg_err *err)
+{
+    if (err->cls == DG_ERR_FATAL && unique_violation(w, err)) {
+        err->cls = DG_ERR_RETRY;
+        err->cause = DG_RETRY_OTHER;
+    }
+    return -1;
+}
+
 /* Deletes a row and inserts the same id back with fresh k, c and pad. */
 static int delete_inserts_run(struct oltp_worker *w, struct oltp_term *t, struct dg_err *err)
 {
@@ -276,15 +349,10 @@ static int delete_inserts_run(struct oltp_worker *w, struct oltp_term *t, struct
         oltp_digit_groups(&t->rng, w->pad, OLTP_PAD_GROUPS);
         struct dg_value d[1] = {dg_int(id)};
         struct dg_value p[4] = {dg_int(id), dg_int(k), dg_txt(w->c, sizeof w->c), dg_txt(w->pad, sizeof w->pad)};
-        if (run_stmt(w, stmt(w, table, S_DELETE), 0, d, err))
+        if (run_stmt(w, table, S_DELETE, d, err))
             return -1;
-        if (run_stmt(w, stmt(w, table, S_INSERT), 0, p, err)) {
-            if (err->cls == DG_ERR_FATAL && unique_violation(w, err)) {
-                err->cls = DG_ERR_RETRY;
-                err->cause = DG_RETRY_OTHER;
-            }
-            return -1;
-        }
+        if (run_stmt(w, table, S_INSERT, p, err))
+            return retry_unique_violation(w, err);
     }
     return 0;
 }
@@ -293,7 +361,7 @@ static int delete_run(struct oltp_worker *w, struct oltp_term *t, struct dg_err 
 {
     int table = pick_table(w, t);
     struct dg_value p[1] = {dg_int(pick_id(w, t))};
-    return run_stmt(w, stmt(w, table, S_DELETE), 0, p, err);
+    return run_stmt(w, table, S_DELETE, p, err);
 }
 
 static int insert_run(struct oltp_worker *w, struct oltp_term *t, struct dg_err *err)
@@ -303,7 +371,7 @@ static int insert_run(struct oltp_worker *w, struct oltp_term *t, struct dg_err 
     oltp_digit_groups(&t->rng, w->c, OLTP_C_GROUPS);
     oltp_digit_groups(&t->rng, w->pad, OLTP_PAD_GROUPS);
     struct dg_value p[3] = {dg_int(k), dg_txt(w->c, sizeof w->c), dg_txt(w->pad, sizeof w->pad)};
-    return run_stmt(w, stmt(w, table, S_INSERT_AUTO), 0, p, err);
+    return run_stmt(w, table, S_INSERT_AUTO, p, err);
 }
 
 /* ---- one transaction ------------------------------------------------------------------------ */
@@ -340,10 +408,14 @@ int oltp_run(void *wctx, void *term, int type, struct dg_err *err)
     const struct test_def *d = &tests[type];
     int txn = d->txn && !w->cfg->skip_trx;
     w->rows = 0;
+    w->ncalls = w->nvals = 0;
+    w->ntext = 0;
     if (txn && dg_begin(w->h, DG_ISO_DEFAULT, d->write, err))
         return -1;
     if (body(w, t, (enum oltp_test)type, err))
         return -1; /* the runner rolls back */
+    if (w->calls) /* the queued statements, and the COMMIT, in as few round trips as the driver can */
+        return dg_execute_calls(w->h, w->calls, w->ncalls, txn, err) ? retry_unique_violation(w, err) : 0;
     return txn ? dg_commit(w->h, err) : 0;
 }
 
