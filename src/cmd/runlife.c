@@ -205,10 +205,27 @@ static int measure(struct life *L)
     return 0;
 }
 
+/* Stores the value of each key "from" under "to" instead (pairs "vus=threads ..."). */
+static void rename_keys(cJSON *j, const char *pairs)
+{
+    char buf[256];
+    snprintf(buf, sizeof buf, "%s", pairs ? pairs : "");
+    for (char *save = NULL, *pair = strtok_r(buf, " ", &save); pair; pair = strtok_r(NULL, " ", &save)) {
+        char *to = strchr(pair, '=');
+        if (!to)
+            continue;
+        *to++ = '\0';
+        cJSON *v = cJSON_DetachItemFromObjectCaseSensitive(j, pair);
+        if (v)
+            cJSON_AddItemToObject(j, to, v);
+    }
+}
+
 static char *options_json(const struct life *L)
 {
     cJSON *j = cJSON_CreateObject();
     dg_optset_json(&L->p->set, NULL, j);
+    rename_keys(j, L->cli->json_renames);
     cJSON_AddStringToObject(j, "load_model", dg_load_model_name(L->p->c.model));
     char *s = cJSON_PrintUnformatted(j);
     cJSON_Delete(j);

@@ -102,6 +102,9 @@ struct dg_wl_cli {
      * sets c->model (THINK), c->think_scale, c->nsweep, c->txns_per_vu as the workload means. */
     int (*finish)(void *o, struct dg_run_opts *c, const char *sub, struct dg_err *err);
     const char *common_refused;  /* common run options it does not take (space-separated) */
+    /* Common options stored under the workload's own words ("vus=threads txns_per_vu=iterations":
+     * stress's runs keep SQLQueryStress's names), space-separated JSON-name pairs; NULL: none. */
+    const char *json_renames;
     const struct dg_wl_sub *subs;
     int nsubs;
     const char *default_sub;     /* taken when no subcommand is named (NULL: one must be) */

@@ -41,6 +41,8 @@ PY
     id=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["steps"][1]["run_id"])' "$T_TMP/s.json")
     run_dg "$T_TMP/show.json" "$T_TMP/show.err" runs show "$id" --results "$RES" --json
     check "$e: a step is a stored run linked to its group" test "$(json_get "$T_TMP/show.json" group_id)/$(json_get "$T_TMP/show.json" workload)" = "$(json_get "$T_TMP/s.json" group_id)/stress"
+    check "$e: a step's stored options say its threads and iterations (SQLQueryStress's words)" test \
+        "$(sqlite3 "$RES" "SELECT json_extract(options, '\$.threads') || '/' || json_extract(options, '\$.iterations') || '/' || (json_extract(options, '\$.vus') IS NULL) FROM run WHERE id = $id")" = "2/3/1"
 
     # Parameters cycle: ids 1, 2, 3, 1, 2, 3 -> 1+2+3+1+2+3 rows.
     run_dg "$T_TMP/p.json" "$T_TMP/p.err" stress --target "$TGT" --query "SELECT id FROM dbgauge_stress WHERE id <= ?" \

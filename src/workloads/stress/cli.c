@@ -212,6 +212,7 @@ const struct dg_wl_cli stress_cli = {
     .init = init,
     .finish = finish,
     .common_refused = "vus vus-per-target targets txns-per-vu rate arrivals",
+    .json_renames = "vus=threads txns_per_vu=iterations",
     .subs = subs,
     .nsubs = sizeof subs / sizeof *subs,
     .default_sub = "run",
