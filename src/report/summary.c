@@ -50,8 +50,10 @@ void dg_report_run_text(FILE *out, const struct dg_run_record *r)
     fprintf(out, "\nRun %lld (%s)%s%s%s\n", (long long)r->id, r->status, r->label[0] ? ", label \"" : "",
             r->label, r->label[0] ? "\"" : "");
     fprintf(out, "  target   %s (%s %s)\n", r->target, r->engine, r->engine_version);
-    fprintf(out, "  load     %d warehouse%s, %d virtual user%s, %.1f s measured", r->warehouses,
-            r->warehouses == 1 ? "" : "s", r->vus, r->vus == 1 ? "" : "s", r->measured_s);
+    fprintf(out, "  load     ");
+    if (r->warehouses > 0) /* a scale in warehouses, for the workloads that have one */
+        fprintf(out, "%d warehouse%s, ", r->warehouses, r->warehouses == 1 ? "" : "s");
+    fprintf(out, "%d virtual user%s, %.1f s measured", r->vus, r->vus == 1 ? "" : "s", r->measured_s);
     if (r->warmup_s > 0)
         fprintf(out, " after %.1f s warm-up", r->warmup_s);
     fprintf(out, "\n");
