@@ -267,6 +267,14 @@ int dg_server_info(const struct dg_conn_h *h, struct dg_server_info *info, struc
     return h->drv->server_info(h->c, info, err);
 }
 
+void dg_conn_where(const struct dg_conn_h *h, char *buf, size_t n)
+{
+    if (n)
+        buf[0] = '\0';
+    if (h->c && h->drv->conn_where && n)
+        h->drv->conn_where(h->c, buf, n);
+}
+
 int dg_cache_stats(const struct dg_conn_h *h, uint64_t *hits, uint64_t *misses, struct dg_err *err)
 {
     if (!h->drv->cache_stats)

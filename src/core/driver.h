@@ -193,6 +193,10 @@ struct dg_driver {
      * Returns 0, 1 when the server is remote or will not say (data_dir "" and *pid 0), -1
      * with err on failure. */
     int (*server_local)(struct dg_conn *c, char *data_dir, size_t n, long *pid, struct dg_err *err);
+    /* Which server of the URL this connection reached, as "host:port" (a socket path for a
+     * Unix socket, the file for an embedded engine): with several hosts in one target it says
+     * where a reconnect landed. Never a password. Optional. */
+    void (*conn_where)(struct dg_conn *c, char *buf, size_t n);
 
     /* ---- server control (optional) ---- */
     /* The engine's memory knob (bytes). DG_CAP_MEMORY_SESSION: it sets this connection's
@@ -349,6 +353,9 @@ int dg_server_info(const struct dg_conn_h *h, struct dg_server_info *info, struc
 int dg_cache_stats(const struct dg_conn_h *h, uint64_t *hits, uint64_t *misses, struct dg_err *err);
 /* server_local; without the slot 1 (the server will not say: data_dir "", *pid 0). */
 int dg_server_local(const struct dg_conn_h *h, char *data_dir, size_t n, long *pid, struct dg_err *err);
+
+/* conn_where; without the slot "" (the driver does not say). */
+void dg_conn_where(const struct dg_conn_h *h, char *buf, size_t n);
 
 /* -- server control -- */
 /* set_memory; without the slot -1 with a DG_ERR_USER "not supported" error. */

@@ -11,6 +11,7 @@ int dg_err_set(struct dg_err *err, enum dg_err_class cls, int code, const char *
         return -1;
     err->cls = cls;
     err->cause = DG_RETRY_OTHER;
+    err->in_doubt = 0;
     err->code = code;
     err->sqlstate[0] = '\0';
     va_list ap;
@@ -26,6 +27,7 @@ void dg_err_clear(struct dg_err *err)
         return;
     err->cls = DG_OK;
     err->cause = DG_RETRY_OTHER;
+    err->in_doubt = 0;
     err->code = 0;
     err->sqlstate[0] = '\0';
     err->msg[0] = '\0';

@@ -27,6 +27,10 @@ enum dg_retry_cause {
 struct dg_err {
     enum dg_err_class cls;
     enum dg_retry_cause cause; /* meaningful when cls is DG_ERR_RETRY; reset by dg_err_set */
+    /* 1 when the error came after the commit was sent (the connection was lost during COMMIT,
+     * or during a call that commits by itself): the transaction may have committed. The
+     * runner counts it in doubt and never retries it. Reset by dg_err_set and dg_err_clear. */
+    int in_doubt;
     int code;          /* the engine's native code, 0 if none */
     char sqlstate[6];  /* SQLSTATE where the engine has one, "" otherwise */
     char msg[480];

@@ -28,6 +28,7 @@ struct dg_type_counts {
     uint64_t retries;    /* extra attempts after a retryable error */
     uint64_t retry_causes[DG_RETRY_NCAUSES]; /* the retries by cause (sum = retries); not in ticks */
     uint64_t errors;     /* transactions that failed for good */
+    uint64_t in_doubt;   /* of the errors: lost with their commit sent (may have committed) */
     uint64_t rows, bytes; /* fetched, for workloads that say (take_volume) */
 };
 
@@ -85,6 +86,31 @@ struct dg_runner_cfg {
      * per connection (SQLite); a reader (the monitor) sums them. */
     _Atomic uint64_t *conn_cache;
     uint64_t session_memory_bytes; /* > 0: each worker's connection sets the engine's cache */
+    /* A lost connection is sought again with capped, jittered back-off (50 ms to 2 s) until
+     * it comes back or this long has passed (0: the rest of the run); then the worker gives up. */
+    dg_ns reconnect_timeout_ns;
+    /* DG_LOAD_RATE: an arrival that would start later than this after its intended time is
+     * skipped, not run (pgbench's --latency-limit); 0: only arrivals that fell due while the
+     * worker's target was down are skipped. */
+    dg_ns latency_limit_ns;
+};
+
+/* An arrival that starts more than this after its intended time is late (DG_LOAD_RATE). */
+#define DG_LATE_AFTER_NS (10 * DG_NS_PER_MS)
+
+/* One outage of a target: a span in which its transactions failed on connection errors and
+ * none committed. Times are seconds from the measured window's start (start_s negative in the
+ * warm-up); the others from start_s. */
+struct dg_outage {
+    int target;            /* index of the target (0 with one) */
+    double start_s;        /* the first connection error */
+    double duration_s;     /* to the first connection made again: how long the server was away */
+    double first_commit_s; /* to the first commit after it; -1: none before the run ended */
+    double recovery_s;     /* to the end of the first second with at least 90% of the commits per
+                            * second of the 10 s before start_s; -1: never in the run */
+    uint64_t errors;       /* transactions that failed on it (connection errors) */
+    uint64_t reconnects;   /* connection attempts, failed or not, during it */
+    char back_on[128];     /* "host:port" the first new connection reached ("" unknown) */
 };
 
 /* One target's share of a run with several targets: the merge of its workers' figures. */
@@ -113,6 +139,15 @@ struct dg_run_result {
     struct dg_series series;                      /* one point per second, warm-up first; owned */
     int ntargets;                                 /* cfg->ntargets */
     struct dg_target_result *targets;             /* ntargets of them, owned; NULL for one target */
+    struct dg_outage *outages;                    /* owned, in order of start; NULL when none */
+    int noutages;
+    /* Every write acknowledged (or in doubt) during the run, warm-up and after-window ones
+     * included, for the audit: owned, in no particular order. */
+    struct dg_ack *acks;
+    size_t nacks;
+    /* DG_LOAD_RATE, measured window: arrivals due, started late (DG_LATE_AFTER_NS), skipped. */
+    uint64_t arrivals, late, skipped;
+    int window_cut;                               /* every worker ended before the window did */
 };
 
 /* Runs the workload. Blocks SIGINT and SIGTERM for its threads and waits for them itself.

@@ -22,9 +22,13 @@ struct dg_sec_counts {
 
 /* One worker's second. second counts from the start of the measured window (negative in the
  * warm-up): second k holds transactions that finished in [k, k+1) s after it. */
+#define DG_SERIES_TARGETS 64 /* as DG_MAX_TARGETS */
+
 struct dg_sec_acc {
     int64_t second;
     int used;
+    int target;          /* the worker's target (set once by dg_sec_feed_init's caller) */
+    uint64_t reconnects; /* connection attempts after a lost connection, this second */
     struct dg_sec_counts c[DG_MAX_TYPES];
     uint32_t hist[DG_MAX_TYPES][DG_SEC_SLOTS];
 };
@@ -54,6 +58,9 @@ struct dg_series_type {
 };
 struct dg_series_point {
     int64_t second;
+    uint64_t reconnects; /* connection attempts after lost connections (stored) */
+    /* Commits per target this second (the run's outage figures; not stored). */
+    uint32_t target_committed[DG_SERIES_TARGETS];
     struct dg_series_type t[DG_MAX_TYPES];
 };
 

@@ -2,6 +2,7 @@
  * printing, no database. */
 #include "core/wlcli.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 const struct dg_wl_sub *dg_wl_sub_find(const struct dg_wl_cli *cli, const char *name)
@@ -10,4 +11,14 @@ const struct dg_wl_sub *dg_wl_sub_find(const struct dg_wl_cli *cli, const char *
         if (!strcmp(cli->subs[i].name, name))
             return &cli->subs[i];
     return NULL;
+}
+
+void dg_stored_run_free(struct dg_stored_run *r)
+{
+    free(r->targets);
+    free(r->acks);
+    r->targets = NULL;
+    r->acks = NULL;
+    r->nacks = 0;
+    r->ntargets = 0;
 }

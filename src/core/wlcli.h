@@ -64,7 +64,24 @@ struct dg_run_facts {
      * follow --point-selects ...), held by the shared state; NULL: the workload's own. */
     const struct dg_figure_def *figures;
     int nfigures;
+    /* Writes to keep with the run's acknowledged ones for the audit, from before the run (tpcc:
+     * each warehouse's history sum, kind DG_ACK_TPCC_BASELINE, target set); held by the shared
+     * states, copied by the run life. */
+    const struct dg_ack *acks;
+    size_t nacks;
 };
+
+/* A stored run as an action may read it: cmd/ reads the store for the workload, which never
+ * opens it (struct dg_wl_act.read_run). */
+struct dg_stored_run {
+    int64_t id;
+    char workload[16], status[16], started_at[32];
+    int ntargets;                /* >= 1 */
+    char (*targets)[1024];       /* ntargets redacted URLs, in the run's order; owned */
+    struct dg_ack *acks;         /* owned */
+    size_t nacks;
+};
+void dg_stored_run_free(struct dg_stored_run *r);
 
 /* What an action gets: the options, where text goes, and with --json a document (holding
  * schema_version) to add its keys to, which cmd/ prints on stdout (NULL without --json). */
@@ -76,6 +93,9 @@ struct dg_wl_act {
     struct cJSON *json;
     int argc; /* arguments after the options (a raw action: every argument after its name) */
     char **argv;
+    /* Reads run id of the results file (c->results) into *out. Returns 0, 1 when there is no
+     * such run, -1 with err. */
+    int (*read_run)(const struct dg_wl_act *a, int64_t id, struct dg_stored_run *out, struct dg_err *err);
 };
 
 enum dg_sub_kind { DG_SUB_RUN = 0, DG_SUB_ACTION };

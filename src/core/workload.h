@@ -12,6 +12,22 @@
 #define DG_MAX_TYPES 8
 
 struct dg_figure_def; /* core/figures.h */
+
+/* One write the database acknowledged (or may have: in_doubt), kept so that `audit` can look
+ * for it later (TPC-C clause 3.5). What the key means is the workload's (tpcc: kind 1 is a
+ * New-Order, k = w, d, o_id, count = its lines; kind 2 a Payment, k = w, d, c, amount in
+ * cents; kind 3 a baseline: per warehouse k[0], the history's sum before the run). */
+struct dg_ack {
+    int64_t t_ms;     /* when it was acknowledged: ms from the measured window's start
+                       * (negative in the warm-up); set by the runner */
+    int64_t amount;
+    uint32_t k[3];
+    uint16_t count;
+    uint8_t kind;
+    uint8_t in_doubt; /* set by the runner: the commit's answer was lost */
+    uint16_t target;  /* set by the runner: index of the target (0 with one) */
+};
+enum { DG_ACK_TPCC_NEW_ORDER = 1, DG_ACK_TPCC_PAYMENT = 2, DG_ACK_TPCC_BASELINE = 3 };
 struct dg_wl_cli;     /* core/wlcli.h */
 
 struct dg_workload {
@@ -46,6 +62,10 @@ struct dg_workload {
     /* Optional: rows and bytes the last run() fetched, handed over and reset, so the runner
      * counts them in the phase the transaction belongs to. */
     void (*take_volume)(void *wctx, uint64_t *rows, uint64_t *bytes);
+    /* Optional: after a commit, or an error in doubt, the write the last run() made that an
+     * audit can check: returns 1 with *out's kind, k, count and amount filled, 0 when it made
+     * none worth keeping. Called once per transaction; must not allocate. */
+    int (*take_ack)(void *wctx, struct dg_ack *out);
 };
 
 /* Registry (src/workloads/registry.c): the workloads built into this binary, NULL-terminated,

@@ -7,18 +7,21 @@
 #include <stdint.h>
 
 #include "core/driver.h"
+#include "core/fault.h"
 #include "core/figures.h"
 #include "core/hist.h"
 #include "core/hostinfo.h"
 #include "core/monitor.h"
+#include "core/runner.h"
 #include "core/series.h"
 #include "core/workload.h"
 
-#define DG_STORE_SCHEMA_VERSION 9
+#define DG_STORE_SCHEMA_VERSION 10
 
 struct dg_txn_summary {
     char name[32];
     uint64_t committed, rollbacks, retries, errors;
+    uint64_t in_doubt;                       /* of the errors: the commit's answer was lost */
     uint64_t retry_causes[DG_RETRY_NCAUSES]; /* the retries by cause (enum dg_retry_cause) */
     int retry_causes_known;                  /* 0 for runs stored before causes were kept */
     double avg_ms, p50_ms, p90_ms, p95_ms, p99_ms, max_ms;
@@ -97,6 +100,17 @@ struct dg_run_record {
     /* Several targets at once: one summary each, owned (NULL and 0 for a one-target run). */
     struct dg_target_summary *targets;
     int ntargets;
+    /* Schema 10: faults and outages (tables run_fault, run_outage; always read back, NULL
+     * and 0 when none), the open loop's schedule, the acknowledged writes (table run_ack:
+     * written by dg_store_put, read back only by dg_store_get_acks). */
+    struct dg_fault_event *faults; /* owned */
+    int nfaults;
+    struct dg_outage *outages;     /* owned */
+    int noutages;
+    uint64_t arrivals, late, skipped; /* rate model; 0 for runs stored before schema 10 */
+    int schedule_known;            /* 1 when those three were stored (schema 10 and later) */
+    struct dg_ack *acks;           /* owned; put only */
+    size_t nacks;
 };
 
 struct dg_store;
@@ -117,6 +131,9 @@ int dg_store_set_group(struct dg_store *s, int64_t id, int64_t group_id, struct 
 typedef int (*dg_store_run_fn)(void *ctx, const struct dg_run_record *rec);
 int dg_store_list(struct dg_store *s, dg_store_run_fn fn, void *ctx, struct dg_err *err);
 void dg_run_record_free(struct dg_run_record *rec);
+/* The acknowledged writes of run id (*out malloc'd, the caller's; *n 0 and *out NULL when
+ * none). Returns 0, 1 if no such run, -1 on error. */
+int dg_store_get_acks(struct dg_store *s, int64_t id, struct dg_ack **out, size_t *n, struct dg_err *err);
 
 /* Experiments: one row per `dbgauge experiment` run, the runs point at it. */
 struct dg_experiment {
