@@ -5,6 +5,8 @@
 #
 #   tests/servers.sh start [pg|mariadb|all]  start (installs the package first when root and missing)
 #   tests/servers.sh stop  [pg|mariadb|all]  stop by PID and remove the data directory, always
+#   tests/servers.sh crash  [pg|mariadb]      stop hard (pg_ctl -m immediate; SIGKILL)
+#   tests/servers.sh revive [pg|mariadb]      start again on the same data and port
 #   tests/servers.sh status
 # The env file is tests/out/servers.env unless DG_SERVERS_ENV names another.
 set -uo pipefail
@@ -100,6 +102,10 @@ pg_stop() {
     if [[ -z $dir && -z $pid ]]; then
         say "pg: nothing recorded in $ENV_FILE"
         return 0
+    fi
+    # A server started again (pg_revive) may not have written its pid here yet.
+    if ! pid_alive "$pid" && [[ -f $data/postmaster.pid ]]; then
+        pid=$(head -n 1 "$data/postmaster.pid")
     fi
     if pid_alive "$pid"; then
         if [[ -n $data && -d $data ]]; then
@@ -213,6 +219,59 @@ my_stop() {
     say "mariadb: stopped${pid:+ (pid $pid)}"
 }
 
+my_launch() { # my_launch DIR PORT: mariadbd in the background on DIR/data ($! is its pid)
+    local dir=$1 port=$2
+    # small buffer pool and redo log for a 2-core test box
+    mariadbd --no-defaults --datadir="$dir/data" --user=mysql --bind-address=127.0.0.1 \
+        --port="$port" --socket="$dir/sock" --pid-file="$dir/mariadbd.pid" --local-infile=1 \
+        --innodb-buffer-pool-size=256M --innodb-log-file-size=64M \
+        --innodb-flush-log-at-trx-commit=2 --max-connections=200 \
+        --log-error="$dir/mariadbd.log" >/dev/null 2>&1 &
+}
+
+my_wait() { # my_wait PID PORT: until the server answers (30 s at most); 1 if it died or did not
+    local pid=$1 port=$2
+    for _ in $(seq 1 150); do
+        pid_alive "$pid" || return 1
+        mariadb -h127.0.0.1 -P"$port" -uroot -e 'select 1' >/dev/null 2>&1 && return 0
+        sleep 0.2
+    done
+    return 1
+}
+
+# ---- faults for the tests: a hard stop, and a start again on the same data and port --------
+
+pg_crash() { # stops PostgreSQL at once, as a power cut would (no checkpoint)
+    as_user postgres "$PG_BIN/pg_ctl" -D "$(env_get DG_PG_DATADIR)" -m immediate -w stop >/dev/null
+}
+
+pg_revive() {
+    local data dir
+    data=$(env_get DG_PG_DATADIR)
+    dir=$(env_get DG_PG_DIR)
+    as_user postgres "$PG_BIN/pg_ctl" -D "$data" -w -t 60 -l "$dir/revive.log" start >/dev/null || return 1
+    env_put DG_PG_PID "$(head -n 1 "$data/postmaster.pid")"
+}
+
+my_crash() { # SIGKILL to the server, as a crash would
+    local pid
+    pid=$(env_get DG_MY_PID)
+    pid_alive "$pid" && [[ $(cat "/proc/$pid/comm" 2>/dev/null) == mariadbd ]] || return 1
+    kill -KILL "$pid"
+    for _ in $(seq 1 100); do pid_alive "$pid" || return 0; sleep 0.05; done
+    return 1
+}
+
+my_revive() {
+    local dir port pid
+    dir=$(env_get DG_MY_DIR)
+    port=$(env_get DG_MY_PORT)
+    my_launch "$dir" "$port"
+    pid=$!
+    my_wait "$pid" "$port" || return 1
+    env_put DG_MY_PID "$pid"
+}
+
 my_start() {
     local pid
     pid=$(env_get DG_MY_PID)
@@ -243,21 +302,9 @@ my_start() {
     local tries=0 started=0
     while ((tries++ < 5)); do
         port=$(free_port $((MY_PORT_FIRST + 10 * (tries - 1)))) || break
-        # small buffer pool and redo log for a 2-core test box
-        mariadbd --no-defaults --datadir="$data" --user=mysql --bind-address=127.0.0.1 \
-            --port="$port" --socket="$dir/sock" --pid-file="$dir/mariadbd.pid" --local-infile=1 \
-            --innodb-buffer-pool-size=256M --innodb-log-file-size=64M \
-            --innodb-flush-log-at-trx-commit=2 --max-connections=200 \
-            --log-error="$log" >/dev/null 2>&1 &
+        my_launch "$dir" "$port"
         pid=$!
-        for _ in $(seq 1 150); do
-            pid_alive "$pid" || break
-            if mariadb -h127.0.0.1 -P"$port" -uroot -e 'select 1' >/dev/null 2>&1; then
-                started=1
-                break
-            fi
-            sleep 0.2
-        done
+        my_wait "$pid" "$port" && started=1
         ((started)) && break
         pid_alive "$pid" && { kill -TERM "$pid"; wait "$pid" 2>/dev/null; }
         say "mariadb: start on port $port failed, trying another"
@@ -307,6 +354,9 @@ stop)
     for s in $(servers_for "${2:-all}"); do "${s}_stop" || rc=1; done
     exit $rc
     ;;
+crash | revive)
+    for s in $(servers_for "${2:-all}"); do "${s}_$cmd" || { say "$s: $cmd failed"; exit 1; }; done
+    ;;
 status)
     [[ -f $ENV_FILE ]] || { say "no servers recorded ($ENV_FILE)"; exit 0; }
     grep -v PASSWORD "$ENV_FILE"
@@ -317,7 +367,7 @@ status)
     exit 0
     ;;
 *)
-    echo "usage: $0 start|stop [pg|mariadb|all] | status" >&2
+    echo "usage: $0 start|stop|crash|revive [pg|mariadb|all] | status" >&2
     exit 2
     ;;
 esac

@@ -39,6 +39,8 @@ char *dg_redacted_command_line(int argc, char **argv)
         dg_redact_url(argv[i], tmp, sizeof tmp);
         if (i && (!strcmp(argv[i - 1], "--restart-cmd")))
             snprintf(tmp, sizeof tmp, "***"); /* a restart command may hold a secret */
+        else if ((i && !strcmp(argv[i - 1], "--fault")) || !strncmp(argv[i], "--fault=", 8))
+            dg_redact_command(argv[i], tmp, sizeof tmp);
         else if (!strncmp(argv[i], "--restart-cmd=", 14))
             snprintf(tmp, sizeof tmp, "--restart-cmd=***");
         if (i)
@@ -102,7 +104,9 @@ void dg_record_fill(struct dg_run_record *rec, const struct dg_record_src *src,
                     struct dg_run_result *res, const char *const *type_names)
 {
     snprintf(rec->workload, sizeof rec->workload, "%s", src->workload);
-    snprintf(rec->status, sizeof rec->status, "%s", res->interrupted ? "incomplete" : "complete");
+    /* A run some of whose virtual users gave up measured less than it was asked to. */
+    snprintf(rec->status, sizeof rec->status, "%s",
+             res->interrupted || res->workers_failed ? "incomplete" : "complete");
     snprintf(rec->label, sizeof rec->label, "%s", src->label ? src->label : "");
     dg_wall_iso(res->started_wall, rec->started_at, sizeof rec->started_at);
     dg_wall_iso(res->ended_wall, rec->ended_at, sizeof rec->ended_at);

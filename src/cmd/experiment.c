@@ -31,6 +31,8 @@ static int listable(const char *key)
         dg_optset_add(&s, dg_run_optab, dg_run_noptab, NULL);
         dg_optset_add(&s, dg_workloads[i]->cli->opts, dg_workloads[i]->cli->nopts, NULL);
         struct dg_opt_ref r = dg_optset_find_key(&s, key);
+        if (r.o && (r.o->flags & DG_OF_REPEAT))
+            return DG_JOB_REPEATABLE;
         if (r.o && !(r.o->flags & DG_OF_SWEEP))
             return 0;
     }

@@ -36,6 +36,12 @@ struct life {
     struct dg_cmd_monitor mon;
     struct dg_run_facts facts;
     struct dg_err err;
+    /* The fault schedule, started at the start line after the monitor's own start hook. */
+    void (*chained_start)(void *ctx, dg_ns start_ns, dg_ns warm_end_ns);
+    void *chained_ctx;
+    struct dg_fault_run *faults;
+    struct dg_fault_event fault_events[DG_MAX_FAULTS];
+    int nfault_events;
 };
 
 static int open_target(const char *cmd, const char *url, struct dg_target *t)
@@ -165,6 +171,18 @@ static void run_tick(void *ctx, const struct dg_tick *t)
     fprintf(stderr, " retries %llu  errors %llu\n", (unsigned long long)retries, (unsigned long long)errors);
 }
 
+/* At the start line: the monitor's hook, then the fault schedule on the window's clock. */
+static void on_start(void *ctx, dg_ns start_ns, dg_ns warm_end_ns)
+{
+    struct life *L = ctx;
+    if (L->chained_start)
+        L->chained_start(L->chained_ctx, start_ns, warm_end_ns);
+    struct dg_err err = {0};
+    L->faults = dg_faults_start(L->p->c.faults, L->p->c.nfaults, warm_end_ns, &err);
+    if (err.msg[0])
+        fprintf(stderr, "dbgauge %s: %s\n", L->cmd, err.msg);
+}
+
 /* The runner over every target, watched by the monitor. */
 static int measure(struct life *L)
 {
@@ -180,7 +198,9 @@ static int measure(struct life *L)
                                 .txns_per_worker = c->txns_per_vu, .seed = c->seed,
                                 .max_retries = L->cli->max_retries, .tick_ns = 10 * DG_NS_PER_S,
                                 .tick = run_tick, .tick_ctx = L,
-                                .session_memory_bytes = L->mst->session_bytes};
+                                .session_memory_bytes = L->mst->session_bytes,
+                                .reconnect_timeout_ns = c->reconnect_timeout_ns,
+                                .latency_limit_ns = c->latency_limit_ns};
     if (L->n > 1) {
         cfg.ntargets = L->n;
         cfg.targets = tptr;
@@ -192,9 +212,18 @@ static int measure(struct life *L)
      * every worker's connection. */
     if (dg_cmd_monitor_begin(&L->mon, tptr[0], c->vus, &cfg, &L->err)) /* the run goes on without it */
         fprintf(stderr, "dbgauge %s: monitor: %s; running without it\n", L->cmd, L->err.msg);
+    if (c->nfaults) {
+        L->chained_start = cfg.on_start;
+        L->chained_ctx = cfg.start_ctx;
+        cfg.on_start = on_start;
+        cfg.start_ctx = L;
+    }
     if (L->cli->measure_begin)
         L->cli->measure_begin(L->shareds[0], &L->keep);
-    if (dg_runner_run(&cfg, &L->res, &L->err))
+    int ran = dg_runner_run(&cfg, &L->res, &L->err);
+    L->nfault_events = dg_faults_finish(L->faults, L->fault_events, DG_MAX_FAULTS);
+    L->faults = NULL;
+    if (ran)
         return dg_report_err(L->cmd, &L->err);
     if (L->cli->measure_end) {
         uint64_t txns = 0;
@@ -230,6 +259,42 @@ static char *options_json(const struct life *L)
     char *s = cJSON_PrintUnformatted(j);
     cJSON_Delete(j);
     return s;
+}
+
+/* The record's faults, outages, acknowledged writes (the run's and the workload's baseline)
+ * and the open loop's schedule. Returns 0, or -1 out of memory. */
+static int record_faults(struct life *L)
+{
+    struct dg_run_record *rec = &L->rec;
+    struct dg_run_result *res = &L->res;
+    if (L->nfault_events) {
+        if (!(rec->faults = malloc((size_t)L->nfault_events * sizeof *rec->faults)))
+            return dg_err_set(&L->err, DG_ERR_FATAL, 0, "out of memory");
+        memcpy(rec->faults, L->fault_events, (size_t)L->nfault_events * sizeof *rec->faults);
+        rec->nfaults = L->nfault_events;
+    }
+    rec->outages = res->outages; /* the record owns them now */
+    rec->noutages = res->noutages;
+    res->outages = NULL;
+    res->noutages = 0;
+    size_t n = res->nacks + L->facts.nacks;
+    if (n && !(rec->acks = malloc(n * sizeof *rec->acks)))
+        return dg_err_set(&L->err, DG_ERR_FATAL, 0, "out of memory for %zu acknowledged writes", n);
+    if (L->facts.nacks)
+        memcpy(rec->acks, L->facts.acks, L->facts.nacks * sizeof *rec->acks);
+    if (res->nacks)
+        memcpy(rec->acks + L->facts.nacks, res->acks, res->nacks * sizeof *rec->acks);
+    rec->nacks = n;
+    free(res->acks);
+    res->acks = NULL;
+    res->nacks = 0;
+    rec->arrivals = res->arrivals;
+    rec->late = res->late;
+    rec->skipped = res->skipped;
+    rec->schedule_known = 1;
+    for (int k = 0; k < res->ntypes; k++)
+        rec->txn[k].in_doubt = res->counts[k].in_doubt;
+    return 0;
 }
 
 /* The run's record: counts and histograms, the figures derived from them, the workload's facts. */
@@ -272,7 +337,7 @@ static int record(struct life *L)
     rec->server_blocks_hit = L->facts.server_blocks_hit;
     rec->server_blocks_read = L->facts.server_blocks_read;
     rec->group_id = L->in->group_id > 0 ? L->in->group_id : 0;
-    return 0;
+    return record_faults(L);
 }
 
 /* Why a finished run failed, or NULL. */
@@ -321,8 +386,9 @@ static int keep_and_show(struct life *L)
                     L->cmd, (long long)id);
     }
     if (L->res.workers_failed)
-        fprintf(stderr, "dbgauge %s: %d virtual user%s stopped on errors\n", L->cmd, L->res.workers_failed,
-                L->res.workers_failed == 1 ? "" : "s");
+        fprintf(stderr, "dbgauge %s: %d of %d virtual user%s gave up%s; what was measured is stored as run %lld, "
+                "marked incomplete\n", L->cmd, L->res.workers_failed, c->vus, c->vus == 1 ? "" : "s",
+                L->res.window_cut ? " and the window was cut short" : "", (long long)id);
     return why ? DG_EXIT_FAILED : DG_EXIT_OK;
 }
 

@@ -51,6 +51,50 @@ static int parse_targets(void *base, const struct dg_opt *o, const char *arg, st
     return 0;
 }
 
+/* --fault, or a job file's fault= lines joined with '\n'. The form is checked now, the offset
+ * against the window once every option is in. */
+static int parse_fault(void *base, const struct dg_opt *o, const char *arg, struct dg_err *err)
+{
+    (void)o;
+    struct dg_run_opts *c = base;
+    if (strchr(arg, '\n')) {
+        size_t n = strlen(arg) + 1;
+        char *copy = c->fault_lines + c->fault_lines_used;
+        if (c->fault_lines_used + n > sizeof c->fault_lines)
+            return dg_err_set(err, DG_ERR_USER, 0, "fault=: the lines are longer than %zu characters in all",
+                              sizeof c->fault_lines - 1);
+        memcpy(copy, arg, n);
+        c->fault_lines_used += n;
+        for (char *save = NULL, *line = strtok_r(copy, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+            if (parse_fault(base, o, line, err))
+                return -1;
+        return 0;
+    }
+    if (c->nfaults == DG_MAX_FAULTS)
+        return dg_err_set(err, DG_ERR_USER, 0, "--fault: at most %d faults", DG_MAX_FAULTS);
+    struct dg_fault_spec probe;
+    if (dg_fault_parse(arg, 0, &probe, err))
+        return -1;
+    c->fault_text[c->nfaults++] = arg;
+    return 0;
+}
+
+static void json_faults(const void *base, const struct dg_opt *o, cJSON *j)
+{
+    const struct dg_run_opts *c = base;
+    if (!c->nfaults)
+        return;
+    cJSON *arr = cJSON_AddArrayToObject(j, o->json);
+    for (int i = 0; i < c->nfaults; i++) {
+        char red[sizeof c->faults[i].command];
+        dg_redact_command(c->faults[i].command, red, sizeof red);
+        cJSON *f = cJSON_CreateObject();
+        cJSON_AddNumberToObject(f, "offset_s", (double)c->faults[i].offset_ns / 1e9);
+        cJSON_AddStringToObject(f, "command", red);
+        cJSON_AddItemToArray(arr, f);
+    }
+}
+
 static int parse_device(void *base, const struct dg_opt *o, const char *arg, struct dg_err *err)
 {
     (void)o;
@@ -186,6 +230,17 @@ const struct dg_opt dg_run_optab[] = {
     {.name = "mem-cap", .metavar = "SIZE", .subs = "run", .flags = DG_OF_SWEEP, .off = OFF(mem.mem_cap),
      .tag = DG_MEM_MEM_CAP, .parse = parse_memory, .json = "mem_cap_bytes", .json_fn = json_bytes_if_set,
      .help = "a memory cgroup limit for dbgauge (SQLite) or the local server"},
+    {.name = "fault", .metavar = "OFFSET:CMD", .subs = "run", .flags = DG_OF_REPEAT, .parse = parse_fault, .json = "faults",
+     .json_fn = json_faults,
+     .help = "run CMD (/bin/sh -c) OFFSET into the measured window: stop a server,\n"
+             "promote a standby... (repeatable; stored with passwords redacted)"},
+    {.name = "reconnect-timeout", .kind = DG_OPT_DURATION, .metavar = "T", .subs = "run", .flags = DG_OF_IF_SET,
+     .off = OFF(reconnect_timeout_ns), .json = "reconnect_timeout_s",
+     .help = "a virtual user that lost its connection gives up after seeking it T\n"
+             "(default: for the rest of the run)"},
+    {.name = "latency-limit", .kind = DG_OPT_DURATION, .metavar = "T", .subs = "run", .flags = DG_OF_IF_SET,
+     .off = OFF(latency_limit_ns), .json = "latency_limit_s",
+     .help = "with --rate: skip (and count) arrivals that would start more than T late"},
     {.name = "drop-caches", .kind = DG_OPT_FLAG, .subs = "run", .flags = DG_OF_SWEEP | DG_OF_IF_SET,
      .off = OFF(mem.drop_caches), .json = "drop_caches",
      .help = "empty the kernel's page cache before the run (root only)"},
@@ -215,6 +270,11 @@ static int finish_window(struct dg_run_opts *c, struct dg_err *err)
         return dg_err_set(err, DG_ERR_USER, 0, "--arrivals goes with --rate");
     if (!c->txns_per_vu && c->duration_ns == 0)
         return dg_err_set(err, DG_ERR_USER, 0, "--duration must be longer than 0");
+    if (c->latency_limit_ns && c->model != DG_LOAD_RATE)
+        return dg_err_set(err, DG_ERR_USER, 0, "--latency-limit goes with --rate");
+    for (int i = 0; i < c->nfaults; i++)
+        if (dg_fault_parse(c->fault_text[i], c->txns_per_vu ? 0 : c->duration_ns, &c->faults[i], err))
+            return -1;
     return dg_memory_check(&c->mem, err);
 }
 

@@ -5,6 +5,8 @@
 #ifndef DG_FAULT_H
 #define DG_FAULT_H
 
+#include <stddef.h>
+
 #include "core/clock.h"
 #include "core/err.h"
 
@@ -31,6 +33,11 @@ struct dg_fault_event {
  * DG_ERR_USER error that names what was wrong. */
 int dg_fault_parse(const char *spec, dg_ns window_ns, struct dg_fault_spec *out, struct dg_err *err);
 
+/* Copies cmd into out with the passwords it may hold replaced by ***: URL passwords and
+ * password=/pwd= parts (dg_redact_url), NAME=value where NAME holds PASSWORD or PWD
+ * (PGPASSWORD=, MYSQL_PWD=, --password=), and mysql's -pSECRET. */
+void dg_redact_command(const char *cmd, char *out, size_t cap);
+
 /* The schedule of one run. Owned by the caller; dg_faults_start begins its threads, and
  * dg_faults_finish waits for every one and fills the events. */
 struct dg_fault_run;
@@ -38,8 +45,9 @@ struct dg_fault_run;
  * NULL when n is 0 or out of memory (the run then goes on without them, err says). */
 struct dg_fault_run *dg_faults_start(const struct dg_fault_spec *specs, int n, dg_ns window_start_ns,
                                      struct dg_err *err);
-/* Tells faults not yet due not to start, waits for those running, fills out[0..n) (as many
- * as started) and frees fr. Returns how many events were filled. */
+/* Tells faults not yet due not to start (their start_s, end_s and exit_status are -1), waits
+ * for those running (killing, with its process group, one that runs on 60 s after this call),
+ * fills out[0..n) in the order given and frees fr. NULL fr: 0. Returns how many were filled. */
 int dg_faults_finish(struct dg_fault_run *fr, struct dg_fault_event *out, int n);
 
 #endif

@@ -102,6 +102,22 @@ static char *read_line(char *str, int num, void *stream)
     return str;
 }
 
+/* A repeatable key given again: its values joined with '\n'. Returns 1 (go on), or 0 failed. */
+static int append_line(struct reader *r, struct dg_job_kv *kv, const char *value)
+{
+    size_t a = strlen(kv->value), b = strlen(value);
+    char *v = realloc(kv->value, a + b + 2);
+    if (!v) {
+        dg_err_set(r->err, DG_ERR_FATAL, 0, "out of memory");
+        r->failed = 1;
+        return 0;
+    }
+    v[a] = '\n';
+    memcpy(v + a + 1, value, b + 1);
+    kv->value = v;
+    return 1;
+}
+
 static int on_value(void *user, const char *section, const char *key, const char *value)
 {
     struct reader *r = user;
@@ -115,12 +131,16 @@ static int on_value(void *user, const char *section, const char *key, const char
         return fail_at(r, r->line, "key '", key, "' is too long");
     char shown[64];
     snprintf(shown, sizeof shown, "%s", key);
-    if (r->cur > 0 && strchr(value, ',') && r->listable(key))
+    if (r->cur > 0 && strchr(value, ',') && r->listable(key) == 1)
         return fail_at(r, r->line, "key '", shown, "': lists sweep only in [global]; a step section gives one value");
     struct dg_job_kv *kv = NULL;
+    int kind = r->listable(key);
     for (int i = 0; i < s->nkv; i++)
-        if (!strcmp(s->kv[i].key, key))
-            return fail_at(r, r->line, "key '", shown, "' is given twice in this section");
+        if (!strcmp(s->kv[i].key, key)) {
+            if (kind != DG_JOB_REPEATABLE)
+                return fail_at(r, r->line, "key '", shown, "' is given twice in this section");
+            return append_line(r, &s->kv[i], value);
+        }
     if (s->nkv == DG_JOB_MAX_KEYS)
         return fail_at(r, r->line, "key '", shown, "': more than 64 keys in one section");
     kv = &s->kv[s->nkv];
@@ -133,7 +153,7 @@ static int on_value(void *user, const char *section, const char *key, const char
         return 0;
     }
     s->nkv++;
-    if (r->listable(key) && strchr(value, ',')) {
+    if (kind == 1 && strchr(value, ',')) {
         /* every element of a list must be there: "1,,2" and "1," are typos */
         const char *p = value;
         for (;;) {
@@ -216,7 +236,7 @@ static int expand(struct reader *r, struct dg_jobfile *jf, struct dg_err *err)
     const struct raw_section *g = &r->secs[0];
     int lists[DG_JOB_MAX_LISTS], nlists = 0;
     for (int i = 0; i < g->nkv; i++)
-        if (r->listable(g->kv[i].key) && strchr(g->kv[i].value, ',')) {
+        if (r->listable(g->kv[i].key) == 1 && strchr(g->kv[i].value, ',')) {
             if (nlists == DG_JOB_MAX_LISTS)
                 return dg_err_set(err, DG_ERR_USER, 0, "%s:%d: key '%s': at most %d lists in [global]",
                                   r->path, g->kv[i].line, g->kv[i].key, DG_JOB_MAX_LISTS);

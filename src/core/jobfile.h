@@ -34,8 +34,11 @@ struct dg_jobfile {
     struct dg_job_step *steps; /* owned */
 };
 
-/* Whether a key's value may be a comma-separated list (a query's commas are not a list). */
+/* Whether a key's value may be a comma-separated list (1; a query's commas are not a list: 0),
+ * or the key may be given on several lines of a section (DG_JOB_REPEATABLE: its values are
+ * joined with '\n', which no INI value holds, never split at commas). */
 typedef int (*dg_job_listable_fn)(const char *key);
+#define DG_JOB_REPEATABLE 2
 
 /* Reads path and expands it. Every step is [global] then its own section's keys (a section's
  * key replaces [global]'s). A list in [global] gives one step per value; several lists give

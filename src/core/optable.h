@@ -32,6 +32,7 @@ enum dg_opt_kind {
 #define DG_OF_IF_SET (1u << 1)   /* stored only when given (or non-zero) */
 #define DG_OF_CLI_ONLY (1u << 2) /* a command-line option only, never a job-file key */
 #define DG_OF_HAS_SET (1u << 3)  /* set_off is valid: an int set to 1 when given */
+#define DG_OF_REPEAT (1u << 4)   /* may be given again; a job file joins its lines with '\n' */
 
 #define DG_INT_LIST_MAX 64
 struct dg_int_list {

@@ -51,6 +51,7 @@ static void sum_counts(struct runner *r, int phase_mask, int target, struct dg_t
                 for (int k = 0; k < DG_RETRY_NCAUSES; k++)
                     out[t].retry_causes[k] += atomic_load_explicit(&c->retry_causes[k], memory_order_relaxed);
                 out[t].errors += atomic_load_explicit(&c->errors, memory_order_relaxed);
+                out[t].in_doubt += atomic_load_explicit(&c->in_doubt, memory_order_relaxed);
                 out[t].rows += atomic_load_explicit(&c->rows, memory_order_relaxed);
                 out[t].bytes += atomic_load_explicit(&c->bytes, memory_order_relaxed);
             }
@@ -106,11 +107,16 @@ static void free_workers(struct runner *r)
         }
         dg_hist_free(w->lag);
         dg_sec_feed_free(&w->feed);
+        for (struct ack_chunk *c = w->acks, *next; c; c = next) {
+            next = c->next;
+            free(c);
+        }
         free(w->term);
         free(w->saved);
     }
     free(r->w);
     r->w = NULL;
+    dg_outage_free(r);
     free(r->terms);
     free(r->next_type);
     dg_heap_free(&r->heap);
@@ -170,6 +176,11 @@ static int setup_workers(struct runner *r, struct dg_err *err)
             free_workers(r);
             return dg_err_set(err, DG_ERR_FATAL, 0, "out of memory");
         }
+        w->feed.target = w->target;
+    }
+    if (dg_outage_setup(r)) {
+        free_workers(r);
+        return dg_err_set(err, DG_ERR_FATAL, 0, "out of memory");
     }
     return 0;
 }
@@ -304,6 +315,8 @@ static int watch_window(struct runner *r, int created, struct watch *wt, struct 
             all_ended = dg_worker_ended(&r->w[i]);
         if (all_ended) {
             wt->stop_ns = now;
+            for (int i = 0; i < created && !cfg->txns_per_worker; i++)
+                res->window_cut |= atomic_load(&r->w[i].state) == W_GAVE_UP;
             return 0;
         }
         /* Seconds more than 5 s old are final even if a worker is stuck in a transaction. */
@@ -344,6 +357,25 @@ static void stop_workers(struct runner *r, int created)
         pthread_join(r->w[i].th, NULL);
 }
 
+/* Every worker's acknowledged writes, in one array for the result. */
+static int collect_acks(struct runner *r, struct dg_run_result *res)
+{
+    size_t n = 0;
+    for (int i = 0; i < r->cfg->workers; i++)
+        for (const struct ack_chunk *c = r->w[i].acks; c; c = c->next)
+            n += c->n;
+    if (!n)
+        return 0;
+    if (!(res->acks = malloc(n * sizeof *res->acks)))
+        return -1;
+    for (int i = 0; i < r->cfg->workers; i++)
+        for (const struct ack_chunk *c = r->w[i].acks; c; c = c->next) {
+            memcpy(res->acks + res->nacks, c->a, c->n * sizeof c->a[0]);
+            res->nacks += c->n;
+        }
+    return 0;
+}
+
 /* After the join: the rest of the series, the window's length, the counts and merged
  * histograms, per target too. Returns 0, or -1 with err out of memory. */
 static int collect_results(struct runner *r, int created, struct watch *wt, dg_ns cpu1,
@@ -380,10 +412,19 @@ static int collect_results(struct runner *r, int created, struct watch *wt, dg_n
     if (oom || (cfg->ntargets > 0 && fill_targets(r, res)))
         return dg_err_set(err, DG_ERR_FATAL, 0, "out of memory");
     for (int i = 0; i < cfg->workers; i++) {
-        res->workers_failed += atomic_load(&r->w[i].state) == W_GAVE_UP;
-        if (!res->first_error[0] && r->w[i].first_error[0])
-            snprintf(res->first_error, sizeof res->first_error, "%s", r->w[i].first_error);
+        const struct worker *w = &r->w[i];
+        res->workers_failed += atomic_load(&w->state) == W_GAVE_UP;
+        res->arrivals += w->arrivals;
+        res->late += w->late;
+        res->skipped += w->skipped;
     }
+    /* The first error of a worker that gave up says most; else the first any worker saw. */
+    for (int pass = 0; pass < 2 && !res->first_error[0]; pass++)
+        for (int i = 0; i < cfg->workers && !res->first_error[0]; i++)
+            if (r->w[i].first_error[0] && (pass || atomic_load(&r->w[i].state) == W_GAVE_UP))
+                snprintf(res->first_error, sizeof res->first_error, "%s", r->w[i].first_error);
+    if (dg_outage_finish(r, &res->series, stop_ns, res) || collect_acks(r, res))
+        return dg_err_set(err, DG_ERR_FATAL, 0, "out of memory");
     return 0;
 }
 
@@ -472,4 +513,10 @@ void dg_run_result_free(struct dg_run_result *res)
     free(res->targets);
     res->targets = NULL;
     res->ntargets = 0;
+    free(res->outages);
+    res->outages = NULL;
+    res->noutages = 0;
+    free(res->acks);
+    res->acks = NULL;
+    res->nacks = 0;
 }

@@ -13,7 +13,7 @@
 /* One worker's counts of one type in one phase: a single writer (the worker), relaxed
  * atomics so the reporter may read them while it runs. */
 struct counters {
-    _Atomic uint64_t committed, rollbacks, retries, errors, rows, bytes;
+    _Atomic uint64_t committed, rollbacks, retries, errors, in_doubt, rows, bytes;
     _Atomic uint64_t retry_causes[DG_RETRY_NCAUSES]; /* the retries, by cause */
 };
 
@@ -35,6 +35,23 @@ enum worker_state {
 
 struct runner;
 
+/* A worker's acknowledged writes: chunks that double from 64 to 4096 records, so a run makes
+ * one allocation per 4096 transactions at most (never one per transaction). */
+struct ack_chunk {
+    struct ack_chunk *next;
+    size_t n, cap;
+    struct dg_ack a[];
+};
+
+/* One target's open outage (under runner.out_mu; `open` is also read without it on commits). */
+struct outage_track {
+    _Atomic int open;  /* an outage is open: the target's next commit closes it */
+    dg_ns start;       /* its first connection error */
+    dg_ns back;        /* the first connection made again (0: none yet) */
+    uint64_t errors, reconnects;
+    char back_on[128];
+};
+
 struct worker {
     struct runner *r;
     int index;
@@ -53,6 +70,11 @@ struct worker {
     struct dg_err start_err;
     char first_error[512];
     dg_ns finished_ns;
+    dg_ns conn_since;              /* when its current connection was made */
+    dg_ns skip_before;             /* DG_LOAD_RATE: arrivals due before this fell in an outage */
+    uint64_t arrivals, late, skipped; /* DG_LOAD_RATE, measured window; read after the join */
+    struct ack_chunk *acks, *acks_tail; /* owned; freed with the worker */
+    uint64_t acks_dropped;         /* out of memory for the log: not kept */
     dg_ns cache_pub_ns;            /* conn_cache: when last published */
     uint64_t cache_base[2], cache_last[2]; /* conn_cache: earlier connections', this one's */
     _Atomic int state;             /* enum worker_state; written by the worker only */
@@ -78,7 +100,31 @@ struct runner {
     dg_ns start_ns, warm_end_ns; /* written by main before go is set */
     _Atomic dg_ns end_ns;        /* moved earlier by main on Ctrl-C */
     _Atomic int stop;
+    /* Outages: touched on connection errors and reconnects only, never on a commit's path
+     * but for one relaxed read of track[target].open. */
+    pthread_mutex_t out_mu;
+    struct outage_track *track;  /* one per target (1 with one target), owned */
+    struct dg_outage *outages;   /* closed ones, owned until handed to the result */
+    int noutages, outages_cap;
 };
+
+/* outage.c: the outage tracker. Every time is the monotonic clock. */
+int dg_outage_setup(struct runner *r);
+void dg_outage_free(struct runner *r);
+/* A transaction of target failed on a lost connection at t: opens an outage or counts in it. */
+void dg_outage_error(struct runner *r, int target, dg_ns t);
+/* An attempt to connect again to target at t; where ("host:port") when it succeeded. */
+void dg_outage_attempt(struct runner *r, int target, int ok, dg_ns t, const char *where);
+/* A commit at t by a worker connected since conn_since, while track[target].open: closes the
+ * outage, or drops it when that connection outlived it (the target never went away). */
+void dg_outage_commit(struct runner *r, int target, dg_ns conn_since, dg_ns t);
+/* After the join: closes what is still open at end, gives each its recovery from the series'
+ * commits per target, and hands them to res. Returns 0, or -1 out of memory. */
+int dg_outage_finish(struct runner *r, const struct dg_series *se, dg_ns end, struct dg_run_result *res);
+static inline int dg_outage_open(const struct runner *r, int target)
+{
+    return atomic_load_explicit(&r->track[target].open, memory_order_relaxed);
+}
 
 /* worker.c: the thread's body (arg is its struct worker), and its connection's release. */
 void *dg_worker_main(void *arg);

@@ -72,8 +72,8 @@ static void publish(struct dg_sec_feed *f)
     atomic_store_explicit(&f->head, head + 1, memory_order_release);
 }
 
-void dg_sec_record(struct dg_sec_feed *f, int64_t second, int type, enum dg_outcome out,
-                   uint64_t retries, uint64_t latency_ns)
+/* The accumulator of `second`, publishing the one being filled when the second moved on. */
+static struct dg_sec_acc *acc_for(struct dg_sec_feed *f, int64_t second)
 {
     struct dg_sec_acc *a = current(f);
     if (!a->used || a->second != second) {
@@ -83,10 +83,19 @@ void dg_sec_record(struct dg_sec_feed *f, int64_t second, int type, enum dg_outc
         }
         memset(a->c, 0, sizeof a->c);
         memset(a->hist, 0, sizeof a->hist);
+        a->reconnects = 0;
+        a->target = f->target;
         a->second = second;
         a->used = 1;
         atomic_store_explicit(&f->at_second, second, memory_order_release);
     }
+    return a;
+}
+
+void dg_sec_record(struct dg_sec_feed *f, int64_t second, int type, enum dg_outcome out,
+                   uint64_t retries, uint64_t latency_ns)
+{
+    struct dg_sec_acc *a = acc_for(f, second);
     struct dg_sec_counts *c = &a->c[type];
     c->retries += retries;
     if (out == DG_OUT_ERROR) {
@@ -98,6 +107,11 @@ void dg_sec_record(struct dg_sec_feed *f, int64_t second, int type, enum dg_outc
     else
         c->rollbacks++;
     a->hist[type][dg_sec_slot_of(latency_ns)]++;
+}
+
+void dg_sec_note_reconnect(struct dg_sec_feed *f, int64_t second)
+{
+    acc_for(f, second)->reconnects++;
 }
 
 void dg_sec_close(struct dg_sec_feed *f)
@@ -172,6 +186,18 @@ static void add_counts(struct dg_sec_counts *to, const struct dg_sec_counts *fro
     to->errors += from->errors;
 }
 
+/* What a worker's second adds beside the per-type counts: its reconnects, and its commits
+ * under its target. */
+static void add_extras(uint64_t *reconnects, uint32_t *target_committed, const struct dg_sec_acc *a, int ntypes)
+{
+    uint64_t committed = 0;
+    for (int t = 0; t < ntypes; t++)
+        committed += a->c[t].committed;
+    *reconnects += a->reconnects;
+    if (a->target >= 0 && a->target < DG_SERIES_TARGETS)
+        target_committed[a->target] += (uint32_t)committed;
+}
+
 static int merge_acc(struct dg_series *s, const struct dg_sec_acc *a)
 {
     /* Late counts for a second already final go straight to its point. */
@@ -181,6 +207,7 @@ static int merge_acc(struct dg_series *s, const struct dg_sec_acc *a)
             return 0; /* before the first second: not part of the run */
         for (int t = 0; t < s->ntypes; t++)
             add_counts(&p->t[t].c, &a->c[t]);
+        add_extras(&p->reconnects, p->target_committed, a, s->ntypes);
         return 0;
     }
     struct dg_sec_acc *m = NULL;
@@ -201,6 +228,7 @@ static int merge_acc(struct dg_series *s, const struct dg_sec_acc *a)
         for (size_t k = 0; k < DG_SEC_SLOTS; k++)
             m->hist[t][k] += a->hist[t][k];
     }
+    add_extras(&m->reconnects, m->target_committed, a, s->ntypes);
     return 0;
 }
 
@@ -218,6 +246,9 @@ static int finalize(struct dg_series *s, int64_t before)
         if (extend_to(s, m->second))
             return -1;
         struct dg_series_point *p = &s->pts[s->n - 1];
+        p->reconnects += m->reconnects;
+        for (int k = 0; k < DG_SERIES_TARGETS; k++)
+            p->target_committed[k] += m->target_committed[k];
         for (int t = 0; t < s->ntypes; t++) {
             struct dg_series_type *x = &p->t[t];
             add_counts(&x->c, &m->c[t]);

@@ -27,8 +27,9 @@ struct dg_sec_counts {
 struct dg_sec_acc {
     int64_t second;
     int used;
-    int target;          /* the worker's target (set once by dg_sec_feed_init's caller) */
+    int target;          /* the worker's target (from its feed) */
     uint64_t reconnects; /* connection attempts after a lost connection, this second */
+    uint32_t target_committed[DG_SERIES_TARGETS]; /* the collector's merges only: per target */
     struct dg_sec_counts c[DG_MAX_TYPES];
     uint32_t hist[DG_MAX_TYPES][DG_SEC_SLOTS];
 };
@@ -40,6 +41,7 @@ struct dg_sec_feed {
     _Atomic uint64_t head, tail;
     _Atomic int64_t at_second; /* the second the worker is filling now */
     _Atomic int closed;        /* the worker will publish nothing more */
+    int target;                /* the worker's target, set after dg_sec_feed_init */
 };
 
 enum dg_outcome { DG_OUT_COMMIT = 0, DG_OUT_ROLLBACK, DG_OUT_ERROR };
@@ -49,6 +51,8 @@ void dg_sec_feed_free(struct dg_sec_feed *f);
 /* Worker side: one finished transaction (latency_ns ignored for errors). */
 void dg_sec_record(struct dg_sec_feed *f, int64_t second, int type, enum dg_outcome out,
                    uint64_t retries, uint64_t latency_ns);
+/* Worker side: one attempt to connect again after a lost connection. */
+void dg_sec_note_reconnect(struct dg_sec_feed *f, int64_t second);
 /* Worker side, at exit: publishes the second being filled and closes the feed. */
 void dg_sec_close(struct dg_sec_feed *f);
 

@@ -8,6 +8,7 @@
 
 #include <stdio.h>
 
+#include "core/fault.h"
 #include "core/clock.h"
 #include "core/driver.h"
 #include "core/optable.h"
@@ -49,6 +50,15 @@ struct dg_run_opts {
     /* Set by the workload's finish: a sweep of virtual-user counts, one stored run each, the
      * runs linked as one group (stress --threads 1,2,4); nsweep 0: one run of vus. */
     int sweep[DG_INT_LIST_MAX], nsweep;
+    /* Faults (--fault OFFSET:COMMAND, as given; parsed by the common checks once the window is
+     * known), how long a lost connection is sought again (0: the rest of the run), and the
+     * open loop's latency limit (0: none). */
+    const char *fault_text[DG_MAX_FAULTS];
+    char fault_lines[8192]; /* a job file's fault= lines, split in place */
+    size_t fault_lines_used;
+    struct dg_fault_spec faults[DG_MAX_FAULTS];
+    int nfaults;
+    dg_ns reconnect_timeout_ns, latency_limit_ns;
 };
 
 /* What a run's record needs from the workload, beyond the counts (cmd/ writes the record). */

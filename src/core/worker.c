@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "core/opts.h"
 #include "core/runner_internal.h"
 
 /* Single-writer increment: a plain load and store, never a locked instruction. */
@@ -111,6 +112,27 @@ static int sleep_until(struct runner *r, dg_ns until)
     }
 }
 
+/* DG_LOAD_RATE: the next arrival this worker runs, skipping (and counting) those that fell
+ * due while its target was down and those later than the latency limit already. Returns 1
+ * when no arrival is left inside the window. */
+static int next_arrival(struct worker *w, struct job *j)
+{
+    struct runner *r = w->r;
+    for (;;) {
+        pthread_mutex_lock(&r->sched_mu);
+        j->intended = dg_arrival_next(&r->arrivals);
+        pthread_mutex_unlock(&r->sched_mu);
+        if (j->intended > atomic_load_explicit(&r->end_ns, memory_order_relaxed))
+            return 1;
+        int measured = j->intended >= r->warm_end_ns;
+        w->arrivals += measured;
+        dg_ns limit = r->cfg->latency_limit_ns;
+        if (j->intended >= w->skip_before && !(limit && dg_now_ns() > j->intended + limit))
+            return 0;
+        w->skipped += measured;
+    }
+}
+
 /* Returns 0 with the next job filled, or 1 when the worker should stop. */
 static int next_job(struct worker *w, struct job *j)
 {
@@ -123,11 +145,8 @@ static int next_job(struct worker *w, struct job *j)
         j->intended = 0;
         return 0;
     case DG_LOAD_RATE:
-        pthread_mutex_lock(&r->sched_mu);
-        j->intended = dg_arrival_next(&r->arrivals);
-        pthread_mutex_unlock(&r->sched_mu);
-        if (j->intended > atomic_load_explicit(&r->end_ns, memory_order_relaxed))
-            return 1; /* no arrival left inside the window */
+        if (next_arrival(w, j))
+            return 1;
         j->term = w->term;
         j->type = wl->next_type(w->term);
         return sleep_until(r, j->intended);
@@ -265,6 +284,8 @@ static void account(struct worker *w, const struct job *j, const struct outcome 
         bump(&c->rollbacks, 1);
     if (out == DG_OUT_ERROR) {
         bump(&c->errors, 1);
+        if (o->err.in_doubt)
+            bump(&c->in_doubt, 1);
         return;
     }
     if (out == DG_OUT_COMMIT)
@@ -274,26 +295,102 @@ static void account(struct worker *w, const struct job *j, const struct outcome 
         if (scheduled) {
             dg_hist_record(w->service[j->type], o->t1 - o->t0);
             dg_hist_record(w->lag, o->t0 - j->intended);
+            w->late += cfg->model == DG_LOAD_RATE && o->t0 - j->intended > DG_LATE_AFTER_NS;
         }
     }
 }
 
-/* After an error that failed a transaction for good: a lost connection is opened again
- * once. Returns 1 when the worker should give up. */
-static int after_error(struct worker *w, int type, const struct dg_err *e, int *consecutive)
+enum { GO_ON = 0, STOPPED, GIVE_UP };
+
+/* A lost connection: closed, then sought again until it comes back (GO_ON), the run stops
+ * (STOPPED) or cfg->reconnect_timeout_ns has passed (GIVE_UP). The wait between attempts is
+ * a tenth of the time away so far, from 50 ms up to 2 s, drawn in [wait/2, wait] so workers do
+ * not knock in step: it grows exponentially (x1.1 a try) and a server that comes back is found
+ * at most about a tenth of the outage later. Each attempt counts in the second it was made. */
+static int reconnect(struct worker *w, int type)
 {
-    note_error(w, type, e);
-    if (e->cls == DG_ERR_CONN) {
-        atomic_store(&w->state, W_RECONNECTING);
-        dg_worker_close(w);
-        struct dg_err re;
-        if (open_worker(w, &re)) {
-            note_error(w, type, &re);
-            return 1;
+    struct runner *r = w->r;
+    const struct dg_runner_cfg *cfg = r->cfg;
+    atomic_store(&w->state, W_RECONNECTING);
+    dg_worker_close(w);
+    dg_ns lost = dg_now_ns();
+    for (;;) {
+        struct dg_err e;
+        int ok = open_worker(w, &e) == 0;
+        dg_ns now = dg_now_ns();
+        char where[128] = "";
+        if (ok)
+            dg_conn_where(&w->conn, where, sizeof where);
+        dg_sec_note_reconnect(&w->feed, second_of(now, r->warm_end_ns));
+        dg_outage_attempt(r, w->target, ok, now, where);
+        if (ok) {
+            w->conn_since = w->skip_before = now;
+            atomic_store(&w->state, W_RUNNING);
+            return GO_ON;
         }
-        atomic_store(&w->state, W_RUNNING);
+        if (cfg->reconnect_timeout_ns && now - lost >= cfg->reconnect_timeout_ns) {
+            char d[32];
+            dg_format_duration(cfg->reconnect_timeout_ns, d, sizeof d);
+            snprintf(e.msg + strlen(e.msg), sizeof e.msg - strlen(e.msg), " (gave up reconnecting after %s)", d);
+            w->first_error[0] = '\0'; /* the giving up is what the run must say */
+            note_error(w, type, &e);
+            return GIVE_UP;
+        }
+        dg_ns wait = (now - lost) / 10;
+        wait = wait < 50 * DG_NS_PER_MS ? 50 * DG_NS_PER_MS : wait > 2 * DG_NS_PER_S ? 2 * DG_NS_PER_S : wait;
+        wait = (dg_ns)dg_rng_range(&w->think_rng, (int64_t)wait / 2, (int64_t)wait);
+        if (cfg->reconnect_timeout_ns && now + wait > lost + cfg->reconnect_timeout_ns)
+            wait = lost + cfg->reconnect_timeout_ns - now; /* one last try at the deadline */
+        if (sleep_until(r, now + wait))
+            return STOPPED;
     }
-    return ++*consecutive >= 1000;
+}
+
+/* After an error that failed a transaction for good: a lost connection is an outage to live
+ * through; anything else ends the worker after 1000 in a row. */
+static int after_error(struct worker *w, int type, const struct outcome *o, int *consecutive)
+{
+    note_error(w, type, &o->err);
+    if (o->err.cls == DG_ERR_CONN) {
+        dg_outage_error(w->r, w->target, o->t1);
+        *consecutive = 0;
+        return reconnect(w, type);
+    }
+    return ++*consecutive >= 1000 ? GIVE_UP : GO_ON;
+}
+
+/* Keeps the write an acknowledged (or in-doubt) transaction made, for the audit. */
+static void keep_ack(struct worker *w, const struct outcome *o)
+{
+    const struct dg_workload *wl = w->r->cfg->wl;
+    int doubt = o->rc != 0 && o->err.in_doubt;
+    if (!wl->take_ack || (o->rc != 0 && !doubt))
+        return;
+    struct dg_ack a;
+    if (!wl->take_ack(w->wctx, &a))
+        return;
+    struct ack_chunk *c = w->acks_tail;
+    if (!c || c->n == c->cap) {
+        size_t cap = !c ? 64 : c->cap < 4096 ? 2 * c->cap : 4096;
+        struct ack_chunk *nc = malloc(sizeof *nc + cap * sizeof nc->a[0]);
+        if (!nc) {
+            w->acks_dropped++;
+            return;
+        }
+        nc->next = NULL;
+        nc->n = 0;
+        nc->cap = cap;
+        if (c)
+            c->next = nc;
+        else
+            w->acks = nc;
+        w->acks_tail = c = nc;
+    }
+    int64_t rel = (int64_t)(o->t1 - w->r->warm_end_ns); /* unsigned wrap gives the signed distance */
+    a.t_ms = rel / (int64_t)DG_NS_PER_MS;
+    a.in_doubt = (uint8_t)doubt;
+    a.target = (uint16_t)w->target;
+    c->a[c->n++] = a;
 }
 
 /* CONNECTING, then WAITING at the start line. Returns 0 when the worker may run. */
@@ -325,6 +422,7 @@ void *dg_worker_main(void *arg)
         goto out;
     }
     atomic_store(&w->state, W_RUNNING);
+    w->conn_since = dg_now_ns();
     const int counted = cfg->txns_per_worker > 0;
     uint64_t done = 0;
     int consecutive_errors = 0;
@@ -337,15 +435,21 @@ void *dg_worker_main(void *arg)
         done++;
         if (cfg->model == DG_LOAD_THINK)
             reschedule(w, &j, o.t1);
+        keep_ack(w, &o); /* warm-up and after-window ones too: the database has them */
         if (o.t1 > atomic_load_explicit(&r->end_ns, memory_order_relaxed))
             break; /* finished after the window (or after Ctrl-C): not counted */
         account(w, &j, &o, counted || o.t1 >= r->warm_end_ns ? PH_MEASURE : PH_WARM);
         if (o.rc == 0 || o.err.cls == DG_ERR_EXPECTED) {
             consecutive_errors = 0;
-        } else if (after_error(w, j.type, &o.err, &consecutive_errors)) {
-            end_state = W_GAVE_UP;
-            break;
+            if (o.rc == 0 && dg_outage_open(r, w->target))
+                dg_outage_commit(r, w->target, w->conn_since, o.t1);
+            continue;
         }
+        int next = after_error(w, j.type, &o, &consecutive_errors);
+        if (next == GIVE_UP)
+            end_state = W_GAVE_UP;
+        if (next != GO_ON)
+            break;
     }
 out:
     dg_sec_close(&w->feed);

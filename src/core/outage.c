@@ -1,0 +1,152 @@
+/* outage.c — a target's outages as the workers live them: opened by the first transaction
+ * that fails on a lost connection, given a "back" time by the first connection made again,
+ * closed by the first commit after. A commit on a connection older than the outage means the
+ * target never went away (one session was killed, say): that span is dropped, its errors stay
+ * counted with their transactions. Recovery comes after the run, from the per-second commits
+ * of the target. Only connection errors and reconnects take the lock. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/runner_internal.h"
+
+int dg_outage_setup(struct runner *r)
+{
+    int n = r->cfg->ntargets > 0 ? r->cfg->ntargets : 1;
+    r->track = calloc((size_t)n, sizeof *r->track);
+    if (!r->track)
+        return -1;
+    pthread_mutex_init(&r->out_mu, NULL);
+    return 0;
+}
+
+void dg_outage_free(struct runner *r)
+{
+    if (r->track)
+        pthread_mutex_destroy(&r->out_mu);
+    free(r->track);
+    free(r->outages);
+    r->track = NULL;
+    r->outages = NULL;
+    r->noutages = 0;
+}
+
+static double secs(dg_ns a, dg_ns b) /* b - a, signed, in seconds */
+{
+    return (double)(int64_t)(b - a) / 1e9;
+}
+
+/* Moves target's open outage to the closed list: first commit at t, or none (t 0) when the run
+ * ended at `end` first. Under out_mu. */
+static void close_open(struct runner *r, int target, dg_ns t, dg_ns end)
+{
+    struct outage_track *k = &r->track[target];
+    atomic_store_explicit(&k->open, 0, memory_order_relaxed);
+    if (r->noutages == r->outages_cap) {
+        int cap = r->outages_cap ? 2 * r->outages_cap : 8;
+        struct dg_outage *o = realloc(r->outages, (size_t)cap * sizeof *o);
+        if (!o)
+            return; /* out of memory: this one is not kept */
+        r->outages = o;
+        r->outages_cap = cap;
+    }
+    struct dg_outage *o = &r->outages[r->noutages++];
+    memset(o, 0, sizeof *o);
+    o->target = target;
+    o->start_s = secs(r->warm_end_ns, k->start);
+    o->duration_s = secs(k->start, k->back ? k->back : t ? t : end);
+    o->first_commit_s = t ? secs(k->start, t) : -1;
+    o->recovery_s = -1;
+    o->errors = k->errors;
+    o->reconnects = k->reconnects;
+    memcpy(o->back_on, k->back_on, sizeof o->back_on);
+}
+
+void dg_outage_error(struct runner *r, int target, dg_ns t)
+{
+    struct outage_track *k = &r->track[target];
+    pthread_mutex_lock(&r->out_mu);
+    if (!atomic_load_explicit(&k->open, memory_order_relaxed)) {
+        k->start = t;
+        k->back = 0;
+        k->errors = k->reconnects = 0;
+        k->back_on[0] = '\0';
+        atomic_store_explicit(&k->open, 1, memory_order_relaxed);
+    }
+    k->errors++;
+    pthread_mutex_unlock(&r->out_mu);
+}
+
+void dg_outage_attempt(struct runner *r, int target, int ok, dg_ns t, const char *where)
+{
+    struct outage_track *k = &r->track[target];
+    pthread_mutex_lock(&r->out_mu);
+    if (atomic_load_explicit(&k->open, memory_order_relaxed)) {
+        k->reconnects++;
+        if (ok && !k->back) {
+            k->back = t;
+            snprintf(k->back_on, sizeof k->back_on, "%s", where ? where : "");
+        }
+    }
+    pthread_mutex_unlock(&r->out_mu);
+}
+
+void dg_outage_commit(struct runner *r, int target, dg_ns conn_since, dg_ns t)
+{
+    struct outage_track *k = &r->track[target];
+    pthread_mutex_lock(&r->out_mu);
+    if (atomic_load_explicit(&k->open, memory_order_relaxed)) {
+        if (conn_since < k->start)
+            atomic_store_explicit(&k->open, 0, memory_order_relaxed); /* never away: dropped */
+        else
+            close_open(r, target, t, t);
+    }
+    pthread_mutex_unlock(&r->out_mu);
+}
+
+/* Seconds from o's start to the end of the first second after its first commit in which the
+ * target committed at least 90% of its mean over the (up to) 10 s before; -1 when it never did
+ * in the run, or when nothing was committed before the outage to compare with. */
+static double recovery_of(const struct dg_outage *o, const struct dg_series *se)
+{
+    int64_t s0 = (int64_t)floor(o->start_s); /* its second */
+    uint64_t before = 0;
+    int nbefore = 0;
+    for (size_t i = 0; i < se->n; i++)
+        if (se->pts[i].second < s0 && se->pts[i].second >= s0 - 10) {
+            before += se->pts[i].target_committed[o->target];
+            nbefore++;
+        }
+    if (!nbefore || !before || o->first_commit_s < 0)
+        return -1;
+    double goal = 0.9 * (double)before / nbefore;
+    double from = o->start_s + o->first_commit_s;
+    for (size_t i = 0; i < se->n; i++) {
+        const struct dg_series_point *p = &se->pts[i];
+        if ((double)p->second + 1 > from && p->second >= s0 && (double)p->target_committed[o->target] >= goal)
+            return (double)(p->second + 1) - o->start_s;
+    }
+    return -1;
+}
+
+int dg_outage_finish(struct runner *r, const struct dg_series *se, dg_ns end, struct dg_run_result *res)
+{
+    int n = r->cfg->ntargets > 0 ? r->cfg->ntargets : 1;
+    for (int k = 0; k < n; k++)
+        if (atomic_load(&r->track[k].open))
+            close_open(r, k, 0, end);
+    for (int i = 0; i < r->noutages; i++)
+        r->outages[i].recovery_s = recovery_of(&r->outages[i], se);
+    for (int i = 1; i < r->noutages; i++) /* in order of start: insertion sort, few of them */
+        for (int j = i; j > 0 && r->outages[j].start_s < r->outages[j - 1].start_s; j--) {
+            struct dg_outage t = r->outages[j];
+            r->outages[j] = r->outages[j - 1];
+            r->outages[j - 1] = t;
+        }
+    res->outages = r->outages;
+    res->noutages = r->noutages;
+    r->outages = NULL;
+    r->noutages = r->outages_cap = 0;
+    return 0;
+}

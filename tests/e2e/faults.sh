@@ -1,0 +1,152 @@
+#!/usr/bin/env bash
+# faults.sh — runs that outlive their server (issue 14): PostgreSQL stopped hard and MariaDB
+# killed under load by a --fault command and started again 3 s later; the run completes, one
+# outage of 3-6 s is reported, every virtual user is connected and committing after it, the
+# database checks out and the audit finds nothing lost. Then a reconnect timeout shorter than
+# the outage (the run ends incomplete, its measurements kept), an open loop through an outage
+# (arrivals skipped, the schedule on time after), in-doubt commits on PostgreSQL, and
+# synchronous_commit=off. The caller (tests/run.sh) starts the servers; this never skips
+# silently, and it starts a server it stopped again even when a check fails.
+. "$(dirname "$0")/../lib.sh"
+
+need_server DG_PG_URL faults "no PostgreSQL server"
+need_server DG_MY_URL faults "no MariaDB server"
+export PGPASSWORD=$DG_PG_PASSWORD MYSQL_PWD=$DG_MY_PASSWORD
+SERVERS=$DG_ROOT/tests/servers.sh
+RES=$T_TMP/results.db
+PSQL=(psql -X -q -v ON_ERROR_STOP=1 -At)
+# Whatever happens, the servers are up again when this script ends.
+trap '"$SERVERS" revive pg >/dev/null 2>&1 || true; "$SERVERS" revive mariadb >/dev/null 2>&1 || true;
+      [[ -n ${DG_KEEP_TMP:-} ]] || rm -rf "$T_TMP"' EXIT
+server_up() { # server_up pg|mariadb: the server answers
+    if [[ $1 == pg ]]; then "${PSQL[@]}" "$DG_PG_ADMIN_URL" -c 'SELECT 1' >/dev/null 2>&1; else
+        mariadb -h127.0.0.1 -P"$DG_MY_PORT" -uroot -e 'select 1' >/dev/null 2>&1; fi
+}
+revive_if_down() { server_up "$1" || "$SERVERS" revive "$1" >/dev/null 2>&1; }
+
+# outage_field FILE I FIELD: field of the I-th outage of a run's JSON ("" when none)
+outage_field() { json_get "$1" "outages.$2.$3" 2>/dev/null; }
+count_outages() { python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1])).get("outages", [])))' "$1" 2>/dev/null || echo -1; }
+
+# crash_run NAME ENGINE URL COUNT_CONNECTED: a 30 s window of 4 users; the server stops hard 8 s
+# in and starts 3 s later; 20 s in, COUNT_CONNECTED says how many of our users are connected.
+crash_run() {
+    local name=$1 engine=$2 url=$3 count=$4
+    run_dg "$T_TMP/$name.json" "$T_TMP/$name.err" tpcc run --target "$url" --vus 4 --duration 30s \
+        --results "$RES" --json --label "$name" \
+        --fault "8s:$SERVERS crash $engine && sleep 3 && $SERVERS revive $engine" \
+        --fault "20s:$count >$T_TMP/$name.connected"
+    check "$name: the run completes (exit 0)" test "$RC" = 0
+    check "$name: stored complete" test "$(json_get "$T_TMP/$name.json" status 2>/dev/null)" = complete
+    check "$name: one outage reported" test "$(count_outages "$T_TMP/$name.json")" = 1
+    local start dur
+    start=$(outage_field "$T_TMP/$name.json" 0 start_s)
+    dur=$(outage_field "$T_TMP/$name.json" 0 duration_s)
+    num_cmp "$name: the outage starts at the fault (8 s)" "${start:-0}" ">=" 7.9
+    num_cmp "$name: ... and not long after" "${start:-99}" "<" 9
+    num_cmp "$name: the outage lasts 3 s or more" "${dur:-0}" ">=" 3
+    num_cmp "$name: ... and at most 6 s" "${dur:-99}" "<=" 6
+    num_cmp "$name: the outage counts its errors" "$(outage_field "$T_TMP/$name.json" 0 errors || echo 0)" ">=" 1
+    num_cmp "$name: the outage counts its reconnect attempts" "$(outage_field "$T_TMP/$name.json" 0 reconnects || echo 0)" ">=" 4
+    num_cmp "$name: a first commit after the outage" "$(outage_field "$T_TMP/$name.json" 0 first_commit_s || echo -1)" ">=" "${dur:-99}"
+    check "$name: the outage says where the users came back" test -n "$(outage_field "$T_TMP/$name.json" 0 back_on)"
+    check "$name: all 4 users connected 20 s in" test "$(tr -d ' \n' <"$T_TMP/$name.connected" 2>/dev/null)" = 4
+    check "$name: the fault's run is stored with its exit status" test \
+        "$(json_get "$T_TMP/$name.json" faults.0.exit_status 2>/dev/null)" = 0
+    check "$name: no virtual user gave up" test -z "$(grep 'gave up' "$T_TMP/$name.err")"
+    run_dg "$T_TMP/$name.check.json" "$T_TMP/$name.check.err" tpcc check --target "$url" --json
+    check "$name: tpcc check passes after the crash" test "$(json_get "$T_TMP/$name.check.json" pass 2>/dev/null)" = True
+    local id
+    id=$(json_get "$T_TMP/$name.json" run_id 2>/dev/null)
+    run_dg "$T_TMP/$name.audit.json" "$T_TMP/$name.audit.err" tpcc audit "$id" --target "$url" --results "$RES" --json
+    check "$name: the audit exits 0" test "$RC" = 0
+    check "$name: the audit finds 0 lost" test "$(json_get "$T_TMP/$name.audit.json" lost 2>/dev/null)" = 0
+    num_cmp "$name: the audit saw acknowledged New-Orders" "$(json_get "$T_TMP/$name.audit.json" acknowledged 2>/dev/null || echo 0)" ">" 100
+}
+
+# --- PostgreSQL stopped with pg_ctl -m immediate, started 3 s later ------------------------
+run_dg "$T_TMP/pgload.out" "$T_TMP/pgload.err" tpcc load --target "$DG_PG_URL" --warehouses 2 --drop
+check "pg: load exits 0" test "$RC" = 0
+crash_run pg-crash pg "$DG_PG_URL" \
+    "${PSQL[*]} $DG_PG_ADMIN_URL -c \"SELECT count(*) FROM pg_stat_activity WHERE application_name LIKE 'dbgauge-w%'\""
+revive_if_down pg
+
+# --- MariaDB killed with SIGKILL, started 3 s later ----------------------------------------
+run_dg "$T_TMP/myload.out" "$T_TMP/myload.err" tpcc load --target "$DG_MY_URL" --warehouses 2 --drop
+check "mariadb: load exits 0" test "$RC" = 0
+crash_run my-crash mariadb "$DG_MY_URL" \
+    "mariadb -h127.0.0.1 -P$DG_MY_PORT -uroot -N -e \"SELECT count(*) FROM information_schema.processlist WHERE user = 'dbgauge' AND db = 'dbgauge'\""
+revive_if_down mariadb
+
+# --- a reconnect timeout shorter than the outage: the users give up, the run is incomplete --
+run_dg "$T_TMP/giveup.json" "$T_TMP/giveup.err" tpcc run --target "$DG_PG_URL" --vus 2 --duration 12s \
+    --reconnect-timeout 1s --results "$RES" --json \
+    --fault "3s:$SERVERS crash pg && sleep 4 && $SERVERS revive pg"
+check "give up: the run exits 1" test "$RC" = 1
+check "give up: stored incomplete" test "$(json_get "$T_TMP/giveup.json" status 2>/dev/null)" = incomplete
+num_cmp "give up: what was measured before is kept" "$(json_get "$T_TMP/giveup.json" measured_seconds 2>/dev/null || echo 0)" ">=" 3
+num_cmp "give up: ... and the window was cut short" "$(json_get "$T_TMP/giveup.json" measured_seconds 2>/dev/null || echo 99)" "<" 8
+num_cmp "give up: its New-Orders are counted" "$(json_get "$T_TMP/giveup.json" transactions.new_order.committed 2>/dev/null || echo 0)" ">" 0
+if grep -q "2 of 2 virtual users gave up" "$T_TMP/giveup.err"; then ok "give up: says both users gave up"; else
+    not_ok "give up: says both users gave up" "$(tail -c 300 "$T_TMP/giveup.err")"; fi
+revive_if_down pg
+
+# --- an open loop through an outage: arrivals during it skipped, the schedule on time after --
+run_dg "$T_TMP/rate.json" "$T_TMP/rate.err" tpcc run --target "$DG_PG_URL" --vus 4 --duration 16s \
+    --rate 100 --arrivals uniform --results "$RES" --json \
+    --fault "4s:$SERVERS crash pg && sleep 2 && $SERVERS revive pg"
+check "rate: the run exits 0" test "$RC" = 0
+skipped=$(json_get "$T_TMP/rate.json" schedule.skipped 2>/dev/null || echo 0)
+late=$(json_get "$T_TMP/rate.json" schedule.late 2>/dev/null || echo 999)
+num_cmp "rate: the arrivals during the outage (about 2 s x 100/s) are skipped" "$skipped" ">=" 150
+num_cmp "rate: ... and not more than the outage's" "$skipped" "<=" 600
+num_cmp "rate: few arrivals late (the schedule resumes on time)" "$late" "<=" 40
+"$DG" runs show "$(json_get "$T_TMP/rate.json" run_id 2>/dev/null)" --series --json --results "$RES" \
+    >"$T_TMP/rate.series.json" 2>/dev/null
+python3 - "$T_TMP/rate.json" "$T_TMP/rate.series.json" >"$T_TMP/rate.tail" <<'EOF'
+import json, sys
+out = json.load(open(sys.argv[1]))["outages"][0]
+end = out["start_s"] + out["first_commit_s"]
+# whole seconds from 2 s after the first commit to the window's end: committed + rolled back
+done = [sum(t["committed"] + t["rollbacks"] for t in p["transactions"].values())
+        for p in json.load(open(sys.argv[2]))["series"] if end + 2 <= p["second"] < 15]
+print(min(done) if done else 0)
+EOF
+num_cmp "rate: every second after the outage runs about 100 arrivals" "$(cat "$T_TMP/rate.tail")" ">=" 85
+revive_if_down pg
+
+# --- in doubt: commits that wait for a standby that never comes, their sessions killed ------
+# synchronous_standby_names makes each COMMIT wait after it is written locally; killing the
+# session then loses the answer of a commit that happened: in doubt, found by the audit.
+INDOUBT_FAULT="3s:${PSQL[*]} $DG_PG_ADMIN_URL -c \"ALTER SYSTEM SET synchronous_standby_names = 'nobody'\" -c 'SELECT pg_reload_conf()' && sleep 1 && ${PSQL[*]} $DG_PG_ADMIN_URL -c \"SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name LIKE 'dbgauge-w%'\" ; ${PSQL[*]} $DG_PG_ADMIN_URL -c 'ALTER SYSTEM RESET synchronous_standby_names' -c 'SELECT pg_reload_conf()'"
+run_dg "$T_TMP/doubt.json" "$T_TMP/doubt.err" tpcc run --target "$DG_PG_URL" --vus 4 --duration 8s \
+    --results "$RES" --json --fault "$INDOUBT_FAULT"
+"${PSQL[@]}" "$DG_PG_ADMIN_URL" -c 'ALTER SYSTEM RESET synchronous_standby_names' -c 'SELECT pg_reload_conf()' >/dev/null 2>&1
+check "in doubt: the run exits 0" test "$RC" = 0
+num_cmp "in doubt: the commits cut by the kill are counted in doubt" "$(sum_field "$T_TMP/doubt.json" in_doubt 2>/dev/null || echo 0)" ">=" 1
+id=$(json_get "$T_TMP/doubt.json" run_id 2>/dev/null)
+run_dg "$T_TMP/doubt.audit.json" "$T_TMP/doubt.audit.err" tpcc audit "$id" --target "$DG_PG_URL" --results "$RES" --json
+check "in doubt: the audit exits 0 (nothing lost)" test "$RC" = 0
+check "in doubt: the audit finds 0 lost" test "$(json_get "$T_TMP/doubt.audit.json" lost 2>/dev/null)" = 0
+num_cmp "in doubt: in-doubt New-Orders found in the database, not called lost" \
+    "$(json_get "$T_TMP/doubt.audit.json" in_doubt_found 2>/dev/null || echo 0)" ">=" 1
+
+# --- synchronous_commit=off and a hard stop: whatever the audit finds, it adds up ----------
+"${PSQL[@]}" "$DG_PG_ADMIN_URL" -c 'ALTER SYSTEM SET synchronous_commit = off' -c 'SELECT pg_reload_conf()' >/dev/null
+run_dg "$T_TMP/async.json" "$T_TMP/async.err" tpcc run --target "$DG_PG_URL" --vus 4 --duration 10s \
+    --results "$RES" --json --fault "4s:$SERVERS crash pg && sleep 1 && $SERVERS revive pg"
+revive_if_down pg
+"${PSQL[@]}" "$DG_PG_ADMIN_URL" -c 'ALTER SYSTEM RESET synchronous_commit' -c 'SELECT pg_reload_conf()' >/dev/null
+check "async commit: the run exits 0" test "$RC" = 0
+id=$(json_get "$T_TMP/async.json" run_id 2>/dev/null)
+run_dg "$T_TMP/async.audit.json" "$T_TMP/async.audit.err" tpcc audit "$id" --target "$DG_PG_URL" --results "$RES" --json
+python3 - "$T_TMP/async.audit.json" >"$T_TMP/async.sum" <<'EOF' 2>&1
+import json, sys
+d = json.load(open(sys.argv[1]))
+print("yes" if d["acknowledged"] == d["found"] + d["lost"] and d["acknowledged"] > 0 else "no: %s" % d)
+EOF
+check "async commit: acknowledged = found + lost (lost: $(json_get "$T_TMP/async.audit.json" lost 2>/dev/null))" \
+    test "$(cat "$T_TMP/async.sum")" = yes
+check "async commit: the audit exits 0 or 1 as it found" test "$RC" = 0 -o "$RC" = 1
+
+finish

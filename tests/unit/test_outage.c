@@ -1,0 +1,267 @@
+/* test_outage.c — the runner through outages (issue 14), on the null: driver with a workload
+ * defined here that plays a server going away: between two times every transaction fails on a
+ * lost connection and every connection attempt fails. Checks that workers live through it in
+ * the three load models, the outage figures, the reconnects in the per-second series, skipped
+ * arrivals, in-doubt commits and acknowledged writes, a reconnect timeout that gives up, and that
+ * one killed session is not an outage. Needs no database. */
+#include "core/runner.h"
+
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "check.h"
+
+/* What the fake server does, on the runner's monotonic clock. */
+struct fake_server {
+    dg_ns down_from, down_until; /* away in [from, until); 0, 0: never */
+    int kill_worker_once;        /* 1: only the first worker's session is killed once, at down_from */
+    _Atomic int killed;
+    long txn_ns;                 /* each transaction takes this long */
+    _Atomic uint64_t commits, in_doubt_sent;
+};
+
+struct fake_wctx {
+    struct fake_server *s;
+    int index;
+    uint32_t seq;
+    int pending; /* the last run() wrote something to acknowledge */
+};
+
+struct fake_term {
+    int index;
+};
+
+static const char *const types[] = {"write"};
+
+static int is_down(const struct fake_server *s, dg_ns now)
+{
+    return now >= s->down_from && now < s->down_until;
+}
+
+static int fake_open(void *shared, struct dg_conn_h *conn, void **wctx, struct dg_err *err)
+{
+    struct fake_server *s = shared;
+    (void)conn;
+    if (!s->kill_worker_once && is_down(s, dg_now_ns()))
+        return dg_err_set(err, DG_ERR_CONN, 0, "connection refused (the fake server is down)");
+    struct fake_wctx *w = calloc(1, sizeof *w);
+    if (!w)
+        return dg_err_set(err, DG_ERR_FATAL, 0, "out of memory");
+    w->s = s;
+    w->index = -1;
+    *wctx = w;
+    return 0;
+}
+
+static void fake_close(void *wctx)
+{
+    free(wctx);
+}
+
+static void fake_init(void *shared, int index, int n, void *term, uint64_t seed)
+{
+    (void)shared, (void)n, (void)seed;
+    ((struct fake_term *)term)->index = index;
+}
+
+static int fake_next_type(void *term)
+{
+    (void)term;
+    return 0;
+}
+
+static int fake_run(void *wctx, void *term, int type, struct dg_err *err)
+{
+    struct fake_wctx *w = wctx;
+    struct fake_server *s = w->s;
+    (void)type;
+    w->index = ((struct fake_term *)term)->index;
+    w->pending = 0;
+    struct timespec ts = {0, s->txn_ns};
+    nanosleep(&ts, NULL);
+    dg_ns now = dg_now_ns();
+    w->seq++;
+    if (s->kill_worker_once) {
+        if (w->index == 0 && now >= s->down_from && !atomic_exchange(&s->killed, 1))
+            return dg_err_set(err, DG_ERR_CONN, 0, "terminating connection (one session killed)");
+    } else if (is_down(s, now)) {
+        dg_err_set(err, DG_ERR_CONN, 0, "server closed the connection");
+        /* the first transaction cut: its COMMIT was sent */
+        if (!atomic_fetch_add(&s->in_doubt_sent, 1)) {
+            err->in_doubt = 1;
+            w->pending = 1;
+        }
+        return -1;
+    }
+    atomic_fetch_add(&s->commits, 1);
+    w->pending = 1;
+    return 0;
+}
+
+static int fake_take_ack(void *wctx, struct dg_ack *out)
+{
+    struct fake_wctx *w = wctx;
+    if (!w->pending)
+        return 0;
+    w->pending = 0;
+    memset(out, 0, sizeof *out);
+    out->kind = 1;
+    out->k[0] = (uint32_t)w->index;
+    out->k[1] = w->seq;
+    out->count = 1;
+    return 1;
+}
+
+static const struct dg_workload fake_wl = {
+    .name = "fake", .ntypes = 1, .type_names = types, .terminal_size = sizeof(struct fake_term),
+    .worker_open = fake_open, .worker_close = fake_close, .terminal_init = fake_init,
+    .next_type = fake_next_type, .run = fake_run, .take_ack = fake_take_ack,
+};
+
+/* A run of `workers` over the fake server, down from `from` to `until` seconds into the
+ * window of `window` seconds (no warm-up). */
+static int run_through(struct fake_server *s, const struct dg_target *tg, enum dg_load_model model, int workers,
+                       double window, double from, double until, dg_ns reconnect_timeout, struct dg_run_result *res)
+{
+    struct dg_runner_cfg cfg = {.model = model, .rate_per_s = 200, .arrivals = DG_ARRIVALS_UNIFORM,
+                                .terminals = workers * 4, .think_scale = 1, .wl = &fake_wl, .shared = s,
+                                .target = tg, .workers = workers, .duration_ns = (dg_ns)(window * 1e9),
+                                .seed = 7, .reconnect_timeout_ns = reconnect_timeout};
+    static const double keying[] = {0.0}, think[] = {0.01};
+    struct dg_workload wl = fake_wl;
+    if (model == DG_LOAD_THINK) {
+        wl.keying_s = keying;
+        wl.think_mean_s = think;
+        cfg.wl = &wl;
+    }
+    /* The window starts when the runner's clock does: a little after now. */
+    dg_ns t0 = dg_now_ns();
+    s->down_from = t0 + (dg_ns)(from * 1e9);
+    s->down_until = t0 + (dg_ns)(until * 1e9);
+    struct dg_err err;
+    int rc = dg_runner_run(&cfg, res, &err);
+    if (rc)
+        printf("# run failed: %s\n", err.msg);
+    for (size_t i = 0; getenv("DEBUG") && i < res->series.n; i++)
+        printf("# second %lld committed %u reconnects %llu\n", (long long)res->series.pts[i].second, res->series.pts[i].target_committed[0], (unsigned long long)res->series.pts[i].reconnects);
+    return rc;
+}
+
+static uint64_t reconnects_in_series(const struct dg_run_result *res)
+{
+    uint64_t n = 0;
+    for (size_t i = 0; i < res->series.n; i++)
+        n += res->series.pts[i].reconnects;
+    return n;
+}
+
+static void check_closed(struct dg_test *t, const struct dg_target *tg)
+{
+    struct fake_server s = {.txn_ns = 2000000};
+    struct dg_run_result res;
+    if (run_through(&s, tg, DG_LOAD_CLOSED, 3, 5.0, 1.5, 3.0, 0, &res))
+        return;
+    CHECK(t, res.workers_failed == 0, "closed: no worker gave up through the outage", "%d", res.workers_failed);
+    CHECK(t, res.noutages == 1, "closed: one outage", "%d", res.noutages);
+    if (res.noutages >= 1) {
+        const struct dg_outage *o = &res.outages[0];
+        CHECK(t, o->start_s > 1.45 && o->start_s < 1.6, "closed: it starts when the server went", "%.3f", o->start_s);
+        CHECK(t, o->duration_s >= 1.45 && o->duration_s < 1.8, "closed: it lasts as long as the server was away, "
+              "plus at most a tenth (the back-off)", "%.3f", o->duration_s);
+        CHECK(t, o->first_commit_s >= o->duration_s && o->first_commit_s < o->duration_s + 0.1,
+              "closed: the first commit comes right after", "%.3f", o->first_commit_s);
+        CHECK(t, o->errors == 3, "closed: each worker's cut transaction is an error of the outage", "%llu",
+              (unsigned long long)o->errors);
+        CHECK(t, o->reconnects >= 3 * 5 && o->reconnects < 3 * 40, "closed: reconnects with back-off (not a spin)",
+              "%llu", (unsigned long long)o->reconnects);
+        CHECK(t, o->recovery_s >= o->first_commit_s && o->recovery_s < o->first_commit_s + 2.5,
+              "closed: back to 90% of the throughput within a second", "%.3f", o->recovery_s);
+        CHECK(t, reconnects_in_series(&res) >= o->reconnects, "closed: the series counts the reconnects per second",
+              "%llu", (unsigned long long)reconnects_in_series(&res));
+    }
+    CHECK(t, res.counts[0].errors == 3 && res.counts[0].in_doubt == 1, "closed: the cut commit is in doubt",
+          "errors %llu in doubt %llu", (unsigned long long)res.counts[0].errors, (unsigned long long)res.counts[0].in_doubt);
+    size_t doubt = 0;
+    for (size_t i = 0; i < res.nacks; i++)
+        doubt += res.acks[i].in_doubt;
+    CHECK(t, res.nacks == atomic_load(&s.commits) + 1 && doubt == 1,
+          "closed: every commit (after the window too) and the in-doubt one is acknowledged", "%zu acks, %llu commits, %zu in doubt",
+          res.nacks, (unsigned long long)atomic_load(&s.commits), doubt);
+    CHECK(t, !res.window_cut, "closed: the window was not cut", "cut");
+    dg_run_result_free(&res);
+}
+
+static void check_rate(struct dg_test *t, const struct dg_target *tg)
+{
+    struct fake_server s = {.txn_ns = 1000000};
+    struct dg_run_result res;
+    if (run_through(&s, tg, DG_LOAD_RATE, 3, 4.0, 1.0, 2.0, 0, &res))
+        return;
+    CHECK(t, res.noutages == 1 && res.workers_failed == 0, "rate: one outage lived through", "%d outages", res.noutages);
+    CHECK(t, res.arrivals >= 795 && res.arrivals <= 801, "rate: 200/s for 4 s is 800 arrivals", "%llu",
+          (unsigned long long)res.arrivals);
+    CHECK(t, res.skipped >= 195 && res.skipped <= 240, "rate: the arrivals due in the outage are skipped",
+          "%llu skipped", (unsigned long long)res.skipped);
+    CHECK(t, res.late <= 10, "rate: the schedule resumes on time after", "%llu late", (unsigned long long)res.late);
+    dg_run_result_free(&res);
+}
+
+static void check_think(struct dg_test *t, const struct dg_target *tg)
+{
+    struct fake_server s = {.txn_ns = 1000000};
+    struct dg_run_result res;
+    if (run_through(&s, tg, DG_LOAD_THINK, 2, 3.0, 1.0, 1.8, 0, &res))
+        return;
+    CHECK(t, res.noutages == 1 && res.workers_failed == 0, "think: one outage lived through", "%d outages, %d failed",
+          res.noutages, res.workers_failed);
+    CHECK(t, res.noutages < 1 || res.outages[0].first_commit_s > 0, "think: commits again after it", "none");
+    dg_run_result_free(&res);
+}
+
+static void check_give_up(struct dg_test *t, const struct dg_target *tg)
+{
+    struct fake_server s = {.txn_ns = 1000000};
+    struct dg_run_result res;
+    if (run_through(&s, tg, DG_LOAD_CLOSED, 2, 4.0, 1.0, 3.5, 500 * DG_NS_PER_MS, &res))
+        return;
+    CHECK(t, res.workers_failed == 2 && res.window_cut, "give up: past the reconnect timeout the workers give up",
+          "%d failed, cut %d", res.workers_failed, res.window_cut);
+    CHECK(t, res.measured_s > 1.4 && res.measured_s < 2.2, "give up: the window ends when the last gave up",
+          "%.3f s", res.measured_s);
+    CHECK(t, strstr(res.first_error, "gave up reconnecting after 500ms") != NULL, "give up: the run says why",
+          "'%s'", res.first_error);
+    CHECK(t, res.noutages == 1 && res.outages[0].first_commit_s < 0, "give up: the outage has no first commit",
+          "%d", res.noutages);
+    dg_run_result_free(&res);
+}
+
+static void check_one_session(struct dg_test *t, const struct dg_target *tg)
+{
+    struct fake_server s = {.txn_ns = 1000000, .kill_worker_once = 1};
+    struct dg_run_result res;
+    if (run_through(&s, tg, DG_LOAD_CLOSED, 3, 2.0, 0.5, 0.5, 0, &res))
+        return;
+    CHECK(t, res.noutages == 0, "one session killed: not an outage (the others kept committing)", "%d", res.noutages);
+    CHECK(t, res.counts[0].errors == 1 && res.workers_failed == 0, "one session killed: one error, nobody gave up",
+          "%llu errors", (unsigned long long)res.counts[0].errors);
+    dg_run_result_free(&res);
+}
+
+int main(void)
+{
+    struct dg_test t = {0};
+    struct dg_target tg;
+    struct dg_err err = {0};
+    if (dg_target_parse("null:", &tg, &err)) {
+        printf("not ok - null: target: %s\n", err.msg);
+        return 1;
+    }
+    check_closed(&t, &tg);
+    check_rate(&t, &tg);
+    check_think(&t, &tg);
+    check_give_up(&t, &tg);
+    check_one_session(&t, &tg);
+    return dg_test_done(&t);
+}
