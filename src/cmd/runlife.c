@@ -200,7 +200,7 @@ static int measure(struct life *L)
                                 .tick = run_tick, .tick_ctx = L,
                                 .session_memory_bytes = L->mst->session_bytes,
                                 .reconnect_timeout_ns = c->reconnect_timeout_ns,
-                                .latency_limit_ns = c->latency_limit_ns};
+                                .latency_limit_ns = c->latency_limit_ns, .no_acks = c->no_audit_log};
     if (L->n > 1) {
         cfg.ntargets = L->n;
         cfg.targets = tptr;

@@ -93,6 +93,7 @@ struct dg_runner_cfg {
      * skipped, not run (pgbench's --latency-limit); 0: only arrivals that fell due while the
      * worker's target was down are skipped. */
     dg_ns latency_limit_ns;
+    int no_acks;                   /* 1: keep no acknowledged writes (the workload's take_ack unused) */
 };
 
 /* An arrival that starts more than this after its intended time is late (DG_LOAD_RATE). */

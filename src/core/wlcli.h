@@ -59,6 +59,7 @@ struct dg_run_opts {
     struct dg_fault_spec faults[DG_MAX_FAULTS];
     int nfaults;
     dg_ns reconnect_timeout_ns, latency_limit_ns;
+    int no_audit_log;
 };
 
 /* What a run's record needs from the workload, beyond the counts (cmd/ writes the record). */

@@ -364,7 +364,7 @@ static void keep_ack(struct worker *w, const struct outcome *o)
 {
     const struct dg_workload *wl = w->r->cfg->wl;
     int doubt = o->rc != 0 && o->err.in_doubt;
-    if (!wl->take_ack || (o->rc != 0 && !doubt))
+    if (!wl->take_ack || w->r->cfg->no_acks || (o->rc != 0 && !doubt))
         return;
     struct dg_ack a;
     if (!wl->take_ack(w->wctx, &a))
