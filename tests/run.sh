@@ -154,11 +154,11 @@ elif [[ -z $only || conformance/odbc == *"$only"* ]]; then
 fi
 for s in tests/e2e/*.sh; do
     name=e2e/$(basename "$s" .sh)
-    if [[ $use_pg == 0 && ($name == e2e/pgsql || $name == e2e/faults) ]]; then
+    if [[ $use_pg == 0 && ($name == e2e/pgsql || $name == e2e/crash) ]]; then
         echo "# $name: not run (--no-pg)"
         continue
     fi
-    if [[ $use_my == 0 && ($name == e2e/mysql* || $name == e2e/faults) ]]; then
+    if [[ $use_my == 0 && ($name == e2e/mysql* || $name == e2e/crash) ]]; then
         echo "# $name: not run (--no-my)"
         continue
     fi

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# faults.sh — runs that outlive their server (issue 14): PostgreSQL stopped hard and MariaDB
+# crash.sh — runs that outlive their server (issue 14): PostgreSQL stopped hard and MariaDB
 # killed under load by a --fault command and started again 3 s later; the run completes, one
 # outage of 3-6 s is reported, every virtual user is connected and committing after it, the
 # database checks out and the audit finds nothing lost. Then a reconnect timeout shorter than
@@ -9,8 +9,8 @@
 # silently, and it starts a server it stopped again even when a check fails.
 . "$(dirname "$0")/../lib.sh"
 
-need_server DG_PG_URL faults "no PostgreSQL server"
-need_server DG_MY_URL faults "no MariaDB server"
+need_server DG_PG_URL crash "no PostgreSQL server"
+need_server DG_MY_URL crash "no MariaDB server"
 export PGPASSWORD=$DG_PG_PASSWORD MYSQL_PWD=$DG_MY_PASSWORD
 SERVERS=$DG_ROOT/tests/servers.sh
 RES=$T_TMP/results.db
