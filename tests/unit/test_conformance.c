@@ -724,6 +724,7 @@ int main(int argc, char **argv)
     check_application_name(&t);
     check_connection_loss(&t);
     check_bad_targets(&t);
+    check_hosts(&t);
     xexec(&t.a, "DROP TABLE IF EXISTS dg_conf_t", &err);
     dg_disconnect(&t.a);
     dg_disconnect(&t.b);
