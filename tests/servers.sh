@@ -5,6 +5,8 @@
 #
 #   tests/servers.sh start [pg|mariadb|all]  start (installs the package first when root and missing)
 #   tests/servers.sh stop  [pg|mariadb|all]  stop by PID and remove the data directory, always
+#   tests/servers.sh restart pg|mariadb      stop hard (pg_ctl -m immediate, SIGKILL) and start
+#                                            again on the same port and data (an outage for tests)
 #   tests/servers.sh status
 # The env file is tests/out/servers.env unless DG_SERVERS_ENV names another.
 set -uo pipefail
@@ -43,6 +45,14 @@ env_drop() { # env_drop TAG: removes the DG_<TAG>_ lines
 env_put() { # env_put NAME VALUE
     mkdir -p "$(dirname "$ENV_FILE")"
     printf "export %s='%s'\n" "$1" "$2" >>"$ENV_FILE"
+}
+
+env_set() { # env_set NAME VALUE: replaces NAME's line
+    local tmp
+    tmp=$(mktemp "$ENV_FILE.XXXXXX") || return 1
+    grep -v "^export $1=" "$ENV_FILE" >"$tmp" || true
+    mv "$tmp" "$ENV_FILE"
+    env_put "$1" "$2"
 }
 
 # ---- helpers -------------------------------------------------------------------------------
@@ -189,7 +199,62 @@ pg_start() {
     say "pg: PostgreSQL $("$PG_BIN/postgres" -V | awk '{print $3}') on 127.0.0.1:$port, pid $pid, data $data"
 }
 
+# Stops the recorded server at once (no checkpoint, as a crash) and starts it again.
+pg_restart() {
+    local pid data dir
+    pid=$(env_get DG_PG_PID)
+    data=$(env_get DG_PG_DATADIR)
+    dir=$(env_get DG_PG_DIR)
+    pid_alive "$pid" || die "pg: no running server recorded in $ENV_FILE"
+    as_user postgres "$PG_BIN/pg_ctl" -D "$data" -m immediate -w -t 30 stop >/dev/null 2>&1 ||
+        die "pg: pg_ctl stop failed"
+    as_user postgres "$PG_BIN/pg_ctl" -D "$data" -l "$dir/postgres.log" -w -t 60 start >/dev/null 2>&1 ||
+        die "pg: pg_ctl start failed (log in $dir/postgres.log)"
+    pid=$(head -n 1 "$data/postmaster.pid")
+    env_set DG_PG_PID "$pid"
+    say "pg: restarted, pid $pid"
+}
+
 # ---- MariaDB -------------------------------------------------------------------------------
+
+# Starts mariadbd on dir's data and port $2 in the background; sets pid and returns 0 once it
+# answers, 1 (the process stopped) when it does not.
+my_launch() {
+    local dir=$1 port=$2 ready=0
+    # small buffer pool and redo log for a 2-core test box
+    mariadbd --no-defaults --datadir="$dir/data" --user=mysql --bind-address=127.0.0.1 \
+        --port="$port" --socket="$dir/sock" --pid-file="$dir/mariadbd.pid" --local-infile=1 \
+        --innodb-buffer-pool-size=256M --innodb-log-file-size=64M \
+        --innodb-flush-log-at-trx-commit=2 --max-connections=200 \
+        --log-error="$dir/mariadbd.log" >/dev/null 2>&1 &
+    pid=$!
+    for _ in $(seq 1 150); do
+        pid_alive "$pid" || break
+        if mariadb -h127.0.0.1 -P"$port" -uroot -e 'select 1' >/dev/null 2>&1; then
+            ready=1
+            break
+        fi
+        sleep 0.2
+    done
+    ((ready)) && return 0
+    pid_alive "$pid" && { kill -TERM "$pid"; wait "$pid" 2>/dev/null; }
+    return 1
+}
+
+# Kills the recorded server (SIGKILL, as a crash) and starts it again on its port.
+my_restart() {
+    local pid dir port
+    pid=$(env_get DG_MY_PID)
+    dir=$(env_get DG_MY_DIR)
+    port=$(env_get DG_MY_PORT)
+    pid_alive "$pid" && [[ $(cat "/proc/$pid/comm" 2>/dev/null) == mariadbd ]] ||
+        die "mariadb: no running server recorded in $ENV_FILE"
+    kill -KILL "$pid"
+    for _ in $(seq 1 100); do pid_alive "$pid" || break; sleep 0.1; done
+    my_launch "$dir" "$port" || die "mariadb: restart on port $port failed (log in $dir/mariadbd.log)"
+    env_set DG_MY_PID "$pid"
+    say "mariadb: restarted, pid $pid"
+}
 
 my_stop() {
     local dir pid
@@ -243,23 +308,10 @@ my_start() {
     local tries=0 started=0
     while ((tries++ < 5)); do
         port=$(free_port $((MY_PORT_FIRST + 10 * (tries - 1)))) || break
-        # small buffer pool and redo log for a 2-core test box
-        mariadbd --no-defaults --datadir="$data" --user=mysql --bind-address=127.0.0.1 \
-            --port="$port" --socket="$dir/sock" --pid-file="$dir/mariadbd.pid" --local-infile=1 \
-            --innodb-buffer-pool-size=256M --innodb-log-file-size=64M \
-            --innodb-flush-log-at-trx-commit=2 --max-connections=200 \
-            --log-error="$log" >/dev/null 2>&1 &
-        pid=$!
-        for _ in $(seq 1 150); do
-            pid_alive "$pid" || break
-            if mariadb -h127.0.0.1 -P"$port" -uroot -e 'select 1' >/dev/null 2>&1; then
-                started=1
-                break
-            fi
-            sleep 0.2
-        done
-        ((started)) && break
-        pid_alive "$pid" && { kill -TERM "$pid"; wait "$pid" 2>/dev/null; }
+        if my_launch "$dir" "$port"; then
+            started=1
+            break
+        fi
         say "mariadb: start on port $port failed, trying another"
         tail -n 5 "$log" >&2
     done
@@ -307,6 +359,13 @@ stop)
     for s in $(servers_for "${2:-all}"); do "${s}_stop" || rc=1; done
     exit $rc
     ;;
+restart)
+    case $(servers_for "${2:-}") in
+    pg) pg_restart ;;
+    my) my_restart ;;
+    *) die "restart takes one server: pg or mariadb" ;;
+    esac
+    ;;
 status)
     [[ -f $ENV_FILE ]] || { say "no servers recorded ($ENV_FILE)"; exit 0; }
     grep -v PASSWORD "$ENV_FILE"
@@ -317,7 +376,7 @@ status)
     exit 0
     ;;
 *)
-    echo "usage: $0 start|stop [pg|mariadb|all] | status" >&2
+    echo "usage: $0 start|stop [pg|mariadb|all] | restart pg|mariadb | status" >&2
     exit 2
     ;;
 esac

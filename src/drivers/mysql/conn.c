@@ -25,6 +25,7 @@ int dg_my_err(const struct dg_conn *c, struct dg_err *err, enum dg_err_class cls
     vsnprintf(tmp, sizeof tmp, fmt, ap);
     va_end(ap);
     err->cls = cls;
+    err->in_doubt = 0; /* the core wrapper that sent a COMMIT says when it is */
     err->cause = code == ER_LOCK_DEADLOCK ? DG_RETRY_DEADLOCK
                : code == ER_LOCK_WAIT_TIMEOUT ? DG_RETRY_LOCK_TIMEOUT : DG_RETRY_OTHER;
     err->code = (int)code;

@@ -23,6 +23,7 @@ int dg_pg_err(const struct dg_conn *c, struct dg_err *err, enum dg_err_class cls
     vsnprintf(tmp, sizeof tmp, fmt, ap);
     va_end(ap);
     err->cls = cls;
+    err->in_doubt = 0; /* the core wrapper that sent a COMMIT says when it is */
     err->cause = dg_retry_cause_of_sqlstate(sqlstate);
     err->code = 0;
     err->sqlstate[0] = '\0';
