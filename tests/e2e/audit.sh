@@ -97,18 +97,16 @@ print("\n".join(sorted("%d %d %d" % (k["w_id"], k["d_id"], k["o_id"]) for k in d
 }
 
 engine sqlite "sqlite:$T_TMP/tpcc.db"
-if [[ -n ${DG_NO_PG:-} ]]; then
-    echo "# pgsql: not run (--no-pg)"
-elif [[ -n ${DG_PG_URL:-} ]]; then
-    engine pgsql "postgres://dbgauge:$DG_PG_PASSWORD@127.0.0.1:$DG_PG_PORT/dbgauge"
-else
-    not_ok "pgsql" "no PostgreSQL server (DG_PG_URL unset)"
-fi
-if [[ -n ${DG_NO_MY:-} ]]; then
-    echo "# mysql: not run (--no-my)"
-elif [[ -n ${DG_MY_URL:-} ]]; then
-    engine mysql "mysql://dbgauge:$DG_MY_PASSWORD@127.0.0.1:$DG_MY_PORT/dbgauge"
-else
-    not_ok "mysql" "no MariaDB server (DG_MY_URL unset)"
-fi
+# the servers: ENGINE, the variable that turns it off, the one that says it runs, its URL
+for srv in "pgsql DG_NO_PG DG_PG_URL postgres://dbgauge:${DG_PG_PASSWORD:-}@127.0.0.1:${DG_PG_PORT:-}/dbgauge" \
+    "mysql DG_NO_MY DG_MY_URL mysql://dbgauge:${DG_MY_PASSWORD:-}@127.0.0.1:${DG_MY_PORT:-}/dbgauge"; do
+    read -r e off on url <<<"$srv"
+    if [[ -n ${!off:-} ]]; then
+        echo "# $e: not run ($off)"
+    elif [[ -n ${!on:-} ]]; then
+        engine "$e" "$url"
+    else
+        not_ok "$e" "no server ($on unset)"
+    fi
+done
 finish
