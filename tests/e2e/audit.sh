@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # audit.sh — `dbgauge tpcc audit RUN` end to end: bad input exits 2 naming what is wrong; on
 # SQLite, and on PostgreSQL and MariaDB (the servers tests/run.sh started), a short tpcc run is
-# audited untouched (nothing lost, exit 0), then with its last 3 acknowledged orders deleted
-# behind dbgauge's back (exactly those 3 named lost, exit 1). The loss checks need runs that
-# keep their acknowledged writes (the runner's take_ack, the store's run_ack table): until the
-# results file has that table they say `skip`; once it has, a run without them fails.
+# audited untouched (nothing lost, exit 0; the servers through a two-host URL whose first host
+# is dead), then with its last 3 acknowledged orders deleted behind dbgauge's back (exactly
+# those 3 named lost, exit 1). The loss checks need runs that keep their acknowledged writes
+# (the runner's take_ack, the store's run_ack table): until the results file has that table
+# they say `skip`; once it has, a run without them fails.
 # The check function itself is tested on hand-made acks by tests/unit/test_tpcc_audit.c.
 . "$(dirname "$0")/../lib.sh"
 
@@ -46,6 +47,11 @@ expect_exit "audit of an unreachable target exits 2" 2 tpcc audit 1 --results "$
 expect_stderr "... naming it" "127.0.0.1:1"
 check "... without its password" bash -c "! grep -q pw-9a '$T_TMP/last.err'"
 expect_exit "tpcc check still takes no argument" 2 tpcc check extra
+# several hosts in one target: a bad host part is the user's to fix, named, before connecting
+for url in "postgresql://u:pw-9a@127.0.0.1:5432,,127.0.0.1:5433/db" "mysql://u:pw-9a@127.0.0.1:3306,127.0.0.1:33x6/db"; do
+    expect_exit "${url%%:*}: a host list with a bad part exits 2" 2 tpcc run --target "$url" --duration 1s --results "$RES"
+    expect_stderr "${url%%:*}: ... naming the part" "empty host in the host list '127.0.0.1:5432,,127.0.0.1:5433'|port '33x6'"
+done
 expect_exit "audit of the stored run's own target exits 0" 0 tpcc audit 1 --results "$RES"
 
 # --- per engine: a run audited untouched, then with its last 3 orders deleted --------------------
@@ -97,9 +103,10 @@ print("\n".join(sorted("%d %d %d" % (k["w_id"], k["d_id"], k["o_id"]) for k in d
 }
 
 engine sqlite "sqlite:$T_TMP/tpcc.db"
-# the servers: ENGINE, the variable that turns it off, the one that says it runs, its URL
-for srv in "pgsql DG_NO_PG DG_PG_URL postgres://dbgauge:${DG_PG_PASSWORD:-}@127.0.0.1:${DG_PG_PORT:-}/dbgauge" \
-    "mysql DG_NO_MY DG_MY_URL mysql://dbgauge:${DG_MY_PASSWORD:-}@127.0.0.1:${DG_MY_PORT:-}/dbgauge"; do
+# the servers: ENGINE, the variable that turns it off, the one that says it runs, its URL: two
+# hosts, the first dead, so that every command (load's jobs, run, audit) goes to the second
+for srv in "pgsql DG_NO_PG DG_PG_URL postgres://dbgauge:${DG_PG_PASSWORD:-}@127.0.0.1:1,127.0.0.1:${DG_PG_PORT:-}/dbgauge?target_session_attrs=read-write" \
+    "mysql DG_NO_MY DG_MY_URL mysql://dbgauge:${DG_MY_PASSWORD:-}@127.0.0.1:1,127.0.0.1:${DG_MY_PORT:-}/dbgauge"; do
     read -r e off on url <<<"$srv"
     if [[ -n ${!off:-} ]]; then
         echo "# $e: not run ($off)"
