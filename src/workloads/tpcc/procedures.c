@@ -395,7 +395,7 @@ static int new_order(struct tpcc_proc_worker *w, struct tpcc_term *t, struct tpc
     if (!in.rollback)
         tpcc_ack_new_order(ack, t->w_id, in.d_id, 0, in.ol_cnt);
     int64_t o_id = 0;
-    if (call(w, P_NEW_ORDER, p, (struct call_out){.d0 = &t->last_total, .i1 = &o_id}, 1, err))
+    if (call(w, P_NEW_ORDER, p, (struct call_out){.d0 = &t->last_total, .i1 = &o_id}, !in.rollback, err))
         return -1;
     ack->a.k[2] = (uint32_t)o_id;
     return 0;
