@@ -250,14 +250,10 @@ static MYSQL *my_handle(const char *pass)
     return my;
 }
 
-/* A server that refused us only for now: shutting down, starting (the handshake cut), or
- * killing sessions. Anything else at connect (refused, unknown host, bad password, no such
- * database) is the user's to fix. */
-static int passing_state(unsigned code)
-{
-    return code == ER_SERVER_SHUTDOWN || code == CR_SERVER_LOST || code == CR_SERVER_GONE_ERROR ||
-           code == ER_CONNECTION_KILLED || code == CR_SERVER_LOST_EXTENDED;
-}
+/* A server that refused us only for now: shutting down. Anything else at connect (refused,
+ * unknown host, bad password, no such database, a handshake lost to a port that is not a
+ * MariaDB server's) is the user's to fix, as for the other drivers. */
+static int passing_state(unsigned code) { return code == ER_SERVER_SHUTDOWN; }
 
 /* Tries u's hosts in order (the library has no host list); c->my is the first that takes us.
  * When none does, the error names each host tried and what it said. */
