@@ -112,8 +112,9 @@ rm -f "$conf_db"*
 if [[ $use_pg == 1 ]]; then
     if [[ -n ${DG_PG_URL:-} ]]; then
         # The password rides in the URL here so the suite also checks it never leaks.
-        run_suite conformance/pgsql "$BUILD/tests/test_conformance" \
-            "postgres://dbgauge:$DG_PG_PASSWORD@127.0.0.1:$DG_PG_PORT/dbgauge"
+        # DG_CONF_RESTART: the suite stops and starts the server once (a connection loss check)
+        run_suite conformance/pgsql env DG_CONF_RESTART="tests/servers.sh restart pg" \
+            "$BUILD/tests/test_conformance" "postgres://dbgauge:$DG_PG_PASSWORD@127.0.0.1:$DG_PG_PORT/dbgauge"
     else
         echo "not ok - conformance/pgsql: no PostgreSQL server"
         failed=$((failed + 1))
@@ -121,8 +122,8 @@ if [[ $use_pg == 1 ]]; then
 fi
 if [[ $use_my == 1 ]]; then
     if [[ -n ${DG_MY_URL:-} ]]; then
-        run_suite conformance/mysql "$BUILD/tests/test_conformance" \
-            "mysql://dbgauge:$DG_MY_PASSWORD@127.0.0.1:$DG_MY_PORT/dbgauge"
+        run_suite conformance/mysql env DG_CONF_RESTART="tests/servers.sh restart mariadb" \
+            "$BUILD/tests/test_conformance" "mysql://dbgauge:$DG_MY_PASSWORD@127.0.0.1:$DG_MY_PORT/dbgauge"
     else
         echo "not ok - conformance/mysql: no MariaDB server"
         failed=$((failed + 1))
@@ -137,12 +138,12 @@ if grep -q "DG_HAVE_ODBC 1" "$BUILD/dg_config.h" 2>/dev/null; then
     rm -f "$conf_db"*
     if [[ $use_pg == 1 && -n ${DG_PG_PORT:-} ]]; then
         so=$(odbc_so odbc-postgresql psqlodbcw.so)
-        run_suite conformance/odbc-pgsql "$BUILD/tests/test_conformance" \
+        run_suite conformance/odbc-pgsql env DG_CONF_RESTART="tests/servers.sh restart pg" "$BUILD/tests/test_conformance" \
             "odbc:Driver=$so;Server=127.0.0.1;Port=$DG_PG_PORT;Database=dbgauge;UID=dbgauge;PWD=$DG_PG_PASSWORD"
     fi
     if [[ -n ${DG_MY_PORT:-} ]]; then
         so=$(odbc_so odbc-mariadb libmaodbc.so)
-        run_suite conformance/odbc-mariadb "$BUILD/tests/test_conformance" \
+        run_suite conformance/odbc-mariadb env DG_CONF_RESTART="tests/servers.sh restart mariadb" "$BUILD/tests/test_conformance" \
             "odbc:Driver=$so;Server=127.0.0.1;Port=$DG_MY_PORT;Database=dbgauge;UID=dbgauge;PWD=${DG_MY_PASSWORD:-}"
     elif [[ -z $only || conformance/odbc-mariadb == *"$only"* ]]; then
         echo "not ok - conformance/odbc-mariadb: no MariaDB server (DG_MY_PORT unset)"

@@ -5,8 +5,9 @@
 #
 #   tests/servers.sh start [pg|mariadb|all]  start (installs the package first when root and missing)
 #   tests/servers.sh stop  [pg|mariadb|all]  stop by PID and remove the data directory, always
-#   tests/servers.sh crash  [pg|mariadb]      stop hard (pg_ctl -m immediate; SIGKILL)
-#   tests/servers.sh revive [pg|mariadb]      start again on the same data and port
+#   tests/servers.sh restart pg|mariadb      stop hard (pg_ctl -m immediate, SIGKILL) and start
+#                                            again on the same port and data (an outage for tests)
+#   tests/servers.sh crash|revive pg|mariadb the two halves of restart, for a --fault command
 #   tests/servers.sh status
 # The env file is tests/out/servers.env unless DG_SERVERS_ENV names another.
 set -uo pipefail
@@ -45,6 +46,14 @@ env_drop() { # env_drop TAG: removes the DG_<TAG>_ lines
 env_put() { # env_put NAME VALUE
     mkdir -p "$(dirname "$ENV_FILE")"
     printf "export %s='%s'\n" "$1" "$2" >>"$ENV_FILE"
+}
+
+env_set() { # env_set NAME VALUE: replaces NAME's line
+    local tmp
+    tmp=$(mktemp "$ENV_FILE.XXXXXX") || return 1
+    grep -v "^export $1=" "$ENV_FILE" >"$tmp" || true
+    mv "$tmp" "$ENV_FILE"
+    env_put "$1" "$2"
 }
 
 # ---- helpers -------------------------------------------------------------------------------
@@ -103,7 +112,7 @@ pg_stop() {
         say "pg: nothing recorded in $ENV_FILE"
         return 0
     fi
-    # A server started again (pg_revive) may not have written its pid here yet.
+    # A server started again outside pg_revive has its pid in postmaster.pid only.
     if ! pid_alive "$pid" && [[ -f $data/postmaster.pid ]]; then
         pid=$(head -n 1 "$data/postmaster.pid")
     fi
@@ -195,7 +204,79 @@ pg_start() {
     say "pg: PostgreSQL $("$PG_BIN/postgres" -V | awk '{print $3}') on 127.0.0.1:$port, pid $pid, data $data"
 }
 
+# Stops the recorded server at once (no checkpoint, as a power cut would).
+pg_crash() {
+    local pid data
+    pid=$(env_get DG_PG_PID)
+    data=$(env_get DG_PG_DATADIR)
+    pid_alive "$pid" || die "pg: no running server recorded in $ENV_FILE"
+    as_user postgres "$PG_BIN/pg_ctl" -D "$data" -m immediate -w -t 30 stop >/dev/null 2>&1 ||
+        die "pg: pg_ctl stop failed"
+    say "pg: crashed (pid $pid)"
+}
+
+# Starts the recorded server again on its data and port (after pg_crash).
+pg_revive() {
+    local pid data dir
+    data=$(env_get DG_PG_DATADIR)
+    dir=$(env_get DG_PG_DIR)
+    as_user postgres "$PG_BIN/pg_ctl" -D "$data" -l "$dir/postgres.log" -w -t 60 start >/dev/null 2>&1 ||
+        die "pg: pg_ctl start failed (log in $dir/postgres.log)"
+    pid=$(head -n 1 "$data/postmaster.pid")
+    env_set DG_PG_PID "$pid"
+    say "pg: started again, pid $pid"
+}
+
+pg_restart() { pg_crash && pg_revive; }
+
 # ---- MariaDB -------------------------------------------------------------------------------
+
+# Starts mariadbd on dir's data and port $2 in the background; sets pid and returns 0 once it
+# answers, 1 (the process stopped) when it does not.
+my_launch() {
+    local dir=$1 port=$2 ready=0
+    # small buffer pool and redo log for a 2-core test box
+    mariadbd --no-defaults --datadir="$dir/data" --user=mysql --bind-address=127.0.0.1 \
+        --port="$port" --socket="$dir/sock" --pid-file="$dir/mariadbd.pid" --local-infile=1 \
+        --innodb-buffer-pool-size=256M --innodb-log-file-size=64M \
+        --innodb-flush-log-at-trx-commit=2 --max-connections=200 \
+        --log-error="$dir/mariadbd.log" >/dev/null 2>&1 &
+    pid=$!
+    for _ in $(seq 1 150); do
+        pid_alive "$pid" || break
+        if mariadb -h127.0.0.1 -P"$port" -uroot -e 'select 1' >/dev/null 2>&1; then
+            ready=1
+            break
+        fi
+        sleep 0.2
+    done
+    ((ready)) && return 0
+    pid_alive "$pid" && { kill -TERM "$pid"; wait "$pid" 2>/dev/null; }
+    return 1
+}
+
+# Kills the recorded server (SIGKILL, as a crash would).
+my_crash() {
+    local pid
+    pid=$(env_get DG_MY_PID)
+    pid_alive "$pid" && [[ $(cat "/proc/$pid/comm" 2>/dev/null) == mariadbd ]] ||
+        die "mariadb: no running server recorded in $ENV_FILE"
+    kill -KILL "$pid"
+    for _ in $(seq 1 100); do pid_alive "$pid" || break; sleep 0.1; done
+    say "mariadb: crashed (pid $pid)"
+}
+
+# Starts the recorded server again on its data and port (after my_crash).
+my_revive() {
+    local pid dir port
+    dir=$(env_get DG_MY_DIR)
+    port=$(env_get DG_MY_PORT)
+    my_launch "$dir" "$port" || die "mariadb: start on port $port failed (log in $dir/mariadbd.log)"
+    env_set DG_MY_PID "$pid"
+    say "mariadb: started again, pid $pid"
+}
+
+my_restart() { my_crash && my_revive; }
 
 my_stop() {
     local dir pid
@@ -217,59 +298,6 @@ my_stop() {
     fi
     env_drop MY
     say "mariadb: stopped${pid:+ (pid $pid)}"
-}
-
-my_launch() { # my_launch DIR PORT: mariadbd in the background on DIR/data ($! is its pid)
-    local dir=$1 port=$2
-    # small buffer pool and redo log for a 2-core test box
-    mariadbd --no-defaults --datadir="$dir/data" --user=mysql --bind-address=127.0.0.1 \
-        --port="$port" --socket="$dir/sock" --pid-file="$dir/mariadbd.pid" --local-infile=1 \
-        --innodb-buffer-pool-size=256M --innodb-log-file-size=64M \
-        --innodb-flush-log-at-trx-commit=2 --max-connections=200 \
-        --log-error="$dir/mariadbd.log" >/dev/null 2>&1 &
-}
-
-my_wait() { # my_wait PID PORT: until the server answers (30 s at most); 1 if it died or did not
-    local pid=$1 port=$2
-    for _ in $(seq 1 150); do
-        pid_alive "$pid" || return 1
-        mariadb -h127.0.0.1 -P"$port" -uroot -e 'select 1' >/dev/null 2>&1 && return 0
-        sleep 0.2
-    done
-    return 1
-}
-
-# ---- faults for the tests: a hard stop, and a start again on the same data and port --------
-
-pg_crash() { # stops PostgreSQL at once, as a power cut would (no checkpoint)
-    as_user postgres "$PG_BIN/pg_ctl" -D "$(env_get DG_PG_DATADIR)" -m immediate -w stop >/dev/null
-}
-
-pg_revive() {
-    local data dir
-    data=$(env_get DG_PG_DATADIR)
-    dir=$(env_get DG_PG_DIR)
-    as_user postgres "$PG_BIN/pg_ctl" -D "$data" -w -t 60 -l "$dir/revive.log" start >/dev/null || return 1
-    env_put DG_PG_PID "$(head -n 1 "$data/postmaster.pid")"
-}
-
-my_crash() { # SIGKILL to the server, as a crash would
-    local pid
-    pid=$(env_get DG_MY_PID)
-    pid_alive "$pid" && [[ $(cat "/proc/$pid/comm" 2>/dev/null) == mariadbd ]] || return 1
-    kill -KILL "$pid"
-    for _ in $(seq 1 100); do pid_alive "$pid" || return 0; sleep 0.05; done
-    return 1
-}
-
-my_revive() {
-    local dir port pid
-    dir=$(env_get DG_MY_DIR)
-    port=$(env_get DG_MY_PORT)
-    my_launch "$dir" "$port"
-    pid=$!
-    my_wait "$pid" "$port" || return 1
-    env_put DG_MY_PID "$pid"
 }
 
 my_start() {
@@ -302,11 +330,10 @@ my_start() {
     local tries=0 started=0
     while ((tries++ < 5)); do
         port=$(free_port $((MY_PORT_FIRST + 10 * (tries - 1)))) || break
-        my_launch "$dir" "$port"
-        pid=$!
-        my_wait "$pid" "$port" && started=1
-        ((started)) && break
-        pid_alive "$pid" && { kill -TERM "$pid"; wait "$pid" 2>/dev/null; }
+        if my_launch "$dir" "$port"; then
+            started=1
+            break
+        fi
         say "mariadb: start on port $port failed, trying another"
         tail -n 5 "$log" >&2
     done
@@ -354,8 +381,12 @@ stop)
     for s in $(servers_for "${2:-all}"); do "${s}_stop" || rc=1; done
     exit $rc
     ;;
-crash | revive)
-    for s in $(servers_for "${2:-all}"); do "${s}_$cmd" || { say "$s: $cmd failed"; exit 1; }; done
+restart | crash | revive)
+    case $(servers_for "${2:-}") in
+    pg) "pg_$cmd" ;;
+    my) "my_$cmd" ;;
+    *) die "$cmd takes one server: pg or mariadb" ;;
+    esac
     ;;
 status)
     [[ -f $ENV_FILE ]] || { say "no servers recorded ($ENV_FILE)"; exit 0; }
@@ -367,7 +398,7 @@ status)
     exit 0
     ;;
 *)
-    echo "usage: $0 start|stop|crash|revive [pg|mariadb|all] | status" >&2
+    echo "usage: $0 start|stop [pg|mariadb|all] | restart|crash|revive pg|mariadb | status" >&2
     exit 2
     ;;
 esac

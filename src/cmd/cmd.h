@@ -61,11 +61,17 @@ int dg_wl_finish(struct dg_wl_cmdline *p, struct dg_err *err);
 const struct dg_wl_sub *dg_wl_run_sub(const struct dg_wl_cli *cli);
 
 /* runopts.c: the common run options' table, defaults and whole-set checks (run: the
- * subcommand is a run; else only one target is allowed). */
+ * subcommand is a run; else only one target is allowed, unless several: an action that
+ * takes several --target, whose c->ntargets then stays 0 when none was given). */
 extern const struct dg_opt dg_run_optab[];
 extern const int dg_run_noptab;
 void dg_run_opts_init(struct dg_run_opts *c);
-int dg_run_opts_finish(struct dg_run_opts *c, const char *cmd, int run, struct dg_err *err);
+int dg_run_opts_finish(struct dg_run_opts *c, const char *cmd, int run, int several, struct dg_err *err);
+
+/* storedrun.c: struct dg_wl_act.read_run — run id of the results file a->c->results (never
+ * created: a missing file is a DG_ERR_USER error). Returns 0, 1 when there is no such run, -1
+ * with err. */
+int dg_cmd_read_run(const struct dg_wl_act *a, int64_t id, struct dg_stored_run *out, struct dg_err *err);
 
 /* runlife.c: the one life of a measured run, whatever the workload: memory step, targets
  * made ready (the workload's shared_open), store, monitor, runner, record (figures from the

@@ -301,11 +301,11 @@ static int finish_targets(struct dg_run_opts *c, struct dg_err *err)
     return 0;
 }
 
-int dg_run_opts_finish(struct dg_run_opts *c, const char *cmd, int run, struct dg_err *err)
+int dg_run_opts_finish(struct dg_run_opts *c, const char *cmd, int run, int several, struct dg_err *err)
 {
-    if (c->ntargets > 1 && !run)
+    if (c->ntargets > 1 && !run && !several)
         return dg_err_set(err, DG_ERR_USER, 0, "--target given twice: '%s' works on one target", cmd);
-    if (c->ntargets == 0)
+    if (c->ntargets == 0 && (run || !several)) /* such an action finds its own targets */
         c->targets[c->ntargets++] = c->target;
     if (run && (finish_window(c, err) || finish_targets(c, err)))
         return -1;

@@ -62,12 +62,25 @@ int dg_wl_takes(const struct dg_wl_cmdline *p, struct dg_opt_ref r)
     return r.o && takes_sub(p->wl->cli, p->sub, r);
 }
 
+/* What an action takes is what its synopsis shows: one that begins with an argument
+ * ("RUN [--target URL]...") takes arguments after its options (struct dg_wl_act.argv), and
+ * one that shows "[--target URL]..." takes several targets. The others refuse both. */
+static int takes_args(const struct dg_wl_sub *sub)
+{
+    return sub->kind == DG_SUB_ACTION && sub->synopsis && sub->synopsis[0] >= 'A' && sub->synopsis[0] <= 'Z';
+}
+
+static int takes_targets(const struct dg_wl_sub *sub)
+{
+    return sub->kind == DG_SUB_ACTION && sub->synopsis && strstr(sub->synopsis, "[--target URL]...");
+}
+
 int dg_wl_finish(struct dg_wl_cmdline *p, struct dg_err *err)
 {
     const struct dg_wl_cli *cli = p->wl->cli;
     if (cli->finish && cli->finish(p->o, &p->c, p->sub->name, err))
         return -1;
-    return dg_run_opts_finish(&p->c, p->cmd, p->sub->kind == DG_SUB_RUN, err);
+    return dg_run_opts_finish(&p->c, p->cmd, p->sub->kind == DG_SUB_RUN, takes_targets(p->sub), err);
 }
 
 /* The subcommands that take r, as "(load, run) " when not all of them do. */
@@ -142,7 +155,7 @@ static int parse(struct dg_wl_cmdline *p, int argc, char **argv)
     }
     if (got)
         return got;
-    if (optind < argc)
+    if (optind < argc && !takes_args(p->sub))
         return dg_usage_error(p->cmd, "unexpected argument '%s' (see dbgauge %s --help)", argv[optind],
                               p->wl->command);
     if (dg_wl_finish(p, &err))
@@ -157,7 +170,7 @@ static int run_action(struct dg_wl_cmdline *p, int argc, char **argv)
     if (doc)
         cJSON_AddNumberToObject(doc, "schema_version", DG_JSON_SCHEMA_VERSION);
     struct dg_wl_act a = {.cmd = p->cmd, .c = &p->c, .o = p->o, .text = p->c.json ? stderr : stdout,
-                          .json = doc, .argc = argc, .argv = argv};
+                          .json = doc, .argc = argc, .argv = argv, .read_run = dg_cmd_read_run};
     int got = p->sub->action(&a, &err);
     if (got < 0) {
         cJSON_Delete(doc);
@@ -213,8 +226,9 @@ int dg_cmd_workload(const struct dg_workload *wl, int argc, char **argv)
         rc = run_action(&p, argc - 2, argv + 2);
     else if ((rc = parse(&p, argc - named, argv + named)) < 0)
         rc = DG_EXIT_OK; /* --help */
-    else if (rc == 0)
-        rc = sub->kind == DG_SUB_RUN ? dg_cmd_run(&p, NULL, argc + 1, argv - 1) : run_action(&p, 0, NULL);
+    else if (rc == 0) /* getopt moved the arguments after the options: argv[optind..] */
+        rc = sub->kind == DG_SUB_RUN ? dg_cmd_run(&p, NULL, argc + 1, argv - 1)
+                                     : run_action(&p, argc - named - optind, argv + named + optind);
     dg_wl_cmdline_free(&p);
     return rc;
 }

@@ -237,11 +237,17 @@ int dg_execute_calls_each(const struct dg_driver *drv, struct dg_call *calls, in
 int dg_execute_calls(const struct dg_conn_h *h, struct dg_call *calls, int n, int commit,
                      struct dg_err *err)
 {
-    if (h->drv->execute_calls)
-        return h->drv->execute_calls(h->c, calls, n, commit, err);
+    if (h->drv->execute_calls) {
+        int rc = h->drv->execute_calls(h->c, calls, n, commit, err);
+        /* The COMMIT went out with the calls (one pipeline, one text): a connection lost
+         * while they ran may have taken the COMMIT's answer with it. */
+        if (rc && commit && err && err->cls == DG_ERR_CONN)
+            err->in_doubt = 1;
+        return rc;
+    }
     if (dg_execute_calls_each(h->drv, calls, n, err))
         return -1;
-    return commit ? h->drv->commit(h->c, err) : 0;
+    return commit ? dg_commit(h, err) : 0;
 }
 
 int dg_set_streaming(const struct dg_conn_h *h, struct dg_stmt *s, int on, struct dg_err *err)

@@ -310,7 +310,10 @@ static inline const char *dg_col_text(const struct dg_conn_h *h, struct dg_stmt 
 int dg_execute_batch(const struct dg_conn_h *h, struct dg_stmt *s, int nparams,
                      const struct dg_value *params, int n, dg_row_fn fn, void *ctx,
                      struct dg_err *err);
-/* execute_calls, or for drivers without it execute/next_row loops in order and then commit. */
+/* execute_calls, or for drivers without it execute/next_row loops in order and then commit.
+ * With commit, a DG_ERR_CONN is in doubt (err->in_doubt = 1) when the COMMIT may have left:
+ * always with the driver's execute_calls (it sends the calls and the COMMIT together), only
+ * from the COMMIT itself in the core's loop. */
 int dg_execute_calls(const struct dg_conn_h *h, struct dg_call *calls, int n, int commit,
                      struct dg_err *err);
 /* The calls in order, each parameter set one execute + next_row loop (no commit): what
@@ -325,7 +328,17 @@ static inline int dg_begin(const struct dg_conn_h *h, enum dg_isolation iso, int
 {
     return h->drv->begin(h->c, iso, write, err);
 }
-static inline int dg_commit(const struct dg_conn_h *h, struct dg_err *err) { return h->drv->commit(h->c, err); }
+/* A connection lost once COMMIT was sent leaves the transaction in doubt: it may have
+ * committed (the server wrote it, its answer never came). The client cannot tell a COMMIT
+ * that never left from one whose answer was lost, so every DG_ERR_CONN of a commit is in
+ * doubt: err->in_doubt = 1. (The test is on the error path only: nothing on a success.) */
+static inline int dg_commit(const struct dg_conn_h *h, struct dg_err *err)
+{
+    int rc = h->drv->commit(h->c, err);
+    if (rc && err && err->cls == DG_ERR_CONN)
+        err->in_doubt = 1;
+    return rc;
+}
 static inline int dg_rollback(const struct dg_conn_h *h, struct dg_err *err)
 {
     return h->drv->rollback(h->c, err);

@@ -424,6 +424,13 @@ static int sq_server_local(struct dg_conn *c, char *data_dir, size_t n, long *pi
     return f && *f ? 0 : 1; /* an in-memory database has no file */
 }
 
+/* Embedded: where a connection is is its file (absolute, as SQLite resolved it). */
+static void sq_conn_where(struct dg_conn *c, char *buf, size_t n)
+{
+    const char *f = sqlite3_db_filename(c->db, "main");
+    snprintf(buf, n, "%s", f && *f ? f : ":memory:");
+}
+
 static const char *const schemes[] = {"sqlite", NULL};
 
 const struct dg_driver dg_driver_sqlite = {
@@ -456,4 +463,5 @@ const struct dg_driver dg_driver_sqlite = {
     .load_mode = sq_load_mode,
     .cache_stats = sq_cache_stats,
     .server_local = sq_server_local,
+    .conn_where = sq_conn_where,
 };

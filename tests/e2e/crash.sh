@@ -15,14 +15,13 @@ export PGPASSWORD=$DG_PG_PASSWORD MYSQL_PWD=$DG_MY_PASSWORD
 SERVERS=$DG_ROOT/tests/servers.sh
 RES=$T_TMP/results.db
 PSQL=(psql -X -q -v ON_ERROR_STOP=1 -At)
-# Whatever happens, the servers are up again when this script ends.
-trap '"$SERVERS" revive pg >/dev/null 2>&1 || true; "$SERVERS" revive mariadb >/dev/null 2>&1 || true;
-      [[ -n ${DG_KEEP_TMP:-} ]] || rm -rf "$T_TMP"' EXIT
 server_up() { # server_up pg|mariadb: the server answers
     if [[ $1 == pg ]]; then "${PSQL[@]}" "$DG_PG_ADMIN_URL" -c 'SELECT 1' >/dev/null 2>&1; else
         mariadb -h127.0.0.1 -P"$DG_MY_PORT" -uroot -e 'select 1' >/dev/null 2>&1; fi
 }
 revive_if_down() { server_up "$1" || "$SERVERS" revive "$1" >/dev/null 2>&1; }
+# Whatever happens, the servers are up again when this script ends.
+trap 'revive_if_down pg; revive_if_down mariadb; [[ -n ${DG_KEEP_TMP:-} ]] || rm -rf "$T_TMP"' EXIT
 
 # outage_field FILE I FIELD: field of the I-th outage of a run's JSON ("" when none)
 outage_field() { json_get "$1" "outages.$2.$3" 2>/dev/null; }

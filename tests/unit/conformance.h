@@ -53,5 +53,8 @@ void check_application_name(struct suite *t);
 void check_bad_targets(struct suite *t);
 void check_monitor_calls(struct suite *t);
 void check_load_mode(struct suite *t);
+void check_hosts(struct suite *t);
+/* conformance_loss.c: killed sessions, a restarted server, in-doubt commits. */
+void check_connection_loss(struct suite *t);
 
 #endif

@@ -377,3 +377,77 @@ void check_load_mode(struct suite *t)
     check(t, "load_mode on and off",
           t->drv->load_mode(t->a.c, 1, &err) == 0 && t->drv->load_mode(t->a.c, 0, &err) == 0, &err);
 }
+
+/* url as "PREFIX(scheme://userinfo@)" + "HOSTS" + "REST(/db?...)": the host list replaced by
+ * hosts, and with extra (a "key=value") added to the query. 0 when url has no authority. */
+static int with_hosts(const char *url, const char *hosts, const char *extra, char *out, size_t n)
+{
+    const char *auth = strstr(url, "://");
+    if (!auth)
+        return 0;
+    auth += 3;
+    const char *path = auth + strcspn(auth, "/");
+    const char *h = auth;
+    for (const char *q = auth; q < path; q++)
+        if (*q == '@')
+            h = q + 1;
+    snprintf(out, n, "%.*s%s%s%s%s", (int)(h - url), url, hosts, path, extra ? (strchr(path, '?') ? "&" : "?") : "",
+             extra ? extra : "");
+    return 1;
+}
+
+/* Several hosts in one target: a dead one first, then the live one; where the connection
+ * went; a bad host part; every host dead. Native PostgreSQL and MariaDB drivers. */
+void check_hosts(struct suite *t)
+{
+    struct dg_err err = {0};
+    char where[256] = "";
+    dg_conn_where(&t->a, where, sizeof where);
+    if (t->drv->dialect == DG_DIALECT_NONE || t->dialect == DG_DIALECT_MSSQL)
+        printf("# conn_where: '%s'\n", where);
+    else
+        check(t, "conn_where says where the connection is", where[0] != '\0', NULL);
+    const char *name = "two hosts, the first dead: connects to the second, conn_where names it";
+    if (t->drv->dialect != DG_DIALECT_PGSQL && t->drv->dialect != DG_DIALECT_MYSQL) {
+        skip(t, name, "native PostgreSQL and MariaDB drivers only");
+        return;
+    }
+    char live[256], hosts[300], url[1400];
+    snprintf(live, sizeof live, "%s", where);
+    snprintf(hosts, sizeof hosts, "127.0.0.1:1,%s", live);
+    const char *rw = t->drv->dialect == DG_DIALECT_PGSQL ? "target_session_attrs=read-write" : NULL;
+    struct dg_target mt;
+    struct dg_conn_h c = {0};
+    int good = with_hosts(t->tgt.url, hosts, rw, url, sizeof url) && dg_target_parse(url, &mt, &err) == 0 &&
+               dg_connect(&mt, NULL, &c, &err) == 0;
+    if (good)
+        dg_conn_where(&c, where, sizeof where);
+    check(t, name, good && !strcmp(where, live), good ? NULL : &err);
+    if (good && strcmp(where, live))
+        printf("# conn_where '%s', want '%s'\n", where, live);
+    dg_disconnect(&c);
+
+    name = "a bad host part (empty between commas, port not a number) is DG_ERR_USER naming it";
+    struct dg_err e1 = {0}, e2 = {0};
+    snprintf(hosts, sizeof hosts, "%s,,127.0.0.1:1", live);
+    int rc1 = with_hosts(t->tgt.url, hosts, NULL, url, sizeof url) && dg_target_parse(url, &mt, &e1) == 0 &&
+              dg_connect(&mt, NULL, &c, &e1) == 0;
+    dg_disconnect(&c);
+    snprintf(hosts, sizeof hosts, "%s,127.0.0.1:5x", live);
+    int rc2 = with_hosts(t->tgt.url, hosts, NULL, url, sizeof url) && dg_target_parse(url, &mt, &e2) == 0 &&
+              dg_connect(&mt, NULL, &c, &e2) == 0;
+    dg_disconnect(&c);
+    if (rc1 || e1.cls != DG_ERR_USER || !strstr(e1.msg, ",,"))
+        check(t, name, 0, rc1 ? NULL : &e1);
+    else
+        check(t, name, !rc2 && e2.cls == DG_ERR_USER && strstr(e2.msg, "port '5x'"), rc2 ? NULL : &e2);
+
+    name = "every host dead: the error names each host tried";
+    with_hosts(t->tgt.url, "127.0.0.1:1,127.0.0.1:2", NULL, url, sizeof url);
+    dg_err_clear(&e1);
+    rc1 = dg_target_parse(url, &mt, &e1) == 0 && dg_connect(&mt, NULL, &c, &e1) == 0;
+    dg_disconnect(&c);
+    int both = strstr(e1.msg, "port 1") || strstr(e1.msg, "127.0.0.1:1");
+    both = both && (strstr(e1.msg, "port 2") || strstr(e1.msg, "127.0.0.1:2"));
+    check(t, name, !rc1 && both, rc1 ? NULL : &e1);
+}

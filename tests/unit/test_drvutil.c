@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "core/buf.h"
+#include "core/driver.h"
 #include "core/list.h"
 #include "core/numtext.h"
 #include "core/sqltext.h"
@@ -73,6 +74,53 @@ static void urlq(struct dg_test *t)
           "urlq: no '?' means no pairs", "it does not");
 }
 
+/* The host list of one target: parts in order, ports, IPv6, and each bad part named. */
+static void url_hosts(struct dg_test *t)
+{
+    struct dg_url_host h[DG_URL_MAX_HOSTS];
+    struct dg_err err = {0};
+    const char *u = "postgresql://u:p@ss@h1:5432,h2:6543,[::1]:7,h4/db?target_session_attrs=read-write";
+    int n = dg_url_hosts(u, "shown", h, DG_URL_MAX_HOSTS, &err);
+    CHECK(t, n == 4 && h[0].hlen == 2 && !strncmp(h[0].host, "h1", 2) && h[0].port == 5432 && h[1].port == 6543 &&
+                 h[2].hlen == 5 && !strncmp(h[2].host, "[::1]", 5) && h[2].port == 7 && h[3].hlen == 2 && h[3].port == 0,
+          "url hosts: four parts in order, after the last '@', an IPv6 address in brackets, a part without port",
+          "n=%d %s", n, err.msg);
+    n = dg_url_hosts("mysql://u@h?x=1", "shown", h, DG_URL_MAX_HOSTS, &err);
+    CHECK(t, n == 1 && h[0].hlen == 1 && h[0].port == 0, "url hosts: one host, the list ends at '?'", "n=%d", n);
+    n = dg_url_hosts("postgresql:///db?host=/tmp", "shown", h, DG_URL_MAX_HOSTS, &err);
+    CHECK(t, n == 0, "url hosts: a URL without a host gives 0 hosts", "n=%d %s", n, err.msg);
+    static const struct {
+        const char *url, *names;
+    } bad[] = {
+        {"postgresql://u@h1:5432,,h2:5433/db", "'h1:5432,,h2:5433'"},
+        {"postgresql://u@h1:5432,/db", "'h1:5432,'"},
+        {"mysql://u@,h2/db", "',h2'"},
+        {"postgresql://u@h1:54x2,h2/db", "port '54x2' of host 'h1'"},
+        {"postgresql://u@h1,h2:70000/db", "port '70000' of host 'h2'"},
+        {"postgresql://u@h1,h2:0/db", "port '0' of host 'h2'"},
+        {"postgresql://u@h1:/db", "port '' of host 'h1'"},
+        {"mysql://u@[::1/db", "'[::1' has no closing ']'"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        char name[160];
+        dg_err_clear(&err);
+        n = dg_url_hosts(bad[i].url, "SHOWN", h, DG_URL_MAX_HOSTS, &err);
+        snprintf(name, sizeof name, "url hosts: %s is a user error naming %s", bad[i].url, bad[i].names);
+        CHECK(t, n == -1 && err.cls == DG_ERR_USER && strstr(err.msg, bad[i].names) && strstr(err.msg, "SHOWN"), name,
+              "n=%d '%s'", n, err.msg);
+    }
+    n = dg_url_hosts("mysql://u@a,b,c/db", "shown", h, 2, &err);
+    CHECK(t, n == -1 && strstr(err.msg, "more than 2 hosts"), "url hosts: more hosts than room is an error",
+          "n=%d '%s'", n, err.msg);
+    char red[256];
+    dg_redact_url("postgresql://u:s3cret@h1:5432,h2:5433/db?target_session_attrs=read-write", red, sizeof red);
+    CHECK(t, !strcmp(red, "postgresql://u:***@h1:5432,h2:5433/db?target_session_attrs=read-write"),
+          "redaction of a multi-host URL keeps every host and hides the password", "'%s'", red);
+    dg_redact_url("mysql://u@h1:1,h2:2/db?password=x", red, sizeof red);
+    CHECK(t, !strcmp(red, "mysql://u@h1:1,h2:2/db?password=***"),
+          "redaction of a multi-host URL with password= in its query", "'%s'", red);
+}
+
 static void sqltext(struct dg_test *t)
 {
     static const char *const cols[] = {"a", "b"};
@@ -108,6 +156,7 @@ int main(void)
     numtext(&t);
     buf(&t);
     urlq(&t);
+    url_hosts(&t);
     sqltext(&t);
     list(&t);
     return dg_test_done(&t);

@@ -25,6 +25,7 @@ int dg_my_err(const struct dg_conn *c, struct dg_err *err, enum dg_err_class cls
     vsnprintf(tmp, sizeof tmp, fmt, ap);
     va_end(ap);
     err->cls = cls;
+    err->in_doubt = 0; /* the core wrapper that sent a COMMIT says when it is */
     err->cause = code == ER_LOCK_DEADLOCK ? DG_RETRY_DEADLOCK
                : code == ER_LOCK_WAIT_TIMEOUT ? DG_RETRY_LOCK_TIMEOUT : DG_RETRY_OTHER;
     err->code = (int)code;
@@ -41,11 +42,15 @@ enum dg_err_class dg_my_classify(unsigned code)
         return DG_ERR_RETRY;
     case CR_SERVER_GONE_ERROR:  /* 2006 */
     case CR_SERVER_LOST:        /* 2013 */
-    case CR_SERVER_LOST_EXTENDED:
+    case CR_SERVER_LOST_EXTENDED: /* 2055 */
     case CR_CONNECTION_ERROR:   /* 2002 once connected */
+    case CR_CONN_HOST_ERROR:    /* 2003 once connected (a reconnect refused) */
     case ER_CONNECTION_KILLED:  /* 1927 */
     case ER_SERVER_SHUTDOWN:    /* 1053 */
     case ER_QUERY_INTERRUPTED:
+    /* MySQL 8's ER_CLIENT_INTERACTION_TIMEOUT (the server dropped an idle session). MariaDB
+     * gives 4031 to a CREATE TRIGGER ... FOLLOWS naming no trigger: never sent by dbgauge. */
+    case 4031:
         return DG_ERR_CONN;
     case ER_PARSE_ERROR:        /* 1064 */
     case ER_SYNTAX_ERROR:
@@ -90,11 +95,18 @@ int dg_my_stmt_err(struct dg_stmt *s, const char *what, struct dg_err *err)
     return fill(s->c, err, code, mysql_stmt_sqlstate(s->st), what, mysql_stmt_error(s->st));
 }
 
-/* ---- the URL: mysql://user[:password]@host[:port]/database[?load=infile|insert] ---------- */
+/* ---- the URL: mysql://user[:password]@host[:port][,host[:port]...]/database[?load=...] ---- */
+
+/* The servers of one target, tried in order on every connect (the library takes one host). */
+struct my_host {
+    char name[256]; /* decoded; an IPv6 address without its brackets */
+    unsigned port;
+};
 
 struct my_url {
-    char user[128], pass[256], host[256], db[128];
-    unsigned port;
+    char user[128], pass[256], db[128];
+    struct my_host hosts[DG_URL_MAX_HOSTS];
+    int nhosts;
     int have_pass;
     enum my_load load;
 };
@@ -132,10 +144,32 @@ static int decode(const char *p, size_t n, char *out, size_t cap)
     return 0;
 }
 
+/* The host list into u->hosts (port 3306 where a part names none). */
+static int parse_hosts(const char *url, const char *shown, struct my_url *u, struct dg_err *err)
+{
+    struct dg_url_host h[DG_URL_MAX_HOSTS];
+    int n = dg_url_hosts(url, shown, h, DG_URL_MAX_HOSTS, err);
+    if (n < 0)
+        return -1;
+    if (n == 0)
+        return dg_my_err(NULL, err, DG_ERR_USER, 0, "target %s: the URL names no host", shown);
+    for (int i = 0; i < n; i++) {
+        const char *p = h[i].host;
+        size_t len = h[i].hlen;
+        if (len >= 2 && p[0] == '[') /* [::1]: the library wants the bare address */
+            p++, len -= 2;
+        if (len == 0 || decode(p, len, u->hosts[i].name, sizeof u->hosts[i].name))
+            return dg_my_err(NULL, err, DG_ERR_USER, 0, "target %s: bad host '%.*s'", shown,
+                             (int)h[i].hlen, h[i].host);
+        u->hosts[i].port = h[i].port ? (unsigned)h[i].port : 3306;
+    }
+    u->nhosts = n;
+    return 0;
+}
+
 static int parse_url(const char *url, const char *shown, struct my_url *u, struct dg_err *err)
 {
     memset(u, 0, sizeof *u);
-    u->port = 3306;
     const char *p = strstr(url, "://");
     if (!p)
         return dg_my_err(NULL, err, DG_ERR_USER, 0,
@@ -159,19 +193,8 @@ static int parse_url(const char *url, const char *shown, struct my_url *u, struc
                              shown);
         u->have_pass = 1;
     }
-    const char *h = at + 1;
-    const char *hc = memchr(h, ':', (size_t)(end - h));
-    size_t hlen = (size_t)((hc ? hc : end) - h);
-    if (hlen == 0 || decode(h, hlen, u->host, sizeof u->host))
-        return dg_my_err(NULL, err, DG_ERR_USER, 0, "target %s: the URL names no host", shown);
-    if (hc) {
-        char *e;
-        long port = strtol(hc + 1, &e, 10);
-        if (e != end || port < 1 || port > 65535)
-            return dg_my_err(NULL, err, DG_ERR_USER, 0, "target %s: port '%.*s' is not 1..65535",
-                             shown, (int)(end - hc - 1), hc + 1);
-        u->port = (unsigned)port;
-    }
+    if (parse_hosts(url, shown, u, err))
+        return -1;
     if (*end != '/')
         return dg_my_err(NULL, err, DG_ERR_USER, 0, "target %s: the URL names no database (/db)",
                          shown);
@@ -211,6 +234,58 @@ static void conn_free(struct dg_conn *c)
     free(c);
 }
 
+/* A new handle with dbgauge's options, or NULL out of memory. */
+static MYSQL *my_handle(const char *pass)
+{
+    MYSQL *my = mysql_init(NULL);
+    if (!my)
+        return NULL;
+    unsigned timeout_s = 10;
+    my_bool on = 1;
+    mysql_options(my, MYSQL_OPT_CONNECT_TIMEOUT, &timeout_s);
+    mysql_options(my, MYSQL_SET_CHARSET_NAME, "utf8mb4");
+    mysql_options(my, MYSQL_OPT_LOCAL_INFILE, &on);
+    if (!pass) /* the [client] group of the option files may hold the password */
+        mysql_options(my, MYSQL_READ_DEFAULT_GROUP, "client");
+    return my;
+}
+
+/* A server that refused us only for now: shutting down. Anything else at connect (refused,
+ * unknown host, bad password, no such database, a handshake lost to a port that is not a
+ * MariaDB server's) is the user's to fix, as for the other drivers. */
+static int passing_state(unsigned code) { return code == ER_SERVER_SHUTDOWN; }
+
+/* Tries u's hosts in order (the library has no host list); c->my is the first that takes us.
+ * When none does, the error names each host tried and what it said. */
+static int connect_hosts(struct dg_conn *c, const struct my_url *u, const char *pass, const char *shown,
+                         struct dg_err *err)
+{
+    char tried[1024] = "", last[512] = "";
+    size_t used = 0;
+    unsigned code = 0;
+    int passing = 0;
+    for (int i = 0; i < u->nhosts; i++) {
+        const struct my_host *h = &u->hosts[i];
+        if (!(c->my = my_handle(pass)))
+            return dg_my_err(c, err, DG_ERR_FATAL, 0, "out of memory connecting to %s", shown);
+        /* CLIENT_FOUND_ROWS: changes() counts the rows matched, as other engines do. */
+        if (mysql_real_connect(c->my, h->name, u->user, pass, u->db, h->port, NULL, CLIENT_FOUND_ROWS)) {
+            snprintf(c->where, sizeof c->where, strchr(h->name, ':') ? "[%s]:%u" : "%s:%u", h->name, h->port);
+            return 0;
+        }
+        code = mysql_errno(c->my);
+        passing |= passing_state(code);
+        snprintf(last, sizeof last, "%s (%u)", mysql_error(c->my), code);
+        if (used < sizeof tried)
+            used += (size_t)snprintf(tried + used, sizeof tried - used, "%s%s:%u: %s", i ? "; " : "", h->name,
+                                     h->port, last);
+        mysql_close(c->my);
+        c->my = NULL;
+    }
+    return dg_my_err(c, err, passing ? DG_ERR_CONN : DG_ERR_USER, code, "cannot connect to %s: %s", shown,
+                     u->nhosts > 1 ? tried : last);
+}
+
 static int my_connect(const char *url, const struct dg_connect_opts *opts, struct dg_conn **out,
                       struct dg_err *err)
 {
@@ -234,26 +309,8 @@ static int my_connect(const char *url, const struct dg_connect_opts *opts, struc
     if (pass)
         dg_secret_add(&c->secrets, pass, strlen(pass));
     c->load = u.load;
-    c->my = mysql_init(NULL);
-    if (!c->my) {
-        dg_my_err(c, err, DG_ERR_FATAL, 0, "out of memory connecting to %s", shown);
+    if (connect_hosts(c, &u, pass, shown, err))
         goto fail;
-    }
-    unsigned timeout_s = 10;
-    my_bool on = 1;
-    mysql_options(c->my, MYSQL_OPT_CONNECT_TIMEOUT, &timeout_s);
-    mysql_options(c->my, MYSQL_SET_CHARSET_NAME, "utf8mb4");
-    mysql_options(c->my, MYSQL_OPT_LOCAL_INFILE, &on);
-    if (!pass) /* the [client] group of the option files may hold the password */
-        mysql_options(c->my, MYSQL_READ_DEFAULT_GROUP, "client");
-    /* CLIENT_FOUND_ROWS: changes() counts the rows matched, as other engines do. */
-    if (!mysql_real_connect(c->my, u.host, u.user, pass, u.db, u.port, NULL, CLIENT_FOUND_ROWS)) {
-        /* Bad address, refused, bad password, missing database: the user must fix the target. */
-        unsigned code = mysql_errno(c->my);
-        dg_my_err(c, err, DG_ERR_USER, code, "cannot connect to %s: %s (%u)", shown,
-                  mysql_error(c->my), code);
-        goto fail;
-    }
     dg_secret_wipe(u.pass, sizeof u.pass);
     dg_my_infile_install(c);
     *out = c;
@@ -265,6 +322,8 @@ fail:
 }
 
 static void my_disconnect(struct dg_conn *c) { conn_free(c); }
+
+static void my_conn_where(struct dg_conn *c, char *buf, size_t n) { snprintf(buf, n, "%s", c->where); }
 
 /* Runs sql with the text protocol, discarding any rows. */
 static int run(struct dg_conn *c, const char *sql, const char *what, struct dg_err *err)
@@ -391,4 +450,5 @@ const struct dg_driver dg_driver_mysql = {
     .set_streaming = dg_my_set_streaming,
     .cache_stats = dg_my_cache_stats,
     .server_local = dg_my_server_local,
+    .conn_where = my_conn_where,
 };

@@ -66,6 +66,7 @@ struct dg_conn {
     struct dg_bulk *bulk;
     enum my_load load;
     struct dg_secrets secrets; /* password texts to scrub from every message */
+    char where[280];           /* "host:port" of the URL's host list that took us */
 };
 
 /* conn.c: errors. All return -1. dg_my_err formats a message with secrets scrubbed;

@@ -13,6 +13,34 @@
 
 static int ok(SQLRETURN rc) { return rc == SQL_SUCCESS || rc == SQL_SUCCESS_WITH_INFO; }
 
+/* Whether a diagnostic says the session is gone: SQLSTATE class 08 (08S01 "communication
+ * link failure"), PostgreSQL's shutdown states, MariaDB/MySQL's lost-server codes, and the
+ * words drivers put in a general error (HY000) when the socket died under them (psqlodbc:
+ * "the connection has been lost", MariaDB's driver: "Broken pipe", "server has gone away"). */
+static int conn_lost(const char *state, SQLINTEGER native, const char *msg, enum dg_dialect d)
+{
+    static const char *const words[] = {"broken pipe", "server has gone away", "lost connection",
+                                        "connection reset", "server closed the connection",
+                                        "no connection to the server", "terminating connection",
+                                        "communication link failure"};
+    if (!strncmp(state, "08", 2) || !strcmp(state, "57P01") || !strcmp(state, "57P02") ||
+        !strcmp(state, "57P03") || !strcmp(state, "HYT01"))
+        return 1;
+    if (d == DG_DIALECT_MYSQL)
+        switch (native) {
+        case 1053: case 1927: case 2002: case 2003: case 2006: case 2013: case 2055: case 4031:
+            return 1;
+        }
+    if (strncmp(state, "HY", 2) != 0) /* the words only judge general errors */
+        return 0;
+    for (size_t i = 0; i < sizeof words / sizeof *words; i++)
+        if (strcasestr(msg, words[i]))
+            return 1;
+    /* psqlodbc reports a dead socket as a general error naming the connection. */
+    return strstr(msg, "connection") && (strstr(msg, "dead") || strstr(msg, "closed") ||
+                                         strstr(msg, "terminat") || strstr(msg, "lost"));
+}
+
 /* The class of one diagnostic record. */
 static enum dg_err_class classify(const char *state, SQLINTEGER native, const char *msg,
                                   enum dg_dialect d)
@@ -25,7 +53,7 @@ static enum dg_err_class classify(const char *state, SQLINTEGER native, const ch
         return DG_ERR_RETRY;
     if (strstr(msg, "database is locked") || strstr(msg, "database table is locked"))
         return DG_ERR_RETRY;
-    if (!strncmp(state, "08", 2) || !strcmp(state, "57P01") || !strcmp(state, "HYT01"))
+    if (conn_lost(state, native, msg, d))
         return DG_ERR_CONN;
     if (!strncmp(state, "23", 2) || strstr(msg, "constraint failed") || strstr(msg, "UNIQUE constraint"))
         return DG_ERR_FATAL;
@@ -62,11 +90,6 @@ int dg_odbc_fail(struct dg_conn *c, SQLSMALLINT type, SQLHANDLE h, const char *w
     /* Drivers prefix messages with [vendor][driver]: keep them, they name the layer. */
     enum dg_dialect d = c ? c->dialect : DG_DIALECT_NONE;
     enum dg_err_class cls = classify((const char *)state, native, (const char *)msg, d);
-    /* psqlodbc reports a dead socket as a general error naming the connection. */
-    if (cls == DG_ERR_USER && strstr((const char *)msg, "connection") &&
-        (strstr((const char *)msg, "dead") || strstr((const char *)msg, "closed") ||
-         strstr((const char *)msg, "terminat") || strstr((const char *)msg, "lost")))
-        cls = DG_ERR_CONN;
     if (c && c->in_txn)
         c->txn_failed = 1;
     char text[sizeof err->msg];
@@ -292,6 +315,7 @@ static int odbc_connect(const char *url, const struct dg_connect_opts *opts, str
     info_str(c, SQL_DBMS_VER, c->dbms_ver, sizeof c->dbms_ver);
     info_str(c, SQL_DRIVER_NAME, c->driver, sizeof c->driver);
     info_str(c, SQL_DRIVER_VER, c->driver_ver, sizeof c->driver_ver);
+    info_str(c, SQL_SERVER_NAME, c->server, sizeof c->server);
     c->dialect = dialect_of(c->dbms);
     if (c->dialect == DG_DIALECT_NONE) {
         dg_err_set(err, DG_ERR_USER, 0,
@@ -454,6 +478,10 @@ static int odbc_load_mode(struct dg_conn *c, int on, struct dg_err *err)
     }
 }
 
+/* What the ODBC driver says the server is (SQL_SERVER_NAME: a host, a DSN's server, a file
+ * for SQLite's driver), read at connect; "" when it will not say. */
+static void odbc_conn_where(struct dg_conn *c, char *buf, size_t n) { snprintf(buf, n, "%s", c->server); }
+
 static const char *const schemes[] = {"odbc", NULL};
 
 const struct dg_driver dg_driver_odbc = {
@@ -486,4 +514,5 @@ const struct dg_driver dg_driver_odbc = {
     .load_mode = odbc_load_mode,
     .conn_dialect = odbc_conn_dialect,
     .execute_calls = dg_odbc_execute_calls,
+    .conn_where = odbc_conn_where,
 };

@@ -19,6 +19,7 @@ struct dg_conn {
     SQLHSTMT scratch; /* for exec and small queries */
     enum dg_dialect dialect;
     char dbms[64], dbms_ver[64], driver[64], driver_ver[32];
+    char server[256]; /* SQL_SERVER_NAME, for conn_where */
     struct dg_list stmts; /* every prepared statement, for disconnect */
     struct dg_secrets secrets;  /* the password's forms, scrubbed from every message */
     struct odbc_batch *batches; /* execute_calls' joined statements, one per shape (batch.c) */

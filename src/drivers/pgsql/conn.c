@@ -1,6 +1,7 @@
 /* conn.c — PostgreSQL driver: connecting by URL, the secrets scrubbed from messages,
  * SQLSTATE error classes, transactions (BEGIN held back to travel with the first statement),
  * server facts and knobs, and the driver table. Must not leak a password into any message. */
+#include "core/urlq.h"
 #include "drivers/pgsql/internal.h"
 
 #include <libpq-fe.h>
@@ -22,6 +23,7 @@ int dg_pg_err(const struct dg_conn *c, struct dg_err *err, enum dg_err_class cls
     vsnprintf(tmp, sizeof tmp, fmt, ap);
     va_end(ap);
     err->cls = cls;
+    err->in_doubt = 0; /* the core wrapper that sent a COMMIT says when it is */
     err->cause = dg_retry_cause_of_sqlstate(sqlstate);
     err->code = 0;
     err->sqlstate[0] = '\0';
@@ -163,6 +165,13 @@ static int pg_connect(const char *url, const struct dg_connect_opts *opts, struc
         goto fail;
     }
     PQconninfoFree(parsed);
+    /* libpq takes "h1:p1,h2:p2" itself, but reads an empty part as the default socket and a
+     * bad port only once it tries it: both are the user's to fix, said before connecting. */
+    struct dg_url_host hosts[DG_URL_MAX_HOSTS];
+    if (strstr(url, "://") && dg_url_hosts(url, shown, hosts, DG_URL_MAX_HOSTS, err) < 0) {
+        dg_pg_err(c, err, DG_ERR_USER, NULL, "%s", err->msg);
+        goto fail;
+    }
 
     /* Entries before dbname are defaults the URL overrides: a connect timeout (so an address
      * that drops packets does not hang the run) unless PGCONNECT_TIMEOUT says otherwise, and
@@ -218,6 +227,19 @@ static void conn_free(struct dg_conn *c)
 }
 
 static void pg_disconnect(struct dg_conn *c) { conn_free(c); }
+
+/* The server of the host list this connection reached (libpq tries them in order and keeps
+ * the one that took it): "host:port", or the socket's path for a Unix socket. */
+static void pg_conn_where(struct dg_conn *c, char *buf, size_t n)
+{
+    const char *host = PQhost(c->pg), *port = PQport(c->pg);
+    if (!host || !*host)
+        return;
+    if (host[0] == '/')
+        snprintf(buf, n, "%s/.s.PGSQL.%s", host, port && *port ? port : "5432");
+    else
+        snprintf(buf, n, "%s:%s", host, port && *port ? port : "5432");
+}
 
 static int pg_exec(struct dg_conn *c, const char *sql, struct dg_err *err)
 {
@@ -349,6 +371,7 @@ const struct dg_driver dg_driver_pgsql = {
     .set_streaming = dg_pg_set_streaming,
     .cache_stats = dg_pg_cache_stats,
     .server_local = dg_pg_server_local,
+    .conn_where = pg_conn_where,
     .server_pid = dg_pg_server_pid,
     .server_restart = dg_pg_server_restart,
 };

@@ -1,5 +1,5 @@
-/* cli.c (tpcc) — TPC-C's command line: its option table, its subcommands (load, run, check and
- * the hidden sql) and the run life's hooks (schema probe, constants, procedures; the facts a
+/* cli.c (tpcc) — TPC-C's command line: its option table, its subcommands (load, run, check,
+ * audit (audit_cli.c) and the hidden sql) and the run life's hooks (schema probe, constants, procedures; the facts a
  * run's record needs). Never exits, never prints usage, never writes a run record: cmd/ does. */
 #include <stdlib.h>
 #include <string.h>
@@ -84,6 +84,8 @@ static int finish(void *v, struct dg_run_opts *c, const char *sub, struct dg_err
 
 /* --- run hooks --- */
 
+static int read_baseline(struct dg_conn_h *h, struct tpcc_shared *sh, struct dg_err *err);
+
 static int shared_open(const void *v, const struct dg_run_opts *c, const struct dg_target *t, struct dg_conn_h *h,
                        struct dg_rng *rng, void *shared, struct dg_err *err)
 {
@@ -109,13 +111,62 @@ static int shared_open(const void *v, const struct dg_run_opts *c, const struct 
                               sh->warehouses, t->redacted);
         sh->warehouses = o->warehouses;
     }
-    return 0;
+    return sh->dialect == DG_DIALECT_NONE ? 0 : read_baseline(h, sh, err);
+}
+
+/* The Payment audit's baseline: each warehouse's history sum before the run. */
+static int read_baseline(struct dg_conn_h *h, struct tpcc_shared *sh, struct dg_err *err)
+{
+    int nw = sh->warehouses;
+    int64_t *cents = calloc((size_t)(nw ? nw : 1), sizeof *cents); /* owned here */
+    sh->baseline = calloc((size_t)(nw ? nw : 1), sizeof *sh->baseline); /* the shared state's */
+    if (!cents || !sh->baseline) {
+        free(cents);
+        return dg_err_set(err, DG_ERR_FATAL, 0, "out of memory");
+    }
+    int rc = tpcc_history_sums(h, cents, nw, err);
+    for (int w = 1; rc == 0 && w <= nw; w++)
+        sh->baseline[w - 1] = (struct dg_ack){.kind = DG_ACK_TPCC_BASELINE, .k = {(uint32_t)w}, .amount = cents[w - 1]};
+    sh->nbaseline = rc == 0 ? (size_t)nw : 0;
+    free(cents);
+    return rc;
+}
+
+static void shared_free(void *shared)
+{
+    struct tpcc_shared *sh = shared;
+    free(sh->baseline);
+    free(sh->run_baseline);
+    sh->baseline = sh->run_baseline = NULL;
 }
 
 static void describe(const void *shared, char *buf, size_t n)
 {
     int w = ((const struct tpcc_shared *)shared)->warehouses;
     snprintf(buf, n, "%d warehouse%s", w, w == 1 ? "" : "s");
+}
+
+/* Every target's baseline, each marked with its target's index, in the first target's state. */
+static void facts_baseline(void *const *shared, int n, struct dg_run_facts *f)
+{
+    struct tpcc_shared *first = shared[0];
+    size_t total = 0;
+    for (int k = 0; k < n; k++)
+        total += ((const struct tpcc_shared *)shared[k])->nbaseline;
+    free(first->run_baseline);
+    first->run_baseline = total ? malloc(total * sizeof *first->run_baseline) : NULL;
+    if (!first->run_baseline) /* none, or out of memory: the run keeps no baseline */
+        return;
+    size_t at = 0;
+    for (int k = 0; k < n; k++) {
+        const struct tpcc_shared *sh = shared[k];
+        for (size_t i = 0; i < sh->nbaseline; i++) {
+            first->run_baseline[at] = sh->baseline[i];
+            first->run_baseline[at++].target = (uint16_t)k;
+        }
+    }
+    f->acks = first->run_baseline;
+    f->nacks = total;
 }
 
 static void facts(const void *v, const struct dg_run_opts *c, void *const *shared, int n, struct dg_run_facts *f)
@@ -125,6 +176,7 @@ static void facts(const void *v, const struct dg_run_opts *c, void *const *share
         f->target_scale[k] = ((const struct tpcc_shared *)shared[k])->warehouses;
         f->scale += f->target_scale[k];
     }
+    facts_baseline(shared, n, f);
     f->terminals = c->vus; /* closed loop and open loop: one terminal per virtual user */
     if (c->model != DG_LOAD_THINK)
         return;
@@ -268,6 +320,9 @@ static const struct dg_wl_sub subs[] = {
     {.name = "run", .kind = DG_SUB_RUN, .synopsis = "[--target URL]... [--vus N | --vus-per-target N] [--duration T | --txns-per-vu N]\n"
                                                     "      [--rate R [--arrivals KIND] | --think-time ...] [options]"},
     {.name = "check", .kind = DG_SUB_ACTION, .synopsis = "[--target URL] [--json]", .action = act_check},
+    /* RUN (an argument) and "[--target URL]...": cmd/ passes arguments and several targets */
+    {.name = "audit", .kind = DG_SUB_ACTION, .synopsis = "RUN [--target URL]... [--results PATH] [--json]",
+     .common = "results", .action = tpcc_act_audit},
     {.name = "sql", .kind = DG_SUB_ACTION, .hidden = 1, .raw = 1, .action = act_sql}, /* tests/golden */
 };
 
@@ -283,6 +338,7 @@ const struct dg_wl_cli tpcc_cli = {
     .max_retries = 100,
     .shared_size = sizeof(struct tpcc_shared),
     .shared_open = shared_open,
+    .shared_free = shared_free,
     .describe = describe,
     .facts = facts,
 };

@@ -9,7 +9,7 @@
 #include "workloads/tpcc/tpcc_internal.h"
 
 /* Bumped whenever a function body below changes, so `tpcc run` replaces old versions. */
-#define PROC_VERSION 3
+#define PROC_VERSION 4
 /* SQLSTATE raised by dbgauge_new_order for the unused item of clause 2.4.2.3. */
 #define SQLSTATE_BAD_ITEM "DG001"
 
@@ -18,9 +18,13 @@ static const char install_sql[] =
      * line's item and stock row, locking the stock rows in that order (LockRows sits above the
      * Sort) so that concurrent New-Orders cannot deadlock, then updates the stock and inserts
      * the order lines from what it read. An unknown item drops out of the join: fewer lines
-     * than asked raise DG001, and the implicit transaction leaves nothing behind. */
-    "CREATE OR REPLACE FUNCTION dbgauge_new_order(p_w int, p_d int, p_c int, p_all_local int,\n"
-    "    p_items int[], p_supply int[], p_qty int[]) RETURNS numeric LANGUAGE plpgsql AS $dg$\n"
+     * than asked raise DG001, and the implicit transaction leaves nothing behind. Returns the
+     * terminal's total and the order's id (the audit's key). Version 3 returned the total
+     * alone: a function's result type cannot be replaced, so it is dropped first. */
+    "DROP FUNCTION IF EXISTS dbgauge_new_order(int, int, int, int, int[], int[], int[]);\n"
+    "CREATE FUNCTION dbgauge_new_order(p_w int, p_d int, p_c int, p_all_local int,\n"
+    "    p_items int[], p_supply int[], p_qty int[], OUT out_total numeric, OUT out_o_id int)\n"
+    "    LANGUAGE plpgsql AS $dg$\n"
     "DECLARE\n"
     "    v_w_tax numeric; v_d_tax numeric; v_disc numeric; v_last varchar; v_credit char(2);\n"
     "    v_o_id int; v_found int; v_total numeric; v_brand_b int;\n"
@@ -58,7 +62,8 @@ static const char install_sql[] =
     "    IF v_found < cardinality(p_items) THEN\n"
     "        RAISE EXCEPTION 'item number is not valid' USING ERRCODE = '" SQLSTATE_BAD_ITEM "';\n"
     "    END IF;\n"
-    "    RETURN v_total * (1 - v_disc) * (1 + v_w_tax + v_d_tax);\n"
+    "    out_total := v_total * (1 - v_disc) * (1 + v_w_tax + v_d_tax);\n"
+    "    out_o_id := v_o_id;\n"
     "END $dg$;\n"
 
     /* Payment (clause 2.5.2.2). By name when p_c_last is not NULL: ceil(n/2) on C_FIRST order. */
@@ -178,7 +183,8 @@ static const int call_nparams[P_COUNT] = {7, 7, 4, 2, 3};
 static const char *const pgsql_install[] = {install_sql, NULL};
 
 static const char *const pgsql_calls[P_COUNT] = {
-    "SELECT dbgauge_new_order(?, ?, ?, ?, ?, ?, ?)", "SELECT dbgauge_payment(?, ?, ?, ?, ?, ?, ?)",
+    "SELECT out_total, out_o_id FROM dbgauge_new_order(?, ?, ?, ?, ?, ?, ?)",
+    "SELECT dbgauge_payment(?, ?, ?, ?, ?, ?, ?)",
     "SELECT dbgauge_order_status(?, ?, ?, ?)", "SELECT dbgauge_delivery(?, ?)",
     "SELECT dbgauge_stock_level(?, ?, ?)"};
 
@@ -334,9 +340,17 @@ static size_t int_array(char *out, const int *v, int n)
     return o;
 }
 
-/* Runs one call and reads its single value. A failed call has already ended its implicit
- * transaction on the server; the runner's rollback afterwards finds nothing open. */
-static int call(struct tpcc_proc_worker *w, int id, const struct dg_value *p, int64_t *iv, double *dv,
+/* What one call gives back: its row's first column as an integer or a number (i0, d0: the
+ * one the caller asks for) and its second as an integer (i1, when it has one). */
+struct call_out {
+    int64_t *i0, *i1;
+    double *d0;
+};
+
+/* Runs one call and reads its row. A failed call has already ended its implicit transaction
+ * on the server; the runner's rollback afterwards finds nothing open. A write's call commits
+ * by itself: a connection lost during it leaves the write in doubt (writes: 1). */
+static int call(struct tpcc_proc_worker *w, int id, const struct dg_value *p, struct call_out out, int writes,
                 struct dg_err *err)
 {
     struct dg_stmt *s = w->st[id];
@@ -345,23 +359,28 @@ static int call(struct tpcc_proc_worker *w, int id, const struct dg_value *p, in
                                                         : strcmp(err->sqlstate, SQLSTATE_BAD_ITEM) == 0))
             /* clause 2.4.2.3: "Item number is not valid"; nothing of it remains */
             return dg_err_set(err, DG_ERR_EXPECTED, 0, "item number is not valid");
+        err->in_doubt = writes && err->cls == DG_ERR_CONN;
         return -1;
     }
     int rc = dg_next_row(w->h, s, err);
     if (rc != 1) {
         if (rc == 0)
             dg_err_set(err, DG_ERR_FATAL, 0, "no result from: %s", w->pd->calls[id]);
+        else /* the row is the COMMIT's answer: lost with it, the write is in doubt */
+            err->in_doubt = writes && err->cls == DG_ERR_CONN;
         return -1;
     }
-    if (iv)
-        *iv = dg_col_int(w->h, s, 0);
-    if (dv)
-        *dv = dg_col_double(w->h, s, 0);
+    if (out.i0)
+        *out.i0 = dg_col_int(w->h, s, 0);
+    if (out.d0)
+        *out.d0 = dg_col_double(w->h, s, 0);
+    if (out.i1)
+        *out.i1 = dg_ncols(w->h, s) > 1 ? dg_col_int(w->h, s, 1) : 0;
     dg_reset(w->h, s);
     return 0;
 }
 
-static int new_order(struct tpcc_proc_worker *w, struct tpcc_term *t, struct dg_err *err)
+static int new_order(struct tpcc_proc_worker *w, struct tpcc_term *t, struct tpcc_ack *ack, struct dg_err *err)
 {
     struct tpcc_no_input in;
     tpcc_new_order_inputs(w->sh, t, &in);
@@ -371,10 +390,18 @@ static int new_order(struct tpcc_proc_worker *w, struct tpcc_term *t, struct dg_
            nq = int_array(qty, in.qty, in.ol_cnt);
     struct dg_value p[7] = {dg_int(t->w_id), dg_int(in.d_id), dg_int(in.c_id), dg_int(in.all_local),
                             dg_txt(items, ni), dg_txt(supply, ns), dg_txt(qty, nq)};
-    return call(w, P_NEW_ORDER, p, NULL, &t->last_total, err);
+    /* The server assigns the order id: an order in doubt is kept with o_id 0 (key unknown).
+     * One with the unused item rolls back whatever happens: no ack. */
+    if (!in.rollback)
+        tpcc_ack_new_order(ack, t->w_id, in.d_id, 0, in.ol_cnt);
+    int64_t o_id = 0;
+    if (call(w, P_NEW_ORDER, p, (struct call_out){.d0 = &t->last_total, .i1 = &o_id}, !in.rollback, err))
+        return -1;
+    ack->a.k[2] = (uint32_t)o_id;
+    return 0;
 }
 
-static int payment(struct tpcc_proc_worker *w, struct tpcc_term *t, struct dg_err *err)
+static int payment(struct tpcc_proc_worker *w, struct tpcc_term *t, struct tpcc_ack *ack, struct dg_err *err)
 {
     struct tpcc_pay_input in;
     tpcc_payment_inputs(w->sh, t, &in);
@@ -382,7 +409,12 @@ static int payment(struct tpcc_proc_worker *w, struct tpcc_term *t, struct dg_er
                             dg_int(in.c_id),
                             in.c_last_len ? dg_txt(in.c_last, (size_t)in.c_last_len) : dg_null(),
                             dg_dec(in.amount_cents, 2)};
-    return call(w, P_PAYMENT, p, NULL, NULL, err);
+    tpcc_ack_payment(ack, t->w_id, in.d_id, in.c_id, in.amount_cents); /* by name: c_id when it answers */
+    int64_t c_id = 0;
+    if (call(w, P_PAYMENT, p, (struct call_out){.i0 = &c_id}, 1, err))
+        return -1;
+    ack->a.k[2] = (uint32_t)c_id;
+    return 0;
 }
 
 static int order_status(struct tpcc_proc_worker *w, struct tpcc_term *t, struct dg_err *err)
@@ -392,7 +424,7 @@ static int order_status(struct tpcc_proc_worker *w, struct tpcc_term *t, struct 
     struct dg_value p[4] = {dg_int(t->w_id), dg_int(in.d_id), dg_int(in.c_id),
                             in.c_last_len ? dg_txt(in.c_last, (size_t)in.c_last_len) : dg_null()};
     int64_t lines;
-    if (call(w, P_ORDER_STATUS, p, &lines, NULL, err))
+    if (call(w, P_ORDER_STATUS, p, (struct call_out){.i0 = &lines}, 0, err))
         return -1;
     t->last_count = (int)lines;
     return 0;
@@ -403,7 +435,7 @@ static int delivery(struct tpcc_proc_worker *w, struct tpcc_term *t, struct dg_e
     int carrier = (int)dg_rng_range(&t->rng, 1, 10);
     struct dg_value p[2] = {dg_int(t->w_id), dg_int(carrier)};
     int64_t skipped;
-    if (call(w, P_DELIVERY, p, &skipped, NULL, err))
+    if (call(w, P_DELIVERY, p, (struct call_out){.i0 = &skipped}, 1, err))
         return -1;
     t->last_count = (int)skipped;
     t->skipped_deliveries += (uint64_t)skipped;
@@ -415,17 +447,18 @@ static int stock_level(struct tpcc_proc_worker *w, struct tpcc_term *t, struct d
     int threshold = (int)dg_rng_range(&t->rng, 10, 20);
     struct dg_value p[3] = {dg_int(t->w_id), dg_int(t->sl_d_id), dg_int(threshold)};
     int64_t count;
-    if (call(w, P_STOCK_LEVEL, p, &count, NULL, err))
+    if (call(w, P_STOCK_LEVEL, p, (struct call_out){.i0 = &count}, 0, err))
         return -1;
     t->last_count = (int)count;
     return 0;
 }
 
-int tpcc_proc_run(struct tpcc_proc_worker *w, struct tpcc_term *t, int type, struct dg_err *err)
+int tpcc_proc_run(struct tpcc_proc_worker *w, struct tpcc_term *t, int type, struct tpcc_ack *ack,
+                  struct dg_err *err)
 {
     switch (type) {
-    case TPCC_NEW_ORDER: return new_order(w, t, err);
-    case TPCC_PAYMENT: return payment(w, t, err);
+    case TPCC_NEW_ORDER: return new_order(w, t, ack, err);
+    case TPCC_PAYMENT: return payment(w, t, ack, err);
     case TPCC_ORDER_STATUS: return order_status(w, t, err);
     case TPCC_DELIVERY: return delivery(w, t, err);
     case TPCC_STOCK_LEVEL: return stock_level(w, t, err);

@@ -58,7 +58,7 @@ static const char new_order[] =
     "        FROM @s s JOIN item i ON i.i_id = s.i_id;\n"
     "    SELECT @total = SUM(s.q * i.i_price) FROM @s s JOIN item i ON i.i_id = s.i_id;\n"
     "    COMMIT TRANSACTION;\n"
-    "    SELECT CAST(@total * (1 - @disc) * (1 + @w_tax + @d_tax) AS decimal(12,2)) AS total;\n"
+    "    SELECT CAST(@total * (1 - @disc) * (1 + @w_tax + @d_tax) AS decimal(12,2)) AS total, @o_id AS o_id;\n"
     "END";
 
 /* By last name: the customer at position ceil(n/2) in C_FIRST order (clause 2.5.2.2). */

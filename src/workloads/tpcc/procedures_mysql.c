@@ -26,7 +26,8 @@ static const char *const drop_sql[] = {
 static const char *const create_sql[] = {
     /* New-Order (clause 2.4.2.2): lines arrive sorted by item id, so stock rows are locked in
      * one order and concurrent New-Orders cannot deadlock on them. An unknown item signals
-     * DG001 and the handler rolls everything back (clause 2.4.2.3). */
+     * DG001 and the handler rolls everything back (clause 2.4.2.3). Returns the terminal's
+     * total and the order's id (the audit's key). */
     "CREATE PROCEDURE dbgauge_new_order(p_w INT, p_d INT, p_c INT, p_all_local INT,\n"
     "    p_items VARCHAR(200), p_supply VARCHAR(200), p_qty VARCHAR(200))\n"
     "BEGIN\n"
@@ -73,7 +74,7 @@ static const char *const create_sql[] = {
     "        SET v_i = v_i + 1;\n"
     "    END WHILE;\n"
     "    COMMIT;\n"
-    "    SELECT v_total * (1 - v_disc) * (1 + v_w_tax + v_d_tax);\n"
+    "    SELECT v_total * (1 - v_disc) * (1 + v_w_tax + v_d_tax), v_o_id;\n"
     "END",
 
     /* Payment (clause 2.5.2.2). By name when p_c_last is not NULL: ceil(n/2) on C_FIRST order. */

@@ -44,6 +44,14 @@ struct tpcc_shared {
     enum tpcc_mode mode;
     enum dg_isolation isolation;
     struct tpcc_nurand c_run;
+    /* The Payment audit's baseline: each warehouse's SUM(h_amount) before the run (kind
+     * DG_ACK_TPCC_BASELINE, k[0] the warehouse, amount in cents), read by the cli's shared_open;
+     * owned (malloc'd), freed by its shared_free. */
+    struct dg_ack *baseline;
+    size_t nbaseline;
+    /* The first target's state only: every target's baseline together, their target index
+     * set, handed to the run's facts (dg_run_facts.acks); owned, freed by shared_free. */
+    struct dg_ack *run_baseline;
 };
 
 /* --- random.c: generators of clause 2.1.6 and 4.3 --- */
@@ -126,5 +134,52 @@ struct tpcc_check_result {
     struct tpcc_check_item items[TPCC_MAX_CHECKS];
 };
 int tpcc_check(struct dg_conn_h *h, struct tpcc_check_result *res, struct dg_err *err);
+
+/* --- audit.c: the durability audit (clause 3.5) of a run's acknowledged writes --- */
+/* SUM(h_amount) per warehouse in cents into cents[w - 1] for w in 1..nw (others 0; rows of
+ * other warehouses ignored). Exact on every engine: each amount is rounded to cents first. */
+int tpcc_history_sums(struct dg_conn_h *h, int64_t *cents, int nw, struct dg_err *err);
+
+#define TPCC_AUDIT_KEYS 20 /* lost keys named */
+/* One New-Order the audit did not find whole. */
+struct tpcc_audit_lost {
+    int target;
+    uint32_t w, d, o_id;
+    int lines_acked, lines_found; /* lines_found -1: no order row */
+    int64_t t_ms;
+    int in_doubt;                 /* in doubt, and found torn (an order without all its lines) */
+};
+/* One warehouse's Payments: history now minus before the run, against what was acknowledged. */
+struct tpcc_audit_wh {
+    int target;
+    uint32_t w;
+    int has_baseline;
+    int64_t baseline, now, acked, in_doubt; /* cents */
+};
+struct tpcc_audit {
+    /* New-Orders: acknowledged = found + lost; in doubt apart (in_doubt_no_key: the server
+     * gave the order its id and the answer was lost, so there is nothing to look for). */
+    uint64_t acknowledged, found, lost, in_doubt, in_doubt_found, in_doubt_no_key;
+    int64_t lost_first_ms, lost_last_ms; /* the span the lost ones cover (t_ms) */
+    int nkeys;                           /* lost keys named, in key order */
+    struct tpcc_audit_lost keys[TPCC_AUDIT_KEYS];
+    uint64_t payments, payments_in_doubt;
+    struct tpcc_audit_wh *wh; /* owned: tpcc_audit_free */
+    int nwh;
+};
+/* Checks the acks of target (those with .target == target) on h, adding to *res (zero it
+ * before the first target). Range queries per district, one history query. Returns 0, or -1
+ * with err (res keeps what was added). */
+int tpcc_audit_check(struct dg_conn_h *h, int target, const struct dg_ack *acks, size_t n,
+                     struct tpcc_audit *res, struct dg_err *err);
+/* A warehouse's verdict: 0 as acknowledged (within what was in doubt), -1 money lost (less than
+ * acknowledged), 1 more than dbgauge wrote (another run since?), 2 no baseline (not judged). */
+int tpcc_audit_wh_verdict(const struct tpcc_audit_wh *w);
+/* Lost New-Orders or lost money: the audit fails. */
+int tpcc_audit_failed(const struct tpcc_audit *res);
+void tpcc_audit_free(struct tpcc_audit *res);
+/* audit_cli.c: the `tpcc audit RUN` action (struct dg_wl_sub.action). */
+struct dg_wl_act;
+int tpcc_act_audit(const struct dg_wl_act *a, struct dg_err *err);
 
 #endif

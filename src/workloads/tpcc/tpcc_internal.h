@@ -18,6 +18,13 @@ struct tpcc_term {
     uint64_t skipped_deliveries;
 };
 
+/* The write the last transaction made, for the audit (struct dg_workload.take_ack): filled
+ * before its COMMIT is sent, so a transaction left in doubt still has its keys. */
+struct tpcc_ack {
+    int has;
+    struct dg_ack a; /* kind, k, count, amount: the workload's; the runner sets the rest */
+};
+
 struct tpcc_no_input {
     int d_id, c_id, ol_cnt, rollback, all_local;
     int i_id[15], supply_w[15], qty[15];
@@ -32,13 +39,19 @@ struct tpcc_worker;
 int tpcc_sql_worker_open(const struct tpcc_shared *sh, struct dg_conn_h *h, struct tpcc_worker **out,
                          struct dg_err *err);
 void tpcc_sql_worker_close(struct tpcc_worker *w);
-int tpcc_sql_run(struct tpcc_worker *w, struct tpcc_term *t, int type, struct dg_err *err);
+/* Runs one transaction of type; a New-Order or Payment that reaches its COMMIT fills *ack. */
+int tpcc_sql_run(struct tpcc_worker *w, struct tpcc_term *t, int type, struct tpcc_ack *ack, struct dg_err *err);
 /* Procedures mode: one call per transaction, the same inputs as the SQL mode. */
 struct tpcc_proc_worker;
 int tpcc_proc_worker_open(const struct tpcc_shared *sh, struct dg_conn_h *h,
                           struct tpcc_proc_worker **out, struct dg_err *err);
 void tpcc_proc_worker_close(struct tpcc_proc_worker *w);
-int tpcc_proc_run(struct tpcc_proc_worker *w, struct tpcc_term *t, int type, struct dg_err *err);
+int tpcc_proc_run(struct tpcc_proc_worker *w, struct tpcc_term *t, int type, struct tpcc_ack *ack,
+                  struct dg_err *err);
+/* The acks of the two audited transactions (txn.c): a New-Order of ol_cnt lines (o_id 0 when
+ * the server assigns it unseen), a Payment of amount_cents by customer c_id (0: not known). */
+void tpcc_ack_new_order(struct tpcc_ack *ack, int w_id, int d_id, int o_id, int ol_cnt);
+void tpcc_ack_payment(struct tpcc_ack *ack, int w_id, int d_id, int c_id, int64_t amount_cents);
 /* procedures_mysql.c: the MySQL/MariaDB procedures (same parameters as the PostgreSQL ones)
  * and their CALL texts, in the order New-Order, Payment, Order-Status, Delivery, Stock-Level. */
 int tpcc_mysql_procedures_install(struct dg_conn_h *h, int version, struct dg_err *err);

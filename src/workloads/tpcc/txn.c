@@ -298,7 +298,21 @@ void tpcc_order_status_inputs(const struct tpcc_shared *sh, struct tpcc_term *t,
 
 /* Two steps: (1) everything the inputs name: warehouse, district (next order id), customer,
  * the items and their stock rows, locked in item order; (2) the writes and the COMMIT. */
-static int new_order(struct tpcc_worker *w, struct tpcc_term *t, struct dg_err *err)
+void tpcc_ack_new_order(struct tpcc_ack *ack, int w_id, int d_id, int o_id, int ol_cnt)
+{
+    ack->has = 1;
+    ack->a = (struct dg_ack){.kind = DG_ACK_TPCC_NEW_ORDER, .k = {(uint32_t)w_id, (uint32_t)d_id, (uint32_t)o_id},
+                             .count = (uint16_t)ol_cnt};
+}
+
+void tpcc_ack_payment(struct tpcc_ack *ack, int w_id, int d_id, int c_id, int64_t amount_cents)
+{
+    ack->has = 1;
+    ack->a = (struct dg_ack){.kind = DG_ACK_TPCC_PAYMENT, .k = {(uint32_t)w_id, (uint32_t)d_id, (uint32_t)c_id},
+                             .amount = amount_cents};
+}
+
+static int new_order(struct tpcc_worker *w, struct tpcc_term *t, struct tpcc_ack *ack, struct dg_err *err)
 {
     struct tpcc_no_input in;
     tpcc_new_order_inputs(w->sh, t, &in);
@@ -377,6 +391,7 @@ static int new_order(struct tpcc_worker *w, struct tpcc_term *t, struct dg_err *
     };
     /* The terminal's total (output only): sum * (1 - discount) * (1 + w_tax + d_tax). */
     t->last_total = (double)total_cents / 100.0 * (1 - x.c_discount) * (1 + x.w_tax + x.d_tax);
+    tpcc_ack_new_order(ack, t->w_id, in.d_id, x.o_id, in.ol_cnt); /* before the COMMIT leaves */
     return run_calls(w, writes, 4, 1, err);
 }
 
@@ -441,7 +456,7 @@ static int on_pay_customer(void *ctx, int k, struct dg_stmt *s)
 
 /* Steps: (1) warehouse and district updates, and the customer by id or the ids by name;
  * (2) by name only: the customer; (3) customer update, history row and COMMIT. */
-static int payment(struct tpcc_worker *w, struct tpcc_term *t, struct dg_err *err)
+static int payment(struct tpcc_worker *w, struct tpcc_term *t, struct tpcc_ack *ack, struct dg_err *err)
 {
     struct tpcc_pay_input in;
     tpcc_payment_inputs(w->sh, t, &in);
@@ -500,6 +515,7 @@ static int payment(struct tpcc_worker *w, struct tpcc_term *t, struct dg_err *er
         call(w, x.bad_credit ? S_PAY_UPDATE_BC : S_PAY_UPDATE, u, 1, NULL, NULL),
         call(w, S_PAY_HISTORY, h, 1, NULL, NULL),
     };
+    tpcc_ack_payment(ack, t->w_id, d_id, c_id, amount); /* the history row's h_w_id and h_amount */
     return run_calls(w, writes, 2, 1, err);
 }
 
@@ -681,11 +697,11 @@ static int stock_level(struct tpcc_worker *w, struct tpcc_term *t, struct dg_err
     return 0;
 }
 
-int tpcc_sql_run(struct tpcc_worker *w, struct tpcc_term *t, int type, struct dg_err *err)
+int tpcc_sql_run(struct tpcc_worker *w, struct tpcc_term *t, int type, struct tpcc_ack *ack, struct dg_err *err)
 {
     switch (type) {
-    case TPCC_NEW_ORDER: return new_order(w, t, err);
-    case TPCC_PAYMENT: return payment(w, t, err);
+    case TPCC_NEW_ORDER: return new_order(w, t, ack, err);
+    case TPCC_PAYMENT: return payment(w, t, ack, err);
     case TPCC_ORDER_STATUS: return order_status(w, t, err);
     case TPCC_DELIVERY: return delivery(w, t, err);
     case TPCC_STOCK_LEVEL: return stock_level(w, t, err);

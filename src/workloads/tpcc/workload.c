@@ -15,6 +15,7 @@ struct mode_worker {
     enum tpcc_mode mode;
     struct tpcc_worker *sql;
     struct tpcc_proc_worker *proc;
+    struct tpcc_ack ack; /* the last transaction's, until take_ack */
 };
 
 static int wl_worker_open(void *shared, struct dg_conn_h *conn, void **wctx, struct dg_err *err)
@@ -71,8 +72,24 @@ static int wl_next_type(void *term)
 static int wl_run(void *wctx, void *term, int type, struct dg_err *err)
 {
     struct mode_worker *m = wctx;
-    return m->mode == TPCC_MODE_PROCEDURES ? tpcc_proc_run(m->proc, term, type, err)
-                                           : tpcc_sql_run(m->sql, term, type, err);
+    m->ack.has = 0; /* a retry starts afresh; a rolled-back New-Order never fills it */
+    return m->mode == TPCC_MODE_PROCEDURES ? tpcc_proc_run(m->proc, term, type, &m->ack, err)
+                                           : tpcc_sql_run(m->sql, term, type, &m->ack, err);
+}
+
+/* After a commit or an in-doubt error: the New-Order's or Payment's keys, copied out of the
+ * worker's own record (no lock, no allocation). */
+static int wl_take_ack(void *wctx, struct dg_ack *out)
+{
+    struct mode_worker *m = wctx;
+    if (!m->ack.has)
+        return 0;
+    m->ack.has = 0;
+    out->kind = m->ack.a.kind;
+    out->amount = m->ack.a.amount;
+    out->count = m->ack.a.count;
+    memcpy(out->k, m->ack.a.k, sizeof out->k);
+    return 1;
 }
 
 /* Clause 5.2.5: keying times and mean think times, seconds, in type order. */
@@ -109,4 +126,5 @@ const struct dg_workload tpcc_workload = {
     .terminal_init = wl_terminal_init,
     .next_type = wl_next_type,
     .run = wl_run,
+    .take_ack = wl_take_ack,
 };

@@ -113,7 +113,7 @@ BEGIN
         FROM @s s JOIN item i ON i.i_id = s.i_id;
     SELECT @total = SUM(s.q * i.i_price) FROM @s s JOIN item i ON i.i_id = s.i_id;
     COMMIT TRANSACTION;
-    SELECT CAST(@total * (1 - @disc) * (1 + @w_tax + @d_tax) AS decimal(12,2)) AS total;
+    SELECT CAST(@total * (1 - @disc) * (1 + @w_tax + @d_tax) AS decimal(12,2)) AS total, @o_id AS o_id;
 END
 GO
 CREATE OR ALTER PROCEDURE dbgauge_payment @w int, @d int, @c_w int, @c_d int, @c_id int,
