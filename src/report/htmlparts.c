@@ -1,6 +1,6 @@
 /* htmlparts.c — the parts of a run's HTML section that only some runs have: the monitor's
- * headline cards, measured means and charts, and a multi-target run's per-target charts, table
- * and spread. Every user text through dg_html_text; reads records only, computes only means. */
+ * headline cards, measured means and charts, a multi-target run's per-target charts, table
+ * and spread, and the tables of outages and faults. Every user text through dg_html_text; reads records only, computes only means. */
 #include "report/htmlparts.h"
 
 #include <math.h>
@@ -151,4 +151,47 @@ int dg_html_targets(FILE *out, const char *prefix, const struct dg_run_record *r
     rc |= dg_html_emit(out, &c, dg_chart_run_targets(&c, prefix, r, 0));
     rc |= dg_html_emit(out, &c, dg_chart_run_targets(&c, prefix, r, 1));
     return rc;
+}
+
+/* A time that never came (stored -1) as an empty cell. */
+static double came(double s) { return s < 0 ? NAN : s; }
+
+void dg_html_events(FILE *out, const struct dg_run_record *r)
+{
+    if (r->noutages) {
+        fprintf(out, "<h3>outages (seconds from the start of the measured window; after: from the outage's start)</h3>"
+                     "<table class=\"data outages\"><thead><tr><th>#</th><th>target</th><th>start s</th>"
+                     "<th>duration s</th><th>errors</th><th>reconnects</th><th>first commit after s</th>"
+                     "<th>back to 90%% after s</th><th>back on</th></tr></thead><tbody>\n");
+        for (int k = 0; k < r->noutages; k++) {
+            const struct dg_outage *o = &r->outages[k];
+            fprintf(out, "<tr data-outage=\"%d\">", k);
+            const double x[] = {k + 1, o->target + 1, o->start_s, came(o->duration_s), (double)o->errors,
+                                (double)o->reconnects, came(o->first_commit_s), came(o->recovery_s)};
+            const int d[] = {0, 0, 3, 3, 0, 0, 3, 3};
+            for (size_t i = 0; i < sizeof x / sizeof *x; i++)
+                dg_html_num_td(out, x[i], d[i]);
+            fprintf(out, "<td class=\"code\">");
+            dg_html_text(out, o->back_on);
+            fprintf(out, "</td></tr>\n");
+        }
+        fprintf(out, "</tbody></table>\n");
+    }
+    if (!r->nfaults)
+        return;
+    fprintf(out, "<h3>faults (seconds from the start of the measured window)</h3><table class=\"data faults\">"
+                 "<thead><tr><th>#</th><th>asked at s</th><th>start s</th><th>end s</th><th>exit status</th>"
+                 "<th>command (redacted)</th></tr></thead><tbody>\n");
+    for (int k = 0; k < r->nfaults; k++) {
+        const struct dg_fault_event *f = &r->faults[k];
+        fprintf(out, "<tr data-fault=\"%d\">", k);
+        const double x[] = {k + 1, f->offset_s, came(f->start_s), came(f->end_s), f->exit_status};
+        const int d[] = {0, 3, 3, 3, 0};
+        for (size_t i = 0; i < sizeof x / sizeof *x; i++)
+            dg_html_num_td(out, x[i], d[i]);
+        fprintf(out, "<td class=\"code\">");
+        dg_html_text(out, f->command);
+        fprintf(out, "</td></tr>\n");
+    }
+    fprintf(out, "</tbody></table>\n");
 }
