@@ -1,5 +1,5 @@
 /* report.js — dbgauge's glue for its HTML reports: draws each <figure class="chart"> from its
- * inline JSON with uPlot (warm-up shading, outage and fault spans, labels on points, hover legend) and records, on
+ * inline JSON with uPlot (warm-up shading, labels on points, hover legend) and records, on
  * <html>, script errors (data-errors) and per-chart drawn pixels (data-pixels) for the tests.
  * It loads nothing from the network and never evaluates text from the data. */
 (function () {
@@ -54,7 +54,7 @@
       }
       series.push(o);
     });
-    /* Spans behind the series, clipped to the plot: "shade" a red band (an outage), "mark" a
+    /* A run's outages and faults: spans behind the series, clipped to the plot: "shade" a red band (an outage), "mark" a
        dashed line at its start with a light band to its end (a fault); labels stacked down
        from the top so that neighbours do not overwrite each other. The colours are none of
        the palette's, so the drawn-pixel count stays the series' own. */
