@@ -156,6 +156,17 @@ int dg_html_targets(FILE *out, const char *prefix, const struct dg_run_record *r
 /* A time that never came (stored -1) as an empty cell. */
 static double came(double s) { return s < 0 ? NAN : s; }
 
+/* One row of the outages or faults table: n numbers (d[i] decimals each), then code as text. */
+static void event_row(FILE *out, const char *attr, int k, const double *x, const int *d, size_t n, const char *code)
+{
+    fprintf(out, "<tr %s=\"%d\">", attr, k);
+    for (size_t i = 0; i < n; i++)
+        dg_html_num_td(out, x[i], d[i]);
+    fprintf(out, "<td class=\"code\">");
+    dg_html_text(out, code);
+    fprintf(out, "</td></tr>\n");
+}
+
 void dg_html_events(FILE *out, const struct dg_run_record *r)
 {
     if (r->noutages) {
@@ -165,15 +176,10 @@ void dg_html_events(FILE *out, const struct dg_run_record *r)
                      "<th>back to 90%% after s</th><th>back on</th></tr></thead><tbody>\n");
         for (int k = 0; k < r->noutages; k++) {
             const struct dg_outage *o = &r->outages[k];
-            fprintf(out, "<tr data-outage=\"%d\">", k);
             const double x[] = {k + 1, o->target + 1, o->start_s, came(o->duration_s), (double)o->errors,
                                 (double)o->reconnects, came(o->first_commit_s), came(o->recovery_s)};
             const int d[] = {0, 0, 3, 3, 0, 0, 3, 3};
-            for (size_t i = 0; i < sizeof x / sizeof *x; i++)
-                dg_html_num_td(out, x[i], d[i]);
-            fprintf(out, "<td class=\"code\">");
-            dg_html_text(out, o->back_on);
-            fprintf(out, "</td></tr>\n");
+            event_row(out, "data-outage", k, x, d, sizeof x / sizeof *x, o->back_on);
         }
         fprintf(out, "</tbody></table>\n");
     }
@@ -184,14 +190,9 @@ void dg_html_events(FILE *out, const struct dg_run_record *r)
                  "<th>command (redacted)</th></tr></thead><tbody>\n");
     for (int k = 0; k < r->nfaults; k++) {
         const struct dg_fault_event *f = &r->faults[k];
-        fprintf(out, "<tr data-fault=\"%d\">", k);
         const double x[] = {k + 1, f->offset_s, came(f->start_s), came(f->end_s), f->exit_status};
         const int d[] = {0, 3, 3, 3, 0};
-        for (size_t i = 0; i < sizeof x / sizeof *x; i++)
-            dg_html_num_td(out, x[i], d[i]);
-        fprintf(out, "<td class=\"code\">");
-        dg_html_text(out, f->command);
-        fprintf(out, "</td></tr>\n");
+        event_row(out, "data-fault", k, x, d, sizeof x / sizeof *x, f->command);
     }
     fprintf(out, "</tbody></table>\n");
 }

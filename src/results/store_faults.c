@@ -76,95 +76,80 @@ static int put_schedule(struct dg_store *s, const struct dg_run_record *r, struc
     return rc;
 }
 
-static int put_fault_rows(struct dg_store *s, const struct dg_run_record *r, struct dg_err *err)
-{
-    sqlite3_stmt *st;
-    if (!r->nfaults)
-        return 0;
-    if (prepare(s, "INSERT INTO run_fault (run_id, seq, offset_s, start_s, end_s, exit_status, command) "
-                   "VALUES (?,?,?,?,?,?,?)", &st, err))
-        return -1;
-    int rc = 0;
-    for (int k = 0; !rc && k < r->nfaults; k++) {
-        const struct dg_fault_event *f = &r->faults[k];
-        sqlite3_reset(st);
-        sqlite3_bind_int64(st, 1, r->id);
-        sqlite3_bind_int(st, 2, k);
-        sqlite3_bind_double(st, 3, f->offset_s);
-        bind_time(st, 4, f->start_s);
-        bind_time(st, 5, f->end_s);
-        sqlite3_bind_int(st, 6, f->exit_status);
-        sqlite3_bind_text(st, 7, f->command, -1, SQLITE_TRANSIENT);
-        rc = step_done(s, st, "insert run_fault", err);
-    }
-    sqlite3_finalize(st);
-    return rc;
-}
+/* Binds row k of one table's rows of r from parameter 2 on (1 is the run's id). */
+typedef void (*bind_fn)(sqlite3_stmt *st, const struct dg_run_record *r, size_t k);
 
-static int put_outage_rows(struct dg_store *s, const struct dg_run_record *r, struct dg_err *err)
+/* Inserts n rows with sql, one statement bound by position and reset between rows: the loop
+ * that may run a million times (the acks) makes no text and no allocation. */
+static int put_rows(struct dg_store *s, const struct dg_run_record *r, size_t n, const char *sql, bind_fn bind,
+                    const char *what, struct dg_err *err)
 {
     sqlite3_stmt *st;
-    if (!r->noutages)
+    if (!n)
         return 0;
-    if (prepare(s, "INSERT INTO run_outage (run_id, seq, target_idx, start_s, duration_s, first_commit_s, "
-                   "recovery_s, errors, reconnects, back_on) VALUES (?,?,?,?,?,?,?,?,?,?)", &st, err))
-        return -1;
-    int rc = 0;
-    for (int k = 0; !rc && k < r->noutages; k++) {
-        const struct dg_outage *o = &r->outages[k];
-        sqlite3_reset(st);
-        sqlite3_bind_int64(st, 1, r->id);
-        sqlite3_bind_int(st, 2, k);
-        sqlite3_bind_int(st, 3, o->target);
-        sqlite3_bind_double(st, 4, o->start_s); /* negative in the warm-up: a time, not "never" */
-        bind_time(st, 5, o->duration_s);
-        bind_time(st, 6, o->first_commit_s);
-        bind_time(st, 7, o->recovery_s);
-        sqlite3_bind_int64(st, 8, (sqlite3_int64)o->errors);
-        sqlite3_bind_int64(st, 9, (sqlite3_int64)o->reconnects);
-        dg_store_bind_text(st, 10, o->back_on);
-        rc = step_done(s, st, "insert run_outage", err);
-    }
-    sqlite3_finalize(st);
-    return rc;
-}
-
-/* The acknowledged writes: the one loop here that may run a million times, so one statement,
- * bound by position, reset between rows, no text. */
-static int put_ack_rows(struct dg_store *s, const struct dg_run_record *r, struct dg_err *err)
-{
-    sqlite3_stmt *st;
-    if (!r->nacks)
-        return 0;
-    if (prepare(s, "INSERT INTO run_ack (run_id, target_idx, kind, in_doubt, t_ms, k1, k2, k3, count, amount) "
-                   "VALUES (?,?,?,?,?,?,?,?,?,?)", &st, err))
+    if (prepare(s, sql, &st, err))
         return -1;
     int rc = 0;
     sqlite3_bind_int64(st, 1, r->id); /* kept across sqlite3_reset */
-    for (size_t k = 0; !rc && k < r->nacks; k++) {
-        const struct dg_ack *a = &r->acks[k];
-        sqlite3_bind_int(st, 2, a->target);
-        sqlite3_bind_int(st, 3, a->kind);
-        sqlite3_bind_int(st, 4, a->in_doubt);
-        sqlite3_bind_int64(st, 5, a->t_ms);
-        sqlite3_bind_int64(st, 6, a->k[0]);
-        sqlite3_bind_int64(st, 7, a->k[1]);
-        sqlite3_bind_int64(st, 8, a->k[2]);
-        sqlite3_bind_int(st, 9, a->count);
-        sqlite3_bind_int64(st, 10, a->amount);
-        rc = step_done(s, st, "insert run_ack", err);
+    for (size_t k = 0; !rc && k < n; k++) {
+        bind(st, r, k);
+        rc = step_done(s, st, what, err);
         sqlite3_reset(st);
     }
     sqlite3_finalize(st);
     return rc;
+}
+
+static void bind_fault(sqlite3_stmt *st, const struct dg_run_record *r, size_t k)
+{
+    const struct dg_fault_event *f = &r->faults[k];
+    sqlite3_bind_int64(st, 2, (sqlite3_int64)k);
+    sqlite3_bind_double(st, 3, f->offset_s);
+    bind_time(st, 4, f->start_s);
+    bind_time(st, 5, f->end_s);
+    sqlite3_bind_int(st, 6, f->exit_status);
+    sqlite3_bind_text(st, 7, f->command, -1, SQLITE_TRANSIENT);
+}
+
+static void bind_outage(sqlite3_stmt *st, const struct dg_run_record *r, size_t k)
+{
+    const struct dg_outage *o = &r->outages[k];
+    sqlite3_bind_int64(st, 2, (sqlite3_int64)k);
+    sqlite3_bind_int(st, 3, o->target);
+    sqlite3_bind_double(st, 4, o->start_s); /* negative in the warm-up: a time, not "never" */
+    bind_time(st, 5, o->duration_s);
+    bind_time(st, 6, o->first_commit_s);
+    bind_time(st, 7, o->recovery_s);
+    sqlite3_bind_int64(st, 8, (sqlite3_int64)o->errors);
+    sqlite3_bind_int64(st, 9, (sqlite3_int64)o->reconnects);
+    dg_store_bind_text(st, 10, o->back_on);
+}
+
+static void bind_ack(sqlite3_stmt *st, const struct dg_run_record *r, size_t k)
+{
+    const struct dg_ack *a = &r->acks[k];
+    sqlite3_bind_int(st, 2, a->target);
+    sqlite3_bind_int(st, 3, a->kind);
+    sqlite3_bind_int(st, 4, a->in_doubt);
+    sqlite3_bind_int64(st, 5, a->t_ms);
+    sqlite3_bind_int64(st, 6, a->k[0]);
+    sqlite3_bind_int64(st, 7, a->k[1]);
+    sqlite3_bind_int64(st, 8, a->k[2]);
+    sqlite3_bind_int(st, 9, a->count);
+    sqlite3_bind_int64(st, 10, a->amount);
 }
 
 int dg_store_put_faults(struct dg_store *s, const struct dg_run_record *r, struct dg_err *err)
 {
-    return put_schedule(s, r, err) || put_fault_rows(s, r, err) || put_outage_rows(s, r, err) ||
-                   put_ack_rows(s, r, err)
-               ? -1
-               : 0;
+    if (put_schedule(s, r, err) ||
+        put_rows(s, r, (size_t)r->nfaults, "INSERT INTO run_fault (run_id, seq, offset_s, start_s, end_s, "
+                 "exit_status, command) VALUES (?,?,?,?,?,?,?)", bind_fault, "insert run_fault", err) ||
+        put_rows(s, r, (size_t)r->noutages, "INSERT INTO run_outage (run_id, seq, target_idx, start_s, duration_s, "
+                 "first_commit_s, recovery_s, errors, reconnects, back_on) VALUES (?,?,?,?,?,?,?,?,?,?)",
+                 bind_outage, "insert run_outage", err))
+        return -1;
+    return put_rows(s, r, r->nacks, "INSERT INTO run_ack (run_id, target_idx, kind, in_doubt, t_ms, k1, k2, k3, "
+                    "count, amount) VALUES (?,?,?,?,?,?,?,?,?,?)", bind_ack, "insert run_ack", err);
 }
 
 /* Runs sql (one parameter: the run's id) and hands each row to fn; *n counts the rows. The

@@ -40,15 +40,28 @@ static void make_old(struct dg_run_record *r)
     r->nfaults = r->noutages = 0;
 }
 
-static char *text_of(const struct dg_run_record *r)
+/* The page of run r alone, as `dbgauge report ID` writes it. */
+static void run_page(FILE *out, struct dg_run_record *r)
+{
+    struct dg_report_item it = {.kind = DG_ITEM_RUN, .id = r->id, .runs = r, .nruns = 1};
+    dg_report_html(out, &it, 1);
+}
+
+static void run_text(FILE *out, struct dg_run_record *r) { dg_report_run_text(out, r); }
+
+/* What render writes of r, as a string the caller frees. */
+static char *capture(void (*render)(FILE *, struct dg_run_record *), struct dg_run_record *r)
 {
     char *buf = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
-    dg_report_run_text(f, r);
+    render(f, r);
     fclose(f);
     return buf;
 }
+
+static char *text_of(struct dg_run_record *r) { return capture(run_text, r); }
+static char *html_of(struct dg_run_record *r) { return capture(run_page, r); }
 
 static void text(struct dg_test *t, struct dg_run_record *r)
 {
@@ -146,17 +159,6 @@ static void json(struct dg_test *t, const struct dg_run_record *r)
     CHECK(t, num(cJSON_GetObjectItem(tx, "new_order"), "in_doubt") == 3 && num(cJSON_GetObjectItem(tx, "payment"), "in_doubt") == 1,
           "json: in_doubt per type", "%g", num(cJSON_GetObjectItem(tx, "new_order"), "in_doubt"));
     cJSON_Delete(j);
-}
-
-static char *html_of(struct dg_run_record *r)
-{
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    struct dg_report_item it = {.kind = DG_ITEM_RUN, .id = r->id, .runs = r, .nruns = 1};
-    dg_report_html(f, &it, 1);
-    fclose(f);
-    return buf;
 }
 
 /* What the per-second charts of a page carry. */

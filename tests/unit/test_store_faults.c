@@ -18,18 +18,7 @@
 
 #include "check.h"
 #include "faults_fixture.h"
-
-/* One number from a query on the file (NAN: NULL or no row). */
-static double sql_num(sqlite3 *db, const char *sql)
-{
-    sqlite3_stmt *st;
-    double v = NAN;
-    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW &&
-        sqlite3_column_type(st, 0) != SQLITE_NULL)
-        v = sqlite3_column_double(st, 0);
-    sqlite3_finalize(st);
-    return v;
-}
+#include "store_fixture.h"
 
 static int same_fault(const struct dg_fault_event *a, const struct dg_fault_event *b)
 {
@@ -84,13 +73,10 @@ static void check_record(struct dg_test *t, const struct dg_run_record *w, const
 
 static void round_trip(struct dg_test *t, const char *path)
 {
-    struct dg_store *s = NULL;
     struct dg_err err = {0};
-    unlink(path);
-    if (dg_store_open(path, &s, &err)) {
-        CHECK(t, 0, "a new results file opens", "%s", err.msg);
+    struct dg_store *s = dg_test_new_store(t, path);
+    if (!s)
         return;
-    }
     struct dg_run_record w;
     if (dg_faults_fixture(&w, 2000)) {
         CHECK(t, 0, "the fixture is made", "out of memory");
@@ -135,32 +121,12 @@ static void round_trip(struct dg_test *t, const char *path)
     dg_store_close(s);
 }
 
-/* Loads the schema-8 dump and takes it through migration 9 as the schema-9 binary did. */
+/* The schema-8 dump taken through migration 9 as the schema-9 binary did. */
 static int make_schema9(const char *path)
 {
-    FILE *f = fopen(DG_FIXTURES "/results-schema8.sql", "rb");
-    if (!f)
-        return -1;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *sql = malloc((size_t)n + 1);
-    size_t got = sql ? fread(sql, 1, (size_t)n, f) : 0;
-    fclose(f);
-    if (!sql || got != (size_t)n) {
-        free(sql);
-        return -1;
-    }
-    sql[n] = '\0';
-    sqlite3 *db;
-    int rc = sqlite3_open(path, &db) == SQLITE_OK && sqlite3_exec(db, sql, NULL, NULL, NULL) == SQLITE_OK &&
-                     sqlite3_exec(db, dg_store_migration_figures, NULL, NULL, NULL) == SQLITE_OK &&
-                     sqlite3_exec(db, "PRAGMA user_version=9", NULL, NULL, NULL) == SQLITE_OK
-                 ? 0
-                 : -1;
-    sqlite3_close(db);
-    free(sql);
-    return rc;
+    char more[8192];
+    snprintf(more, sizeof more, "%s;PRAGMA user_version=9;", dg_store_migration_figures);
+    return dg_test_load_schema8(path, more);
 }
 
 static void migration(struct dg_test *t, const char *path)
@@ -174,13 +140,13 @@ static void migration(struct dg_test *t, const char *path)
         return;
     sqlite3 *db;
     sqlite3_open(path, &db);
-    CHECK(t, sql_num(db, "PRAGMA user_version") == 10, "it is at schema 10", "%g", sql_num(db, "PRAGMA user_version"));
-    CHECK(t, sql_num(db, "SELECT COUNT(*) FROM run_fault") + sql_num(db, "SELECT COUNT(*) FROM run_outage") +
-                     sql_num(db, "SELECT COUNT(*) FROM run_ack") == 0,
-          "run_fault, run_outage and run_ack exist, empty", "%g", sql_num(db, "SELECT COUNT(*) FROM run_ack"));
-    CHECK(t, isnan(sql_num(db, "SELECT MAX(in_doubt) FROM run_txn")) && isnan(sql_num(db, "SELECT MAX(arrivals) FROM run")) &&
-                 isnan(sql_num(db, "SELECT MAX(reconnects) FROM run_series")),
-          "older runs' new columns are NULL (not recorded), not 0", "%g", sql_num(db, "SELECT MAX(in_doubt) FROM run_txn"));
+    CHECK(t, dg_test_sql_num(db, "PRAGMA user_version") == 10, "it is at schema 10", "%g", dg_test_sql_num(db, "PRAGMA user_version"));
+    CHECK(t, dg_test_sql_num(db, "SELECT COUNT(*) FROM run_fault") + dg_test_sql_num(db, "SELECT COUNT(*) FROM run_outage") +
+                     dg_test_sql_num(db, "SELECT COUNT(*) FROM run_ack") == 0,
+          "run_fault, run_outage and run_ack exist, empty", "%g", dg_test_sql_num(db, "SELECT COUNT(*) FROM run_ack"));
+    CHECK(t, isnan(dg_test_sql_num(db, "SELECT MAX(in_doubt) FROM run_txn")) && isnan(dg_test_sql_num(db, "SELECT MAX(arrivals) FROM run")) &&
+                 isnan(dg_test_sql_num(db, "SELECT MAX(reconnects) FROM run_series")),
+          "older runs' new columns are NULL (not recorded), not 0", "%g", dg_test_sql_num(db, "SELECT MAX(in_doubt) FROM run_txn"));
     sqlite3_close(db);
     struct dg_run_record r;
     /* run 4 is the fixture's --rate run; run 5 has two targets; run 1 a series */
@@ -202,15 +168,12 @@ static void migration(struct dg_test *t, const char *path)
 }
 
 /* Times dg_store_put of one run with n acks (and nothing else worth the time). */
-static void time_acks(const char *path, size_t n)
+static void time_acks(struct dg_test *t, const char *path, size_t n)
 {
-    struct dg_store *s = NULL;
     struct dg_err err = {0};
-    unlink(path);
-    if (dg_store_open(path, &s, &err)) {
-        fprintf(stderr, "%s\n", err.msg);
+    struct dg_store *s = dg_test_new_store(t, path);
+    if (!s)
         return;
-    }
     struct dg_run_record w;
     if (dg_faults_fixture(&w, n)) {
         fprintf(stderr, "out of memory\n");
@@ -241,7 +204,7 @@ int main(int argc, char **argv)
     round_trip(&t, path);
     migration(&t, path);
     if (argc == 3 && !strcmp(argv[1], "--acks"))
-        time_acks(path, (size_t)strtoull(argv[2], NULL, 10));
+        time_acks(&t, path, (size_t)strtoull(argv[2], NULL, 10));
     unlink(path);
     return dg_test_done(&t);
 }
