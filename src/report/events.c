@@ -99,7 +99,7 @@ void dg_report_in_doubt_text(FILE *out, const struct dg_run_record *r)
 void dg_report_schedule_text(FILE *out, const struct dg_run_record *r)
 {
     char a[32], b[32], c[32];
-    if (strcmp(r->load_model, "rate") || !r->schedule_known)
+    if (strcmp(r->load_model, "rate") || !dg_run_schedule_counted(r))
         return;
     fprintf(out, "  schedule %s arrivals, %s late, %s skipped: %.2f%% late or skipped (at most 1%% keeps up; "
                  "late: started over %.0f ms after its intended time)\n",
@@ -144,7 +144,7 @@ void dg_report_events_json(cJSON *o, const struct dg_run_record *r)
         cJSON_AddStringToObject(j, "command", f->command);
         cJSON_AddItemToArray(faults, j);
     }
-    if (!strcmp(r->load_model, "rate") && r->schedule_known) {
+    if (!strcmp(r->load_model, "rate") && dg_run_schedule_counted(r)) {
         cJSON *s = cJSON_AddObjectToObject(o, "schedule");
         cJSON_AddNumberToObject(s, "arrivals", (double)r->arrivals);
         cJSON_AddNumberToObject(s, "late", (double)r->late);

@@ -335,9 +335,11 @@ static void md_run(FILE *out, const struct dg_run_record *r)
         const struct dg_txn_summary *x = &r->txn[t];
         fprintf(out, "| ");
         md_text(out, x->name);
-        fprintf(out, " | %llu | %llu | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f |\n",
-                (unsigned long long)dg_txn_count(x), (unsigned long long)x->errors, x->avg_ms,
-                x->p50_ms, x->p90_ms, x->p95_ms, x->p99_ms, x->max_ms);
+        fprintf(out, " | %llu | %llu", (unsigned long long)dg_txn_count(x), (unsigned long long)x->errors);
+        if (x->in_doubt) /* of the errors (known from schema 10 on) */
+            fprintf(out, " (%llu in doubt)", (unsigned long long)x->in_doubt);
+        fprintf(out, " | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f |\n", x->avg_ms, x->p50_ms, x->p90_ms, x->p95_ms,
+                x->p99_ms, x->max_ms);
     }
     fprintf(out, "\n");
 }

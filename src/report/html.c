@@ -89,7 +89,7 @@ static void run_config(FILE *out, const struct dg_run_record *r)
     kv_num(out, "warm-up s", r->warmup_s, 1);
     kv_num(out, "measured s", r->measured_s, 3);
     kv_num(out, "dbgauge CPU s", r->client_cpu_s, 3);
-    if (!strcmp(r->load_model, "rate") && r->schedule_known) {
+    if (!strcmp(r->load_model, "rate") && dg_run_schedule_counted(r)) {
         char late[64];
         snprintf(late, sizeof late, "late (started over %.0f ms after due)", (double)DG_LATE_AFTER_NS / 1e6);
         kv_num(out, "arrivals", (double)r->arrivals, 0);
@@ -182,7 +182,7 @@ static void cards(FILE *out, const struct dg_run_record *r)
     if (!strcmp(r->load_model, "rate")) {
         dg_html_card(out, "rate_asked", "asked /s", r->rate_asked, 1);
         dg_html_card(out, "rate_achieved", "achieved /s", dg_run_per_s(r, (double)dg_run_completed(r)), 1);
-        if (r->schedule_known) {
+        if (dg_run_schedule_counted(r)) {
             dg_html_card(out, "arrivals", "arrivals", (double)r->arrivals, 0);
             dg_html_card(out, "late_skipped_pct", dg_run_kept_up(r) ? "late or skipped % (kept up)"
                                                                     : "late or skipped % (FELL BEHIND)",

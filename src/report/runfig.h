@@ -39,11 +39,14 @@ int dg_run_same_fig(const struct dg_run_record *a, const struct dg_run_record *b
 int dg_run_events_recorded(const struct dg_run_record *r);
 /* The in-doubt errors of all of r's types. */
 uint64_t dg_run_in_doubt(const struct dg_run_record *r);
-/* Whether a --rate run kept up with its schedule. Runs that recorded it (schedule_known): at
+/* Whether r's arrivals, late and skipped were counted: stored from schema 10 on
+ * (schedule_known), and not all 0 for a window that completed transactions. */
+int dg_run_schedule_counted(const struct dg_run_record *r);
+/* Whether a --rate run kept up with its schedule. Runs that counted it: at
  * most 1% of the arrivals late (started more than DG_LATE_AFTER_NS after their intended time)
  * or skipped; a Poisson schedule's own count of arrivals varies, so the rate achieved is no
- * judge. Older runs: the rate achieved at least 95% of the asked and the start lag p99 under
- * 100 ms, as they were judged when stored. */
+ * judge. Others (older runs): the rate achieved at least 95% of the asked and the start lag
+ * p99 under 100 ms, as they were judged when stored. */
 int dg_run_kept_up(const struct dg_run_record *r);
 /* late + skipped as a percent of the arrivals (0 when there were none). */
 double dg_run_late_pct(const struct dg_run_record *r);

@@ -13,7 +13,8 @@
  * second, not per type: it is kept on the second's type-0 row (NULL on the others). In
  * run_fault and run_outage a time that did not happen (a fault still running when the run
  * ended, an outage with no commit or no recovery before the end) is NULL. run_ack has no key
- * of its own: its rows are read back in insertion order (rowid) through the run_id index. */
+ * of its own: its rows are read back in insertion order (rowid) through the run_id index. A
+ * file taken back to an older version by hand keeps the tables it has (IF NOT EXISTS). */
 const char dg_store_migration_faults[] =
     "ALTER TABLE run_txn ADD COLUMN in_doubt INTEGER;"
     "ALTER TABLE run_target_txn ADD COLUMN in_doubt INTEGER;"
@@ -21,20 +22,20 @@ const char dg_store_migration_faults[] =
     "ALTER TABLE run ADD COLUMN arrivals INTEGER;"
     "ALTER TABLE run ADD COLUMN late INTEGER;"
     "ALTER TABLE run ADD COLUMN skipped INTEGER;"
-    "CREATE TABLE run_fault ("
+    "CREATE TABLE IF NOT EXISTS run_fault ("
     " run_id INTEGER NOT NULL REFERENCES run(id) ON DELETE CASCADE,"
     " seq INTEGER NOT NULL, offset_s REAL, start_s REAL, end_s REAL, exit_status INTEGER, command TEXT,"
     " PRIMARY KEY (run_id, seq)) WITHOUT ROWID;"
-    "CREATE TABLE run_outage ("
+    "CREATE TABLE IF NOT EXISTS run_outage ("
     " run_id INTEGER NOT NULL REFERENCES run(id) ON DELETE CASCADE,"
     " seq INTEGER NOT NULL, target_idx INTEGER NOT NULL, start_s REAL, duration_s REAL,"
     " first_commit_s REAL, recovery_s REAL, errors INTEGER, reconnects INTEGER, back_on TEXT,"
     " PRIMARY KEY (run_id, seq)) WITHOUT ROWID;"
-    "CREATE TABLE run_ack ("
+    "CREATE TABLE IF NOT EXISTS run_ack ("
     " run_id INTEGER NOT NULL REFERENCES run(id) ON DELETE CASCADE,"
     " target_idx INTEGER NOT NULL, kind INTEGER NOT NULL, in_doubt INTEGER NOT NULL,"
     " t_ms INTEGER, k1 INTEGER, k2 INTEGER, k3 INTEGER, count INTEGER, amount INTEGER);"
-    "CREATE INDEX run_ack_run ON run_ack (run_id);";
+    "CREATE INDEX IF NOT EXISTS run_ack_run ON run_ack (run_id);";
 
 /* v, or NULL when negative (a time that did not happen). */
 static void bind_time(sqlite3_stmt *st, int i, double v)
