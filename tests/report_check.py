@@ -17,6 +17,7 @@
 #   report_check.py exp-mixed REPORT.html   (an experiment of a tpcc step then a stress step)
 #   report_check.py exact-json FILE.json RESULTS.db          (stored doubles read back bit for bit)
 #   report_check.py compare-exp OUT.txt COMPARE.html RESULTS.db EA EB   (steps paired by swept value)
+#   report_check.py events REPORT.html RUN.json RUN.txt RESULTS.db RUN_ID   (outages, faults, schedule, in doubt)
 import csv, html.parser, json, math, os, re, sqlite3, struct, subprocess, sys, tempfile
 
 def check(cond, name, detail=""):
@@ -104,8 +105,9 @@ def html_check(path, dbp, run_id, group_id, label):
     good = len(rows) == len(txn)
     for t in txn:
         c = (rows.get(t["type"]) or [None])[1:]
-        want = [t["committed"] + t["rollbacks"], None, t["committed"], t["rollbacks"], t["retries"], t["errors"],
-                t["avg_ms"], t["p50_ms"], t["p90_ms"], t["p95_ms"], t["p99_ms"], t["max_ms"]]
+        want = [t["committed"] + t["rollbacks"], None, t["committed"], t["rollbacks"], t["retries"], t["errors"]] + \
+               ([t["in_doubt"]] if t["in_doubt"] is not None else []) + \
+               [t["avg_ms"], t["p50_ms"], t["p90_ms"], t["p95_ms"], t["p99_ms"], t["max_ms"]]  # in doubt: schema 10 on
         if not c or any(w is not None and not close(c[i], w) for i, w in enumerate(want)): good = False
     check(good, f"html: per-type table of run {run_id} equals run_txn ({len(txn)} types)")
     tp = chart(p, s, "tput")
@@ -250,11 +252,11 @@ def csv_check(path, dbp):
     ok = bool(txns)
     for r in txns:
         x = d.execute("SELECT * FROM run_txn WHERE run_id = ? AND type = ?", (int(r["run_id"]), r["type"])).fetchone()
-        for c in ("committed", "rollbacks", "retries", "errors", "avg_ms", "p50_ms", "p90_ms", "p95_ms", "p99_ms", "max_ms"):
+        for c in ("committed", "rollbacks", "retries", "errors", "in_doubt", "avg_ms", "p50_ms", "p90_ms", "p95_ms", "p99_ms", "max_ms"):
             if num(r[c]) != x[c]: ok = False
         causes = [num(r["retries_" + c]) for c in CAUSES]
         if causes != [x["retries_" + c] for c in CAUSES] or sum(causes) != x["retries"]: ok = False
-    check(ok, f"csv: {len(txns)} txn rows equal run_txn exactly, the retries by cause summing to the retries")
+    check(ok, f"csv: {len(txns)} txn rows equal run_txn exactly (in_doubt too), the retries by cause summing to the retries")
     ser = [r for r in rows if r["kind"] == "series"]
     stored = d.execute("SELECT COUNT(*) FROM run_series WHERE run_id IN (%s)" % ",".join(r["run_id"] for r in runs)).fetchone()[0]
     ok = len(ser) == stored and stored > 0
@@ -381,6 +383,54 @@ def exp_mixed(path):
     cs = [c for s, c in p.charts if s.startswith("e")]
     across = [(c["id"], s.get("labels")) for c in cs for s in c["series"] if (s.get("labels") or [None, None])[1] is not None]
     check(len(cs) >= 2 and not across, f"mixed exp html: {len(cs)} charts, no change written across workloads", across)
+
+def events_check(path, jpath, tpath, dbp, run_id):
+    """A run's outages, faults, schedule and in-doubt errors in the HTML, the JSON and the text = the database."""
+    d = db(dbp); p = parse(path); doc = json.load(open(jpath)); text = open(tpath, encoding="utf-8").read()
+    outs = d.execute("SELECT * FROM run_outage WHERE run_id = ? ORDER BY seq", (run_id,)).fetchall()
+    flts = d.execute("SELECT * FROM run_fault WHERE run_id = ? ORDER BY seq", (run_id,)).fetchall()
+    run = d.execute("SELECT * FROM run WHERE id = ?", (run_id,)).fetchone()
+    s = str(run_id)
+    per_s = [c for sec, c in p.charts if sec == s and c["x_label"] == "second"]
+    ok = len(per_s) >= 3 and outs and flts
+    for c in per_s:
+        sh = [x for x in c.get("spans", []) if x["kind"] == "shade"]
+        mk = [x for x in c.get("spans", []) if x["kind"] == "mark"]
+        if [x["from"] for x in sh] != [o["start_s"] for o in outs] or [x["from"] for x in mk] != [f["start_s"] for f in flts]:
+            ok = False
+        if any(not close(x["to"], o["start_s"] + o["duration_s"]) for x, o in zip(sh, outs)): ok = False
+    check(ok, f"events html: each of the {len(per_s)} per-second charts has one shaded span per outage ({len(outs)}) "
+              f"and one mark per fault ({len(flts)}), from their stored starts", [c["id"] for c in per_s])
+    err = next((c for c in per_s if c["id"].endswith("-err")), None)
+    rec = [r[0] for r in d.execute("SELECT reconnects FROM run_series WHERE run_id = ? AND seq = 0 ORDER BY second", (run_id,))]
+    check(err is not None and next(x["values"] for x in err["series"] if x["name"] == "reconnects") == rec,
+          "events html: the errors chart's reconnects per second = run_series' type-0 rows", rec)
+    rows = [r for r in p.rows if r["section"] == s and "data-outage" in r["attrs"]]
+    check(len(rows) == len(outs) and all(close(r["cells"][2], o["start_s"]) and r["cells"][4] == o["errors"] and
+                                          (r["cells"][6] is None) == (o["first_commit_s"] is None) for r, o in zip(rows, outs)),
+          "events html: the outages table = run_outage (a never as an empty cell)")
+    frows = [r for r in p.rows if r["section"] == s and "data-fault" in r["attrs"]]
+    check(len(frows) == len(flts) and all(r["text"][-1] == f["command"] for r, f in zip(frows, flts)),
+          "events html: the faults table = run_fault, commands as text")
+    jo, jf = doc.get("outages"), doc.get("faults")
+    check(jo is not None and len(jo) == len(outs) and all(
+              j["target"] == o["target_idx"] + 1 and j["start_s"] == o["start_s"] and j["errors"] == o["errors"] and
+              j["reconnects"] == o["reconnects"] and j["first_commit_s"] == o["first_commit_s"] and
+              j["recovery_s"] == o["recovery_s"] and j["back_on"] == (o["back_on"] or "") for j, o in zip(jo, outs)),
+          "events json: outages = run_outage (targets from 1, never as null)", jo)
+    check(jf is not None and len(jf) == len(flts) and all(
+              j["offset_s"] == f["offset_s"] and j["start_s"] == f["start_s"] and j["end_s"] == f["end_s"] and
+              j["exit_status"] == f["exit_status"] and j["command"] == f["command"] for j, f in zip(jf, flts)),
+          "events json: faults = run_fault (a running one's end null)", jf)
+    sc = doc.get("schedule") or {}
+    kept = (run["late"] + run["skipped"]) * 100 <= run["arrivals"]
+    check([sc.get("arrivals"), sc.get("late"), sc.get("skipped")] == [run["arrivals"], run["late"], run["skipped"]]
+          and doc["rate"]["kept_up"] == kept, f"events json: the schedule = run's, kept_up {kept} by late + skipped <= 1%", sc)
+    txn = d.execute("SELECT type, in_doubt FROM run_txn WHERE run_id = ? ORDER BY seq", (run_id,)).fetchall()
+    check(all(doc["transactions"][t["type"]]["in_doubt"] == t["in_doubt"] for t in txn), "events json: in_doubt per type = run_txn")
+    lines = [l for l in text.splitlines() if l.startswith("  outage ") or l.startswith("  fault ")]
+    check(len(lines) == len(outs) + len(flts) and ("kept up;" if kept else "FELL BEHIND") in text and
+          "%d arrivals" % run["arrivals"] in text, "events text: a line per outage and fault, the schedule and its verdict", lines)
 
 def card_check(path, dbp, run_id, key, expr):
     p = parse(path)
@@ -585,5 +635,6 @@ if __name__ == "__main__":
     elif mode in ("exp-json", "exp-csv", "exp-md"): exp_export(mode, args[0], args[1], int(args[2]))
     elif mode == "exact-json": exact_json(*args)
     elif mode == "exp-mixed": exp_mixed(*args)
+    elif mode == "events": events_check(args[0], args[1], args[2], args[3], int(args[4]))
     elif mode == "compare-exp": compare_exp(args[0], args[1], args[2], int(args[3]), int(args[4]))
     else: sys.exit("unknown mode " + mode)

@@ -54,6 +54,20 @@ int dg_chart_label(struct dg_chart *c, int k, size_t i, const char *text)
     return k >= 0 && k < c->nseries && i < c->nx ? set_text(&c->s[k].labels, c->nx, i, text) : -1;
 }
 
+int dg_chart_span(struct dg_chart *c, enum dg_span_kind kind, double from, double to, const char *label)
+{
+    struct dg_chart_span *grown = realloc(c->spans, (size_t)(c->nspans + 1) * sizeof *grown);
+    if (!grown)
+        return -1;
+    c->spans = grown;
+    struct dg_chart_span *sp = &c->spans[c->nspans++];
+    sp->kind = kind;
+    sp->from = from;
+    sp->to = to;
+    snprintf(sp->label, sizeof sp->label, "%s", label);
+    return 0;
+}
+
 static void free_texts(char **arr, size_t n)
 {
     for (size_t i = 0; arr && i < n; i++)
@@ -68,6 +82,7 @@ void dg_chart_free(struct dg_chart *c)
         free_texts(c->s[k].labels, c->nx);
     }
     free(c->x);
+    free(c->spans);
     free_texts(c->x_text, c->nx);
     memset(c, 0, sizeof *c);
 }
@@ -114,6 +129,15 @@ cJSON *dg_chart_json(const struct dg_chart *c)
         cJSON_AddNumberToObject(sh, "from", c->shade_lo);
         cJSON_AddNumberToObject(sh, "to", c->shade_hi);
         cJSON_AddStringToObject(sh, "label", c->shade_label);
+    }
+    cJSON *spans = c->nspans ? cJSON_AddArrayToObject(o, "spans") : NULL; /* none: no key, as before */
+    for (int k = 0; k < c->nspans; k++) {
+        cJSON *sp = cJSON_CreateObject();
+        cJSON_AddStringToObject(sp, "kind", c->spans[k].kind == DG_SPAN_MARK ? "mark" : "shade");
+        cJSON_AddNumberToObject(sp, "from", c->spans[k].from);
+        cJSON_AddNumberToObject(sp, "to", c->spans[k].to);
+        cJSON_AddStringToObject(sp, "label", c->spans[k].label);
+        cJSON_AddItemToArray(spans, sp);
     }
     return o;
 }

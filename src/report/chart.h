@@ -1,5 +1,5 @@
 /* chart.h — a generic chart: a title, an x axis, named series of numbers, an optional shaded
- * x range and optional labels on points; rendered as inline JSON the report's glue script
+ * x range, labelled x spans (shaded bands, marked lines) and optional labels on points; rendered as inline JSON the report's glue script
  * draws with uPlot, plus a table with the same numbers. Also the HTML/JSON escaping every
  * renderer uses. Knows nothing of runs or of the results database. */
 #ifndef DG_REPORT_CHART_H
@@ -22,6 +22,15 @@ struct dg_chart_series {
     char **labels; /* optional, owned: nx texts drawn above this series' points (NULL for none) */
 };
 
+/* An x span drawn behind the series: a shaded band (what went wrong for a while: an outage),
+ * or a mark (a line at `from`, lightly banded to `to`: something done, as a fault set off). */
+enum dg_span_kind { DG_SPAN_SHADE = 0, DG_SPAN_MARK };
+struct dg_chart_span {
+    enum dg_span_kind kind;
+    double from, to;
+    char label[96];
+};
+
 struct dg_chart {
     char id[40];
     char title[200];
@@ -36,6 +45,8 @@ struct dg_chart {
     int has_shade;
     double shade_lo, shade_hi;
     char shade_label[48];
+    struct dg_chart_span *spans; /* owned */
+    int nspans;
 };
 
 /* Makes an empty chart of nx points (x zeroed). Returns 0 or -1 (out of memory). The chart
@@ -49,6 +60,8 @@ double *dg_chart_add(struct dg_chart *c, const char *name, const char *unit, int
  * 0 or -1 (no such point or series, out of memory). */
 int dg_chart_x_text(struct dg_chart *c, size_t i, const char *text);
 int dg_chart_label(struct dg_chart *c, int k, size_t i, const char *text);
+/* Adds a span; 0 or -1 (out of memory). */
+int dg_chart_span(struct dg_chart *c, enum dg_span_kind kind, double from, double to, const char *label);
 void dg_chart_free(struct dg_chart *c);
 
 /* Writes the chart: a <figure> with its data (escaped JSON in a script block) and a table. */

@@ -17,12 +17,12 @@ static const char csv_header[] =
     "disk_write_iops,disk_await_ms,server_rss_bytes,server_read_mb_s,server_write_mb_s,"
     "cache_hits_per_s,cache_misses_per_s,"
     "experiment_id,experiment_step,rows_per_s,cache_hit_ratio,change_prev_pct,change_first_pct,swept,"
-    "retries_deadlock,retries_serialization,retries_lock_timeout,retries_busy,retries_other\n";
+    "retries_deadlock,retries_serialization,retries_lock_timeout,retries_busy,retries_other,in_doubt\n";
 enum { C_TYPE = 7, C_SECOND, C_PCT, C_THREADS, C_MEASURED, C_COMMITTED, C_ROLLBACKS, C_RETRIES,
        C_ERRORS, C_COUNT, C_AVG, C_P50, C_P90, C_P95, C_P99, C_MAX, C_LAT, C_NOPM, C_TPM, C_ROWS,
        C_BYTES, C_MBPS, C_MON, C_EXP = C_MON + 13, C_ESTEP, C_ROWSPS, C_HIT, C_DPREV, C_DFIRST,
-       C_END, /* then swept, the one text column, then the retries by cause (added later) */
-       C_CAUSE0 = C_END + 1, C_ALL = C_CAUSE0 + DG_RETRY_NCAUSES };
+       C_END, /* then swept, the one text column, then the retries by cause and in_doubt (added later) */
+       C_CAUSE0 = C_END + 1, C_IN_DOUBT = C_CAUSE0 + DG_RETRY_NCAUSES, C_ALL };
 
 /* One CSV row under construction: numeric cells as text, empty when unset. */
 struct row {
@@ -115,6 +115,8 @@ static void csv_run(FILE *out, const struct dg_run_record *r)
         for (int k = 0; k < DG_RETRY_NCAUSES && x->retry_causes_known; k++)
             setu(&w, C_CAUSE0 + k, x->retry_causes[dg_retry_cause_at(k)]);
         setu(&w, C_ERRORS, x->errors);
+        if (x->in_doubt_known)
+            setu(&w, C_IN_DOUBT, x->in_doubt);
         setu(&w, C_COUNT, dg_txn_count(x));
         setn(&w, C_AVG, x->avg_ms);
         setn(&w, C_P50, x->p50_ms);
@@ -333,9 +335,11 @@ static void md_run(FILE *out, const struct dg_run_record *r)
         const struct dg_txn_summary *x = &r->txn[t];
         fprintf(out, "| ");
         md_text(out, x->name);
-        fprintf(out, " | %llu | %llu | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f |\n",
-                (unsigned long long)dg_txn_count(x), (unsigned long long)x->errors, x->avg_ms,
-                x->p50_ms, x->p90_ms, x->p95_ms, x->p99_ms, x->max_ms);
+        fprintf(out, " | %llu | %llu", (unsigned long long)dg_txn_count(x), (unsigned long long)x->errors);
+        if (x->in_doubt) /* of the errors (known from schema 10 on) */
+            fprintf(out, " (%llu in doubt)", (unsigned long long)x->in_doubt);
+        fprintf(out, " | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f |\n", x->avg_ms, x->p50_ms, x->p90_ms, x->p95_ms,
+                x->p99_ms, x->max_ms);
     }
     fprintf(out, "\n");
 }

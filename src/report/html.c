@@ -89,6 +89,13 @@ static void run_config(FILE *out, const struct dg_run_record *r)
     kv_num(out, "warm-up s", r->warmup_s, 1);
     kv_num(out, "measured s", r->measured_s, 3);
     kv_num(out, "dbgauge CPU s", r->client_cpu_s, 3);
+    if (!strcmp(r->load_model, "rate") && dg_run_schedule_counted(r)) {
+        char late[64];
+        snprintf(late, sizeof late, "late (started over %.0f ms after due)", (double)DG_LATE_AFTER_NS / 1e6);
+        kv_num(out, "arrivals", (double)r->arrivals, 0);
+        kv_num(out, late, (double)r->late, 0);
+        kv_num(out, "skipped", (double)r->skipped, 0);
+    }
     if (r->group_id)
         kv_num(out, "group", (double)r->group_id, 0);
     kv_text(out, "query", r->query, 1);
@@ -116,10 +123,12 @@ static int scheduled(const struct dg_run_record *r)
 static void latency_table(FILE *out, const struct dg_run_record *r)
 {
     uint64_t all = dg_run_completed(r);
+    int doubt = r->ntypes && r->txn[0].in_doubt_known; /* recorded from schema 10 on */
     fprintf(out, "<h3>per type</h3><table class=\"data txn\"><thead><tr><th>type</th><th>count</th>"
-                 "<th>mix %%</th><th>committed</th><th>rollbacks</th><th>retries</th><th>errors</th>"
+                 "<th>mix %%</th><th>committed</th><th>rollbacks</th><th>retries</th><th>errors</th>%s"
                  "<th>avg ms</th><th>p50 ms</th><th>p90 ms</th><th>p95 ms</th><th>p99 ms</th>"
-                 "<th>max ms</th></tr></thead><tbody>\n");
+                 "<th>max ms</th></tr></thead><tbody>\n",
+            doubt ? "<th>in doubt</th>" : "");
     for (int t = 0; t < r->ntypes; t++) {
         const struct dg_txn_summary *x = &r->txn[t];
         fprintf(out, "<tr data-type=\"");
@@ -133,6 +142,8 @@ static void latency_table(FILE *out, const struct dg_run_record *r)
         dg_html_num_td(out, (double)x->rollbacks, 0);
         dg_html_num_td(out, (double)x->retries, 0);
         dg_html_num_td(out, (double)x->errors, 0);
+        if (doubt)
+            dg_html_num_td(out, (double)x->in_doubt, 0);
         const double ms[] = {x->avg_ms, x->p50_ms, x->p90_ms, x->p95_ms, x->p99_ms, x->max_ms};
         for (size_t i = 0; i < sizeof ms / sizeof *ms; i++)
             dg_html_num_td(out, ms[i], 3);
@@ -171,6 +182,12 @@ static void cards(FILE *out, const struct dg_run_record *r)
     if (!strcmp(r->load_model, "rate")) {
         dg_html_card(out, "rate_asked", "asked /s", r->rate_asked, 1);
         dg_html_card(out, "rate_achieved", "achieved /s", dg_run_per_s(r, (double)dg_run_completed(r)), 1);
+        if (dg_run_schedule_counted(r)) {
+            dg_html_card(out, "arrivals", "arrivals", (double)r->arrivals, 0);
+            dg_html_card(out, "late_skipped_pct", dg_run_kept_up(r) ? "late or skipped % (kept up)"
+                                                                    : "late or skipped % (FELL BEHIND)",
+                         dg_run_late_pct(r), 2);
+        }
     }
     if (scheduled(r))
         dg_html_card(out, "lag_p99_ms", "start lag p99 ms", r->lag_p99_ms, 3);
@@ -206,7 +223,10 @@ static int run_section(FILE *out, const struct dg_run_record *r)
     if (r->nseries) {
         rc |= dg_html_emit(out, &c, dg_chart_run_throughput(&c, prefix, r));
         rc |= dg_html_emit(out, &c, dg_chart_run_latency(&c, prefix, r));
+        if (dg_chart_run_has_errors(r))
+            rc |= dg_html_emit(out, &c, dg_chart_run_errors(&c, prefix, r));
     }
+    dg_html_events(out, r);
     rc |= dg_html_emit(out, &c, dg_chart_run_percentiles(&c, prefix, r));
     rc |= dg_html_targets(out, prefix, r);
     rc |= dg_html_monitor_charts(out, prefix, r);

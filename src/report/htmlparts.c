@@ -1,6 +1,6 @@
 /* htmlparts.c — the parts of a run's HTML section that only some runs have: the monitor's
- * headline cards, measured means and charts, and a multi-target run's per-target charts, table
- * and spread. Every user text through dg_html_text; reads records only, computes only means. */
+ * headline cards, measured means and charts, a multi-target run's per-target charts, table
+ * and spread, and the tables of outages and faults. Every user text through dg_html_text; reads records only, computes only means. */
 #include "report/htmlparts.h"
 
 #include <math.h>
@@ -151,4 +151,48 @@ int dg_html_targets(FILE *out, const char *prefix, const struct dg_run_record *r
     rc |= dg_html_emit(out, &c, dg_chart_run_targets(&c, prefix, r, 0));
     rc |= dg_html_emit(out, &c, dg_chart_run_targets(&c, prefix, r, 1));
     return rc;
+}
+
+/* A time that never came (stored -1) as an empty cell. */
+static double came(double s) { return s < 0 ? NAN : s; }
+
+/* One row of the outages or faults table: n numbers (d[i] decimals each), then code as text. */
+static void event_row(FILE *out, const char *attr, int k, const double *x, const int *d, size_t n, const char *code)
+{
+    fprintf(out, "<tr %s=\"%d\">", attr, k);
+    for (size_t i = 0; i < n; i++)
+        dg_html_num_td(out, x[i], d[i]);
+    fprintf(out, "<td class=\"code\">");
+    dg_html_text(out, code);
+    fprintf(out, "</td></tr>\n");
+}
+
+void dg_html_events(FILE *out, const struct dg_run_record *r)
+{
+    if (r->noutages) {
+        fprintf(out, "<h3>outages (seconds from the start of the measured window; after: from the outage's start)</h3>"
+                     "<table class=\"data outages\"><thead><tr><th>#</th><th>target</th><th>start s</th>"
+                     "<th>duration s</th><th>errors</th><th>reconnects</th><th>first commit after s</th>"
+                     "<th>back to 90%% after s</th><th>back on</th></tr></thead><tbody>\n");
+        for (int k = 0; k < r->noutages; k++) {
+            const struct dg_outage *o = &r->outages[k];
+            const double x[] = {k + 1, o->target + 1, o->start_s, came(o->duration_s), (double)o->errors,
+                                (double)o->reconnects, came(o->first_commit_s), came(o->recovery_s)};
+            const int d[] = {0, 0, 3, 3, 0, 0, 3, 3};
+            event_row(out, "data-outage", k, x, d, sizeof x / sizeof *x, o->back_on);
+        }
+        fprintf(out, "</tbody></table>\n");
+    }
+    if (!r->nfaults)
+        return;
+    fprintf(out, "<h3>faults (seconds from the start of the measured window)</h3><table class=\"data faults\">"
+                 "<thead><tr><th>#</th><th>asked at s</th><th>start s</th><th>end s</th><th>exit status</th>"
+                 "<th>command (redacted)</th></tr></thead><tbody>\n");
+    for (int k = 0; k < r->nfaults; k++) {
+        const struct dg_fault_event *f = &r->faults[k];
+        const double x[] = {k + 1, f->offset_s, came(f->start_s), came(f->end_s), f->exit_status};
+        const int d[] = {0, 3, 3, 3, 0};
+        event_row(out, "data-fault", k, x, d, sizeof x / sizeof *x, f->command);
+    }
+    fprintf(out, "</tbody></table>\n");
 }

@@ -1,5 +1,5 @@
-/* htmlparts.h — pieces of a run's HTML section for monitored runs and runs with several
- * targets, written inside html.c's run section. Records read from the results database only. */
+/* htmlparts.h — pieces of a run's HTML section for monitored runs, runs with several
+ * targets and runs with outages or faults, written inside html.c's run section. Records read from the results database only. */
 #ifndef DG_REPORT_HTMLPARTS_H
 #define DG_REPORT_HTMLPARTS_H
 
@@ -18,5 +18,9 @@ int dg_html_monitor_charts(FILE *out, const char *prefix, const struct dg_run_re
 /* The per-target table, the spread table and the two per-target charts (nothing for a
  * one-target run); 0, or -1 out of memory. */
 int dg_html_targets(FILE *out, const char *prefix, const struct dg_run_record *r);
+
+/* The run's outages and faults as two tables (each only when there is one), in stored order;
+ * a time that never came is an empty cell. */
+void dg_html_events(FILE *out, const struct dg_run_record *r);
 
 #endif

@@ -1,6 +1,7 @@
-/* runcharts.c — builds the charts of runs (per-second throughput and latency, percentile
- * curves from the full histograms, the monitor's series, each target's figures), of groups and
- * of experiments (a figure per step, with percent changes).
+/* runcharts.c — builds the charts of runs (per second: throughput, latency, errors and
+ * reconnects, the monitor's series, each with the run's outages and faults drawn on it;
+ * percentile curves from the full histograms; each target's figures), of groups and of
+ * experiments (a figure per step, with percent changes).
  * Reads records only; renders nothing. */
 #include "report/runcharts.h"
 
@@ -33,6 +34,32 @@ static void shade_warmup(struct dg_chart *c, size_t n, int64_t first_second)
     snprintf(c->shade_label, sizeof c->shade_label, "warm-up");
 }
 
+/* What the run went through, on a per-second chart: each outage shaded from its first error
+ * to its first connection made again, each fault marked from its start to its end. A span
+ * still open when the run ended runs to the chart's last second. 0, or -1 out of memory. */
+static int mark_events(struct dg_chart *c, const struct dg_run_record *r)
+{
+    char label[96];
+    double end = c->nx ? c->x[c->nx - 1] + 1 : r->measured_s;
+    for (int k = 0; k < r->noutages; k++) {
+        const struct dg_outage *o = &r->outages[k];
+        if (r->ntargets > 1)
+            snprintf(label, sizeof label, "outage, target %d", o->target + 1);
+        else
+            snprintf(label, sizeof label, "outage");
+        if (dg_chart_span(c, DG_SPAN_SHADE, o->start_s, o->duration_s >= 0 ? o->start_s + o->duration_s : end, label))
+            return -1;
+    }
+    for (int k = 0; k < r->nfaults; k++) {
+        const struct dg_fault_event *f = &r->faults[k];
+        double from = f->start_s >= 0 ? f->start_s : f->offset_s;
+        snprintf(label, sizeof label, "fault: %.60s%s", f->command, strlen(f->command) > 60 ? "..." : "");
+        if (dg_chart_span(c, DG_SPAN_MARK, from, f->end_s >= 0 ? f->end_s : end, label))
+            return -1;
+    }
+    return 0;
+}
+
 int dg_chart_run_throughput(struct dg_chart *c, const char *id_prefix, const struct dg_run_record *r)
 {
     char id[40], title[200];
@@ -57,7 +84,7 @@ int dg_chart_run_throughput(struct dg_chart *c, const char *id_prefix, const str
             first[k] = (double)p->t[0].c.committed;
     }
     shade_warmup(c, r->nseries, r->nseries ? r->series[0].second : 0);
-    return 0;
+    return mark_events(c, r);
 }
 
 int dg_chart_run_latency(struct dg_chart *c, const char *id_prefix, const struct dg_run_record *r)
@@ -84,7 +111,48 @@ int dg_chart_run_latency(struct dg_chart *c, const char *id_prefix, const struct
     for (size_t k = 0; k < r->nseries; k++)
         c->x[k] = (double)r->series[k].second;
     shade_warmup(c, r->nseries, r->nseries ? r->series[0].second : 0);
+    return mark_events(c, r);
+}
+
+int dg_chart_run_has_errors(const struct dg_run_record *r)
+{
+    if (dg_run_events_recorded(r))
+        return 1;
+    for (size_t k = 0; k < r->nseries; k++)
+        for (int t = 0; t < r->ntypes; t++)
+            if (r->series[k].t[t].c.errors || r->series[k].t[t].c.retries)
+                return 1;
     return 0;
+}
+
+int dg_chart_run_errors(struct dg_chart *c, const char *id_prefix, const struct dg_run_record *r)
+{
+    char id[40], title[200];
+    int rec = dg_run_events_recorded(r); /* reconnects were not kept before schema 10 */
+    make_id(id, sizeof id, id_prefix, "err");
+    snprintf(title, sizeof title, "Run %lld: errors%s per second", (long long)r->id, rec ? " and reconnects" : "");
+    if (dg_chart_init(c, id, title, "second", "per second", r->nseries))
+        return -1;
+    double *errors = dg_chart_add(c, "errors", "/s", 0);
+    double *reconnects = rec ? dg_chart_add(c, "reconnects", "/s", 0) : NULL;
+    double *retries = dg_chart_add(c, "retries", "/s", 1);
+    if (!errors || (rec && !reconnects) || !retries)
+        return -1;
+    for (size_t k = 0; k < r->nseries; k++) {
+        const struct dg_series_point *p = &r->series[k];
+        uint64_t e = 0, re = 0;
+        for (int t = 0; t < r->ntypes; t++) {
+            e += p->t[t].c.errors;
+            re += p->t[t].c.retries;
+        }
+        c->x[k] = (double)p->second;
+        errors[k] = (double)e;
+        retries[k] = (double)re;
+        if (reconnects)
+            reconnects[k] = (double)p->reconnects;
+    }
+    shade_warmup(c, r->nseries, r->nseries ? r->series[0].second : 0);
+    return mark_events(c, r);
 }
 
 int dg_chart_curve_init(struct dg_chart *c, const char *id, const char *title)
@@ -234,7 +302,7 @@ int dg_chart_run_monitor(struct dg_chart *c, const char *id_prefix, const struct
     for (size_t i = 0; i < r->nmonitor; i++)
         c->x[i] = (double)r->monitor[i].second;
     shade_warmup(c, r->nmonitor, r->nmonitor ? r->monitor[0].second : 0);
-    return 0;
+    return mark_events(c, r);
 }
 
 int dg_chart_run_targets(struct dg_chart *c, const char *id_prefix, const struct dg_run_record *r,

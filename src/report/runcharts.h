@@ -13,6 +13,13 @@
 int dg_chart_run_throughput(struct dg_chart *c, const char *id_prefix, const struct dg_run_record *r);
 /* p95 and p99 per second of each type (the first type shown, the others in the legend). */
 int dg_chart_run_latency(struct dg_chart *c, const char *id_prefix, const struct dg_run_record *r);
+/* Errors (all types), reconnects (runs stored from schema 10 on) and retries (off the plot until
+ * turned on) per second. Every per-second chart shades the warm-up and draws the run's
+ * outages (shaded) and faults (marked from start to end). */
+int dg_chart_run_errors(struct dg_chart *c, const char *id_prefix, const struct dg_run_record *r);
+/* Whether that chart has something to say: reconnects were recorded, or a second had errors
+ * or retries. */
+int dg_chart_run_has_errors(const struct dg_run_record *r);
 /* An empty latency-by-percentile chart: x at the curve's percentiles (in nines), log y. */
 int dg_chart_curve_init(struct dg_chart *c, const char *id, const char *title);
 /* Latency percentile curve per type from the full histograms, log scale. */

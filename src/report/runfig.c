@@ -76,3 +76,32 @@ const char *dg_figs_head(char *buf, size_t n_buf, const struct dg_run_record *co
     }
     return buf;
 }
+
+int dg_run_events_recorded(const struct dg_run_record *r) { return r->schedule_known; }
+
+uint64_t dg_run_in_doubt(const struct dg_run_record *r)
+{
+    uint64_t n = 0;
+    for (int t = 0; t < r->ntypes; t++)
+        n += r->txn[t].in_doubt;
+    return n;
+}
+
+int dg_run_schedule_counted(const struct dg_run_record *r)
+{
+    /* A window that completed transactions had arrivals: none recorded means a runner that
+     * did not count them (schema 10's columns filled with 0 before the runner counted). */
+    return r->schedule_known && (r->arrivals > 0 || dg_run_completed(r) == 0);
+}
+
+double dg_run_late_pct(const struct dg_run_record *r)
+{
+    return r->arrivals ? 100.0 * (double)(r->late + r->skipped) / (double)r->arrivals : 0;
+}
+
+int dg_run_kept_up(const struct dg_run_record *r)
+{
+    if (dg_run_schedule_counted(r)) /* integers: exactly "at most 1%" */
+        return (r->late + r->skipped) * 100 <= r->arrivals;
+    return dg_run_per_s(r, (double)dg_run_completed(r)) >= 0.95 * r->rate_asked && r->lag_p99_ms < 100;
+}

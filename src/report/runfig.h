@@ -33,6 +33,24 @@ int dg_run_has_time_fig(const struct dg_run_record *r);
  * runs whose headlines can be compared. */
 int dg_run_same_fig(const struct dg_run_record *a, const struct dg_run_record *b, int k);
 
+/* Whether r was stored when in-doubt errors, reconnects per second, faults, outages and the
+ * open loop's schedule were recorded (schema 10 on): its zeros and empty lists then mean none,
+ * not "not recorded". */
+int dg_run_events_recorded(const struct dg_run_record *r);
+/* The in-doubt errors of all of r's types. */
+uint64_t dg_run_in_doubt(const struct dg_run_record *r);
+/* Whether r's arrivals, late and skipped were counted: stored from schema 10 on
+ * (schedule_known), and not all 0 for a window that completed transactions. */
+int dg_run_schedule_counted(const struct dg_run_record *r);
+/* Whether a --rate run kept up with its schedule. Runs that counted it: at
+ * most 1% of the arrivals late (started more than DG_LATE_AFTER_NS after their intended time)
+ * or skipped; a Poisson schedule's own count of arrivals varies, so the rate achieved is no
+ * judge. Others (older runs): the rate achieved at least 95% of the asked and the start lag
+ * p99 under 100 ms, as they were judged when stored. */
+int dg_run_kept_up(const struct dg_run_record *r);
+/* late + skipped as a percent of the arrivals (0 when there were none). */
+double dg_run_late_pct(const struct dg_run_record *r);
+
 /* The heads of a table column showing figure k of each of n runs: the distinct labels in
  * order of first appearance joined by " or " ("NOPM or MB/s"), "" when none has it. */
 const char *dg_figs_head(char *buf, size_t n_buf, const struct dg_run_record *const *runs, int n, int k);

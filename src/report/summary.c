@@ -59,10 +59,11 @@ void dg_report_run_text(FILE *out, const struct dg_run_record *r)
     fprintf(out, "\n");
     if (!strcmp(r->load_model, "rate")) {
         double got = all_completed_per_s(r);
-        int kept = got >= 0.95 * r->rate_asked && r->lag_p99_ms < 100;
+        int kept = dg_run_kept_up(r);
         fprintf(out, "  rate     %.1f/s asked, %.1f/s achieved: %s; start lag p50 %.3f ms, p99 %.3f ms, max %.3f ms\n",
                 r->rate_asked, got, kept ? "kept up" : "FELL BEHIND (latency below includes the queueing)",
                 r->lag_p50_ms, r->lag_p99_ms, r->lag_max_ms);
+        dg_report_schedule_text(out, r);
     }
     if (!strcmp(r->load_model, "think"))
         fprintf(out, "  terminals %d with keying and think times%s; schedule lag p50 %.3f ms, p99 %.3f ms\n",
@@ -86,6 +87,7 @@ void dg_report_run_text(FILE *out, const struct dg_run_record *r)
                 dg_report_thousands(r->tpmc_ceiling, b, sizeof b),
                 r->tpmc_ceiling > 0 && isfinite(tpmc) ? 100.0 * tpmc / r->tpmc_ceiling : 0.0,
                 isfinite(tpmc) ? "" : " (not reported: scaled times)");
+    dg_report_events_text(out, r);
     fprintf(out, "\n");
     fprintf(out, "  %-13s %9s %6s %9s %7s %7s %8s %8s %8s %8s %8s %8s\n", "transaction", "count",
             "mix%", "rollbacks", "retries", "errors", "avg ms", "p50", "p90", "p95", "p99", "max");
@@ -111,6 +113,7 @@ void dg_report_run_text(FILE *out, const struct dg_run_record *r)
     char causes[160];
     if (*dg_report_retry_causes(r->txn, r->ntypes, causes, sizeof causes))
         fprintf(out, "  retries by cause: %s\n", causes);
+    dg_report_in_doubt_text(out, r);
     if (r->ntargets)
         dg_report_targets_text(out, r);
     if (r->error[0])
@@ -160,6 +163,8 @@ cJSON *dg_report_txns_json(const struct dg_txn_summary *txn, int ntypes)
                                         (double)x->retry_causes[dg_retry_cause_at(k)]);
         }
         cJSON_AddNumberToObject(j, "errors", (double)x->errors);
+        if (x->in_doubt_known) /* of the errors; not recorded before schema 10 */
+            cJSON_AddNumberToObject(j, "in_doubt", (double)x->in_doubt);
         cJSON_AddNumberToObject(j, "avg_ms", x->avg_ms);
         cJSON_AddNumberToObject(j, "p50_ms", x->p50_ms);
         cJSON_AddNumberToObject(j, "p90_ms", x->p90_ms);
@@ -188,6 +193,8 @@ static void series_json(cJSON *o, const struct dg_run_record *r)
         cJSON *pt = cJSON_CreateObject();
         cJSON_AddNumberToObject(pt, "second", (double)p->second);
         cJSON_AddStringToObject(pt, "phase", p->second < 0 ? "warmup" : "measure");
+        if (dg_run_events_recorded(r))
+            cJSON_AddNumberToObject(pt, "reconnects", (double)p->reconnects);
         cJSON *types = cJSON_AddObjectToObject(pt, "transactions");
         for (int t = 0; t < r->ntypes; t++) {
             const struct dg_series_type *x = &p->t[t];
@@ -267,7 +274,7 @@ cJSON *dg_report_run_json(const struct dg_run_record *r)
         double got = all_completed_per_s(r);
         cJSON_AddNumberToObject(rt, "asked_per_s", r->rate_asked);
         cJSON_AddNumberToObject(rt, "achieved_per_s", got);
-        cJSON_AddBoolToObject(rt, "kept_up", got >= 0.95 * r->rate_asked && r->lag_p99_ms < 100);
+        cJSON_AddBoolToObject(rt, "kept_up", dg_run_kept_up(r));
     }
     if (scheduled(r)) {
         cJSON_AddNumberToObject(o, "terminals", r->terminals);
@@ -282,6 +289,7 @@ cJSON *dg_report_run_json(const struct dg_run_record *r)
     cJSON_AddItemToObject(o, "transactions", dg_report_txns_json(r->txn, r->ntypes));
     if (r->ntargets)
         dg_report_targets_json(o, r);
+    dg_report_events_json(o, r);
     cJSON *host = cJSON_AddObjectToObject(o, "host");
     cJSON_AddStringToObject(host, "name", r->host.hostname);
     cJSON_AddStringToObject(host, "cpu", r->host.cpu_model);

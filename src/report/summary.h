@@ -37,6 +37,14 @@ cJSON *dg_report_txns_json(const struct dg_txn_summary *txn, int ntypes);
  * "targets" and "spread" added to the run's JSON object o. */
 void dg_report_targets_text(FILE *out, const struct dg_run_record *r);
 void dg_report_targets_json(cJSON *o, const struct dg_run_record *r);
+/* events.c: what the run went through. Text: one line per fault and outage in order of time
+ * (nothing when none), the in-doubt errors of all types (nothing when none), the --rate
+ * schedule (nothing for other runs and runs stored before schema 10). JSON: "outages" and
+ * "faults" arrays added to o (always, empty when none) and "schedule" (as its text). */
+void dg_report_events_text(FILE *out, const struct dg_run_record *r);
+void dg_report_in_doubt_text(FILE *out, const struct dg_run_record *r);
+void dg_report_schedule_text(FILE *out, const struct dg_run_record *r);
+void dg_report_events_json(cJSON *o, const struct dg_run_record *r);
 /* "1,234,568" for 1234567.8, into buf (n bytes); returns buf. */
 const char *dg_report_thousands(double v, char *buf, size_t n);
 /* The retries of txn[0..ntypes) by cause, summed over the types, as "deadlock 3, lock_timeout 1"

@@ -103,6 +103,9 @@ static const char *const migrations[] = {
     "ALTER TABLE run_target_txn ADD COLUMN retries_other INTEGER;",
     /* 9: headline figures as rows (store_figures.c) */
     dg_store_migration_figures,
+    /* 10: in-doubt errors, reconnects per second, the open loop's schedule, faults, outages and
+     * acknowledged writes (store_faults.c) */
+    dg_store_migration_faults,
 };
 #define NMIGRATIONS ((int)(sizeof migrations / sizeof *migrations))
 
@@ -275,7 +278,7 @@ int dg_store_put(struct dg_store *s, struct dg_run_record *r, struct dg_err *err
         "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
     static const char txn_sql[] =
         "INSERT INTO run_txn (run_id, seq, " DG_STORE_TXN_COLS ") "
-        "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
+        "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
     sqlite3_stmt *st = NULL;
     int rc = -1;
     if (exec(s->db, "BEGIN IMMEDIATE", err))
@@ -312,8 +315,9 @@ int dg_store_put(struct dg_store *s, struct dg_run_record *r, struct dg_err *err
     }
     sqlite3_finalize(st);
     st = NULL;
-    if (sqlite3_prepare_v2(s->db, "INSERT INTO run_series VALUES (?,?,?,?,?,?,?,?,?,?)", -1, &st,
-                           NULL) != SQLITE_OK) {
+    if (sqlite3_prepare_v2(s->db, "INSERT INTO run_series (run_id, second, seq, committed, rollbacks, "
+                           "retries, errors, p50_ms, p95_ms, p99_ms, reconnects) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+                           -1, &st, NULL) != SQLITE_OK) {
         dg_store_fail(err, s->db, "prepare");
         goto out;
     }
@@ -331,6 +335,10 @@ int dg_store_put(struct dg_store *s, struct dg_run_record *r, struct dg_err *err
             sqlite3_bind_double(st, 8, x->p50_ms);
             sqlite3_bind_double(st, 9, x->p95_ms);
             sqlite3_bind_double(st, 10, x->p99_ms);
+            if (t == 0) /* per second, not per type: on the type-0 row */
+                sqlite3_bind_int64(st, 11, (sqlite3_int64)r->series[k].reconnects);
+            else
+                sqlite3_bind_null(st, 11);
             if (sqlite3_step(st) != SQLITE_DONE) {
                 dg_store_fail(err, s->db, "insert run_series");
                 goto out;
@@ -339,7 +347,7 @@ int dg_store_put(struct dg_store *s, struct dg_run_record *r, struct dg_err *err
     sqlite3_finalize(st);
     st = NULL;
     if (dg_store_put_monitor(s, r, err) || (r->ntargets && dg_store_put_targets(s, r, err)) ||
-        dg_store_put_figures(s, r, err))
+        dg_store_put_figures(s, r, err) || dg_store_put_faults(s, r, err))
         goto out;
     rc = exec(s->db, "COMMIT", err);
 out:
@@ -459,6 +467,7 @@ int dg_store_bind_txn(sqlite3_stmt *st, int i, const struct dg_txn_summary *x)
     sqlite3_bind_double(st, i++, x->p90_limit_ms);
     for (int k = 0; k < DG_RETRY_NCAUSES; k++)
         sqlite3_bind_int64(st, i++, (sqlite3_int64)x->retry_causes[dg_retry_cause_at(k)]);
+    sqlite3_bind_int64(st, i++, (sqlite3_int64)x->in_doubt);
     return i;
 }
 
@@ -482,6 +491,8 @@ int dg_store_read_txn(sqlite3_stmt *st, int col, struct dg_txn_summary *x)
     x->retry_causes_known = sqlite3_column_type(st, col + 17) != SQLITE_NULL;
     for (int k = 0; k < DG_RETRY_NCAUSES; k++)
         x->retry_causes[dg_retry_cause_at(k)] = (uint64_t)sqlite3_column_int64(st, col + 17 + k);
+    x->in_doubt_known = sqlite3_column_type(st, col + 22) != SQLITE_NULL; /* NULL: before schema 10 */
+    x->in_doubt = (uint64_t)sqlite3_column_int64(st, col + 22);
     return decode_col(st, col + 11, &x->hist) || decode_col(st, col + 15, &x->service_hist) ? -1 : 0;
 }
 
@@ -508,7 +519,7 @@ static int read_series(struct dg_store *s, struct dg_run_record *r, struct dg_er
         r->series[k].second = lo + (int64_t)k;
     if (sqlite3_prepare_v2(s->db,
                            "SELECT second, seq, committed, rollbacks, retries, errors, p50_ms, "
-                           "p95_ms, p99_ms FROM run_series WHERE run_id = ?",
+                           "p95_ms, p99_ms, reconnects FROM run_series WHERE run_id = ?",
                            -1, &st, NULL) != SQLITE_OK)
         return dg_store_fail(err, s->db, "prepare");
     sqlite3_bind_int64(st, 1, r->id);
@@ -525,6 +536,8 @@ static int read_series(struct dg_store *s, struct dg_run_record *r, struct dg_er
         x->p50_ms = sqlite3_column_double(st, 6);
         x->p95_ms = sqlite3_column_double(st, 7);
         x->p99_ms = sqlite3_column_double(st, 8);
+        if (t == 0)
+            r->series[k].reconnects = (uint64_t)sqlite3_column_int64(st, 9);
     }
     sqlite3_finalize(st);
     return 0;
@@ -565,7 +578,7 @@ int dg_store_get(struct dg_store *s, int64_t id, int with_series, struct dg_run_
     sqlite3_finalize(st);
     /* The monitor's points always: the run's summary shows their means. */
     if (dg_store_get_monitor(s, r, err) || dg_store_get_targets(s, r, err) ||
-        dg_store_get_figures(s, r, err) ||
+        dg_store_get_figures(s, r, err) || dg_store_get_faults(s, r, err) ||
         (with_series && read_series(s, r, err))) {
         dg_run_record_free(r);
         return -1;
@@ -633,6 +646,7 @@ void dg_run_record_free(struct dg_run_record *r)
         r->txn[t].hist = r->txn[t].service_hist = NULL;
     }
     dg_store_free_targets(r);
+    dg_store_free_faults(r);
 }
 
 void dg_txn_summary_from_hist(struct dg_txn_summary *t)

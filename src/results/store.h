@@ -22,6 +22,7 @@ struct dg_txn_summary {
     char name[32];
     uint64_t committed, rollbacks, retries, errors;
     uint64_t in_doubt;                       /* of the errors: the commit's answer was lost */
+    int in_doubt_known;                      /* read back: 0 for runs stored before schema 10 */
     uint64_t retry_causes[DG_RETRY_NCAUSES]; /* the retries by cause (enum dg_retry_cause) */
     int retry_causes_known;                  /* 0 for runs stored before causes were kept */
     double avg_ms, p50_ms, p90_ms, p95_ms, p99_ms, max_ms;

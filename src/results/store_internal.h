@@ -15,16 +15,17 @@ struct dg_store {
 int dg_store_fail(struct dg_err *err, sqlite3 *db, const char *what);
 void dg_store_bind_text(sqlite3_stmt *st, int i, const char *v);
 void dg_store_copy_col(sqlite3_stmt *st, int i, char *out, size_t n);
-/* Binds x's 22 columns (type ... p90_limit_ms, retries_deadlock ... retries_other: the order
- * of DG_STORE_TXN_COLS) from parameter i on; returns the next parameter's index. */
+/* Binds x's 23 columns (type ... p90_limit_ms, retries_deadlock ... retries_other, in_doubt:
+ * the order of DG_STORE_TXN_COLS) from parameter i on; returns the next parameter's index. */
 int dg_store_bind_txn(sqlite3_stmt *st, int i, const struct dg_txn_summary *x);
-/* Reads the same 22 columns from column col on into x (which then owns its histograms).
+/* Reads the same 23 columns from column col on into x (which then owns its histograms).
  * Returns 0, or -1 when a histogram is damaged or memory ran out. */
 int dg_store_read_txn(sqlite3_stmt *st, int col, struct dg_txn_summary *x);
 #define DG_STORE_TXN_COLS                                                                          \
     "type, committed, rollbacks, retries, errors, avg_ms, p50_ms, p90_ms, p95_ms, p99_ms, max_ms, " \
     "histogram, service_p50_ms, service_p95_ms, service_p99_ms, service_histogram, p90_limit_ms, "   \
-    "retries_deadlock, retries_serialization, retries_lock_timeout, retries_busy, retries_other"
+    "retries_deadlock, retries_serialization, retries_lock_timeout, retries_busy, retries_other, "     \
+    "in_doubt"
 
 /* store_targets.c: the per-target rows of r (run r->id), inside the caller's transaction. */
 int dg_store_put_targets(struct dg_store *s, const struct dg_run_record *r, struct dg_err *err);
@@ -47,5 +48,14 @@ int dg_store_get_figures(struct dg_store *s, struct dg_run_record *r, struct dg_
  * none: the old columns run.nopm, tpm, tpmc and run_target.nopm, tpm, which the store keeps
  * writing for SQL readers of schema 8 (reports read run_figure only). */
 void dg_store_bind_legacy(sqlite3_stmt *st, int i, const struct dg_figure *figs, int n, const char *name);
+
+/* store_faults.c: schema 10's migration; the schedule (run.arrivals, late, skipped), faults,
+ * outages and acknowledged writes of run r->id (put: inside the caller's transaction; get:
+ * the schedule, faults and outages, never the acks: dg_store_get_acks). */
+extern const char dg_store_migration_faults[];
+int dg_store_put_faults(struct dg_store *s, const struct dg_run_record *r, struct dg_err *err);
+int dg_store_get_faults(struct dg_store *s, struct dg_run_record *r, struct dg_err *err);
+/* Frees r's faults, outages and acks. */
+void dg_store_free_faults(struct dg_run_record *r);
 
 #endif

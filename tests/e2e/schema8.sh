@@ -3,8 +3,9 @@
 # (tests/fixtures/results-schema8.sql: tpcc closed, think-time scaled and unscaled, --rate,
 # two targets, two stress sweeps, a tpcc+stress experiment, two tpcc experiments), lets this
 # binary migrate it, renders every view and compares each file byte for byte with what the
-# schema-8 binary wrote (tests/fixtures/schema8-out/). The few files that changed on purpose
-# (schema 9: stress runs show their own figures, not NOPM 0 and TPM 0) must differ exactly as
+# schema-8 binary wrote (tests/fixtures/schema8-out/). The files that changed on purpose
+# (schema 9: stress runs show their own figures, not NOPM 0 and TPM 0; schema 10: empty
+# outages and faults in the JSON, an in_doubt CSV column, the charts' span glue) must differ exactly as
 # tests/fixtures/schema8-changes.diff says, no more, no less. Reads the fixtures, never
 # rewrites them (DG_SCHEMA8_WRITE_DIFF=1 writes the diff after a reviewed change).
 . "$(dirname "$0")/../lib.sh"

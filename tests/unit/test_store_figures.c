@@ -13,6 +13,7 @@
 #include "results/store.h"
 
 #include "check.h"
+#include "store_fixture.h"
 
 static int near(double a, double b) { return fabs(a - b) <= 1e-9 * fmax(1.0, fabs(b)); }
 
@@ -21,42 +22,6 @@ static double fig(const struct dg_figure *f, int n, const char *name)
 {
     const struct dg_figure *x = dg_figure_find(f, n, name);
     return x ? x->value : NAN;
-}
-
-/* One number from a query on the file (NAN: NULL or no row). */
-static double sql_num(sqlite3 *db, const char *sql)
-{
-    sqlite3_stmt *st;
-    double v = NAN;
-    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW &&
-        sqlite3_column_type(st, 0) != SQLITE_NULL)
-        v = sqlite3_column_double(st, 0);
-    sqlite3_finalize(st);
-    return v;
-}
-
-/* Loads the schema-8 dump into a new file at path. */
-static int load_fixture(const char *path)
-{
-    FILE *f = fopen(DG_FIXTURES "/results-schema8.sql", "rb");
-    if (!f)
-        return -1;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *sql = malloc((size_t)n + 1);
-    size_t got = sql ? fread(sql, 1, (size_t)n, f) : 0;
-    fclose(f);
-    if (!sql || got != (size_t)n) {
-        free(sql);
-        return -1;
-    }
-    sql[n] = '\0';
-    sqlite3 *db;
-    int rc = sqlite3_open(path, &db) == SQLITE_OK && sqlite3_exec(db, sql, NULL, NULL, NULL) == SQLITE_OK ? 0 : -1;
-    sqlite3_close(db);
-    free(sql);
-    return rc;
 }
 
 struct listed {
@@ -75,14 +40,14 @@ static void migration(struct dg_test *t, const char *path)
 {
     struct dg_store *s = NULL;
     struct dg_err err = {0};
-    CHECK(t, load_fixture(path) == 0, "the schema-8 fixture loads", "%s", DG_FIXTURES);
-    CHECK(t, dg_store_open(path, &s, &err) == 0, "a schema-8 file opens (migrates to 9)", "%s", err.msg);
+    CHECK(t, dg_test_load_schema8(path, NULL) == 0, "the schema-8 fixture loads", "%s", DG_FIXTURES);
+    CHECK(t, dg_store_open(path, &s, &err) == 0, "a schema-8 file opens (migrates to this binary's schema)", "%s", err.msg);
     if (!s)
         return;
     sqlite3 *db;
     sqlite3_open(path, &db);
-    CHECK(t, sql_num(db, "PRAGMA user_version") == DG_STORE_SCHEMA_VERSION, "it is at schema 9", "%g",
-          sql_num(db, "PRAGMA user_version"));
+    CHECK(t, dg_test_sql_num(db, "PRAGMA user_version") == DG_STORE_SCHEMA_VERSION, "it is at this binary's schema", "%g",
+          dg_test_sql_num(db, "PRAGMA user_version"));
     struct dg_run_record r;
     /* run 1: TPC-C closed loop; NOPM and TPM as its old columns held them */
     if (dg_store_get(s, 1, 0, &r, &err) == 0) {
@@ -91,8 +56,8 @@ static void migration(struct dg_test *t, const char *path)
                      !strcmp(r.figures[1].name, "tpm"),
               "tpcc: NOPM then TPM, named, labelled and with units as the workload's table says", "%d figures",
               r.nfigures);
-        CHECK(t, near(fig(r.figures, r.nfigures, "nopm"), sql_num(db, "SELECT nopm FROM run WHERE id = 1")) &&
-                     near(fig(r.figures, r.nfigures, "tpm"), sql_num(db, "SELECT tpm FROM run WHERE id = 1")),
+        CHECK(t, near(fig(r.figures, r.nfigures, "nopm"), dg_test_sql_num(db, "SELECT nopm FROM run WHERE id = 1")) &&
+                     near(fig(r.figures, r.nfigures, "tpm"), dg_test_sql_num(db, "SELECT tpm FROM run WHERE id = 1")),
               "tpcc: the values are the old columns'", "%g", fig(r.figures, r.nfigures, "nopm"));
         dg_run_record_free(&r);
     }
@@ -113,7 +78,7 @@ static void migration(struct dg_test *t, const char *path)
         for (int k = 0; ok && k < 2; k++) {
             char q[128];
             snprintf(q, sizeof q, "SELECT nopm FROM run_target WHERE run_id = 5 AND idx = %d", k);
-            ok = r.targets[k].nfigures == 2 && near(fig(r.targets[k].figures, 2, "nopm"), sql_num(db, q));
+            ok = r.targets[k].nfigures == 2 && near(fig(r.targets[k].figures, 2, "nopm"), dg_test_sql_num(db, q));
         }
         CHECK(t, ok && r.nfigures == 2, "two targets: each target's NOPM and TPM from run_target", "%d", r.ntargets);
         dg_run_record_free(&r);
@@ -140,13 +105,10 @@ static void migration(struct dg_test *t, const char *path)
 
 static void round_trip(struct dg_test *t, const char *path)
 {
-    struct dg_store *s = NULL;
     struct dg_err err = {0};
-    unlink(path);
-    if (dg_store_open(path, &s, &err)) {
-        CHECK(t, 0, "a new results file opens", "%s", err.msg);
+    struct dg_store *s = dg_test_new_store(t, path);
+    if (!s)
         return;
-    }
     struct dg_run_record w;
     memset(&w, 0, sizeof w);
     snprintf(w.workload, sizeof w.workload, "oltp");
@@ -184,9 +146,9 @@ static void round_trip(struct dg_test *t, const char *path)
     char q[128];
     sqlite3_open(path, &db);
     snprintf(q, sizeof q, "SELECT nopm FROM run WHERE id = %lld", (long long)w.id);
-    double nopm = sql_num(db, q);
+    double nopm = dg_test_sql_num(db, q);
     snprintf(q, sizeof q, "SELECT COALESCE(tpm, -1) FROM run WHERE id = %lld", (long long)w.id);
-    CHECK(t, nopm == 7 && sql_num(db, q) == -1,
+    CHECK(t, nopm == 7 && dg_test_sql_num(db, q) == -1,
           "the old columns are still written from the figures of their names (NULL where none)", "%g", nopm);
     sqlite3_close(db);
     dg_store_close(s);

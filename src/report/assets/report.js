@@ -54,8 +54,33 @@
       }
       series.push(o);
     });
+    /* A run's outages and faults: spans behind the series, clipped to the plot: "shade" a red band (an outage), "mark" a
+       dashed line at its start with a light band to its end (a fault); labels stacked down
+       from the top so that neighbours do not overwrite each other. The colours are none of
+       the palette's, so the drawn-pixel count stays the series' own. */
+    function drawSpans(u) {
+      var c = u.ctx, b = u.bbox, px = devicePixelRatio, row = 0;
+      c.save(); c.beginPath(); c.rect(b.left, b.top, b.width, b.height); c.clip();
+      c.font = Math.round(11 * px) + "px sans-serif";
+      (d.spans || []).forEach(function (sp) {
+        var x0 = u.valToPos(sp.from, "x", true), x1 = u.valToPos(sp.to, "x", true);
+        if (sp.kind === "mark") {
+          c.fillStyle = "rgba(60,60,60,0.07)"; c.fillRect(x0, b.top, Math.max(1, x1 - x0), b.height);
+          c.strokeStyle = "#333"; c.lineWidth = 1.5 * px; c.setLineDash([5 * px, 3 * px]);
+          c.beginPath(); c.moveTo(x0, b.top); c.lineTo(x0, b.top + b.height); c.stroke(); c.setLineDash([]);
+          c.fillStyle = "#333";
+        } else {
+          c.fillStyle = "rgba(214,39,40,0.13)"; c.fillRect(x0, b.top, Math.max(1, x1 - x0), b.height);
+          c.fillStyle = "#900";
+        }
+        row = (row % 4) + 1;
+        c.fillText(sp.label, x0 + 4, b.top + (14 + 14 * row) * px);
+      });
+      c.restore();
+    }
     var hooks = {
       drawClear: [function (u) {
+        if (d.spans) drawSpans(u);
         if (!d.shade) return;
         var c = u.ctx, x0 = u.valToPos(d.shade.from, "x", true), x1 = u.valToPos(d.shade.to, "x", true);
         c.save(); c.fillStyle = "rgba(120,120,120,0.14)";
