@@ -161,7 +161,7 @@ static void add_json(cJSON *j, const struct dg_stored_run *r, const struct tpcc_
     for (int i = 0; i < res->nkeys; i++) {
         const struct tpcc_audit_lost *l = &res->keys[i];
         cJSON *o = cJSON_CreateObject();
-        cJSON_AddNumberToObject(o, "target", l->target);
+        cJSON_AddNumberToObject(o, "target", l->target + 1); /* 1-based, as a run's outages */
         cJSON_AddNumberToObject(o, "w_id", l->w);
         cJSON_AddNumberToObject(o, "d_id", l->d);
         cJSON_AddNumberToObject(o, "o_id", l->o_id);
@@ -180,7 +180,7 @@ static void add_json(cJSON *j, const struct dg_stored_run *r, const struct tpcc_
         const struct tpcc_audit_wh *w = &res->wh[i];
         int v = tpcc_audit_wh_verdict(w);
         cJSON *o = cJSON_CreateObject();
-        cJSON_AddNumberToObject(o, "target", w->target);
+        cJSON_AddNumberToObject(o, "target", w->target + 1);
         cJSON_AddNumberToObject(o, "w_id", w->w);
         if (w->has_baseline) {
             cJSON_AddNumberToObject(o, "baseline_cents", (double)w->baseline);
