@@ -242,9 +242,11 @@ my_launch() {
         --innodb-flush-log-at-trx-commit=2 --max-connections=200 \
         --log-error="$dir/mariadbd.log" >/dev/null 2>&1 &
     pid=$!
+    # Ready when it answers and its pid file names it: not another server on the same port.
     for _ in $(seq 1 150); do
         pid_alive "$pid" || break
-        if mariadb -h127.0.0.1 -P"$port" -uroot -e 'select 1' >/dev/null 2>&1; then
+        if [[ $(cat "$dir/mariadbd.pid" 2>/dev/null) == "$pid" ]] &&
+            env -u MYSQL_PWD mariadb -h127.0.0.1 -P"$port" -uroot -e 'select 1' >/dev/null 2>&1; then
             ready=1
             break
         fi
@@ -271,6 +273,7 @@ my_revive() {
     local pid dir port
     dir=$(env_get DG_MY_DIR)
     port=$(env_get DG_MY_PORT)
+    port_busy "$port" && die "mariadb: something already listens on 127.0.0.1:$port"
     my_launch "$dir" "$port" || die "mariadb: start on port $port failed (log in $dir/mariadbd.log)"
     env_set DG_MY_PID "$pid"
     say "mariadb: started again, pid $pid"
@@ -345,7 +348,7 @@ my_start() {
     env_put DG_MY_PORT "$port"
 
     # the anonymous accounts mariadb-install-db makes would shadow ours from localhost
-    if ! mariadb -h127.0.0.1 -P"$port" -uroot -e "DROP USER IF EXISTS ''@'localhost', ''@'$(hostname)';
+    if ! env -u MYSQL_PWD mariadb -h127.0.0.1 -P"$port" -uroot -e "DROP USER IF EXISTS ''@'localhost', ''@'$(hostname)';
         CREATE USER '$MY_USER_NAME'@'%' IDENTIFIED BY '$MY_PASSWORD';
         CREATE DATABASE dbgauge; GRANT ALL ON dbgauge.* TO '$MY_USER_NAME'@'%';
         GRANT PROCESS, RELOAD ON *.* TO '$MY_USER_NAME'@'%'"; then

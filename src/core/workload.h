@@ -15,7 +15,7 @@ struct dg_figure_def; /* core/figures.h */
 
 /* One write the database acknowledged (or may have: in_doubt), kept so that `audit` can look
  * for it later (TPC-C clause 3.5). What the key means is the workload's (tpcc: kind 1 is a
- * New-Order, k = w, d, o_id, count = its lines; kind 2 a Payment, k = w, d, c, amount in
+ * New-Order, k = w, d, o_id, count = its lines, amount = its customer; kind 2 a Payment, k = w, d, c, amount in
  * cents; kind 3 a baseline: per warehouse k[0], the history's sum before the run). */
 struct dg_ack {
     int64_t t_ms;     /* when it was acknowledged: ms from the measured window's start

@@ -133,9 +133,12 @@ static size_t newest_orders(struct dg_conn_h *h, struct dg_ack *acks)
             snprintf(sql, sizeof sql, "SELECT o_ol_cnt FROM orders WHERE o_w_id = 1 AND o_d_id = %d AND o_id = %lld", d,
                      (long long)o);
             int64_t cnt = q_int(h, sql);
+            snprintf(sql, sizeof sql, "SELECT o_c_id FROM orders WHERE o_w_id = 1 AND o_d_id = %d AND o_id = %lld", d,
+                     (long long)o);
             if (cnt > 0)
                 acks[n++] = (struct dg_ack){.t_ms = (int64_t)n * 10, .kind = DG_ACK_TPCC_NEW_ORDER,
-                                            .k = {1, (uint32_t)d, (uint32_t)o}, .count = (uint16_t)cnt};
+                                            .k = {1, (uint32_t)d, (uint32_t)o}, .count = (uint16_t)cnt,
+                                            .amount = q_int(h, sql)};
         }
     return n;
 }
@@ -175,6 +178,27 @@ static void check_losses(struct dg_conn_h *h)
           "in doubt: one found, one absent, one without a key: none of them lost",
           "in doubt %llu found %llu no key %llu lost %llu", (unsigned long long)res.in_doubt,
           (unsigned long long)res.in_doubt_found, (unsigned long long)res.in_doubt_no_key, (unsigned long long)res.lost);
+
+    /* An o_id acknowledged twice: the in-doubt order never committed and a later order (another
+     * customer's) took its id; or an acknowledged order was lost and its id taken again. */
+    memcpy(more, acks, n * sizeof *acks);
+    more[n] = acks[1];
+    more[n].in_doubt = 1;
+    more[n].amount = acks[1].amount % 3000 + 1; /* another customer */
+    more[n].count = 9;
+    more[n].t_ms = -5; /* before the order that took its id */
+    ok = audit(h, more, n + 1, &res) == 0;
+    CHECK(&T, ok && res.acknowledged == 50 && res.found == 50 && res.lost == 0 && res.in_doubt == 1 &&
+                  res.in_doubt_found == 0 && !tpcc_audit_failed(&res),
+          "o_id taken again after an in-doubt order: the acknowledged one found, the in-doubt one absent",
+          "found %llu lost %llu in doubt found %llu", (unsigned long long)res.found, (unsigned long long)res.lost,
+          (unsigned long long)res.in_doubt_found);
+    more[n].in_doubt = 0;
+    ok = audit(h, more, n + 1, &res) == 0;
+    CHECK(&T, ok && res.acknowledged == 51 && res.found == 50 && res.lost == 1 && res.nkeys == 1 &&
+                  res.keys[0].o_id == acks[1].k[2] && res.keys[0].lines_found == -1 && tpcc_audit_failed(&res),
+          "o_id taken again after an acknowledged order was lost: that one is lost",
+          "found %llu lost %llu", (unsigned long long)res.found, (unsigned long long)res.lost);
 
     for (size_t i = n - 3; i < n; i++) /* the last three acknowledged, behind dbgauge's back */
         delete_order(h, &acks[i]);

@@ -11,7 +11,7 @@
 /* Each amount rounded to cents before the sum, so SQLite's REAL adds integers exactly too. */
 static const char history_sql[] = "SELECT h_w_id, SUM(ROUND(h_amount * 100, 0)) FROM history GROUP BY h_w_id";
 static const char orders_sql[] =
-    "SELECT o_id FROM orders WHERE o_w_id = ? AND o_d_id = ? AND o_id BETWEEN ? AND ? ORDER BY o_id";
+    "SELECT o_id, o_c_id FROM orders WHERE o_w_id = ? AND o_d_id = ? AND o_id BETWEEN ? AND ? ORDER BY o_id";
 static const char lines_sql[] = "SELECT ol_o_id, COUNT(*) FROM order_line WHERE ol_w_id = ? AND ol_d_id = ? AND "
                                 "ol_o_id BETWEEN ? AND ? GROUP BY ol_o_id ORDER BY ol_o_id";
 
@@ -37,7 +37,7 @@ static int key_cmp(const void *pa, const void *pb)
     for (int i = 0; i < 3; i++)
         if (a->k[i] != b->k[i])
             return a->k[i] < b->k[i] ? -1 : 1;
-    return 0;
+    return a->t_ms < b->t_ms ? -1 : a->t_ms > b->t_ms; /* one key acked twice: in time order */
 }
 
 /* Where a district's keys are: keys[0..n) sorted, their o_id between lo and hi. */
@@ -56,8 +56,10 @@ static long find_from(const struct district *d, size_t *at, int64_t o_id)
     return *at < d->n && (int64_t)d->keys[*at].k[2] == o_id ? (long)*at : -1;
 }
 
-/* Runs one range query of d (stmt s) and, per row of an acked order: marks it present
- * (lines 0) or sets its line count (with_count). */
+/* Runs one range query of d (stmt s) and, per row, for every ack of that o_id: with the
+ * orders query, marks it present (lines 0) when the order is its customer's (an o_id can be
+ * acked twice: an in-doubt order that never committed, or one lost in a crash, and the order
+ * that took the id after it); with the lines query, sets the line count of those present. */
 static int read_range(struct dg_conn_h *h, struct dg_stmt *s, struct district *d, int with_count, struct dg_err *err)
 {
     struct dg_value p[4] = {dg_int(d->keys[0].k[0]), dg_int(d->keys[0].k[1]), dg_int(d->lo), dg_int(d->hi)};
@@ -66,11 +68,14 @@ static int read_range(struct dg_conn_h *h, struct dg_stmt *s, struct district *d
     size_t at = 0;
     int r;
     while ((r = dg_next_row(h, s, err)) == 1) {
-        long i = find_from(d, &at, dg_col_int(h, s, 0));
-        if (i >= 0 && with_count && d->lines[i] >= 0)
-            d->lines[i] = (int)dg_col_int(h, s, 1);
-        else if (i >= 0 && !with_count)
-            d->lines[i] = 0;
+        int64_t o_id = dg_col_int(h, s, 0), v = dg_col_int(h, s, 1);
+        for (long i = find_from(d, &at, o_id); i >= 0 && (size_t)i < d->n && (int64_t)d->keys[i].k[2] == o_id; i++) {
+            const struct dg_ack *a = &d->keys[i];
+            if (with_count && d->lines[i] >= 0)
+                d->lines[i] = (int)v;
+            else if (!with_count && (a->amount == 0 || a->amount == v)) /* amount 0: customer not kept */
+                d->lines[i] = 0;
+        }
     }
     return r < 0 ? -1 : 0;
 }

@@ -393,7 +393,7 @@ static int new_order(struct tpcc_proc_worker *w, struct tpcc_term *t, struct tpc
     /* The server assigns the order id: an order in doubt is kept with o_id 0 (key unknown).
      * One with the unused item rolls back whatever happens: no ack. */
     if (!in.rollback)
-        tpcc_ack_new_order(ack, t->w_id, in.d_id, 0, in.ol_cnt);
+        tpcc_ack_new_order(ack, t->w_id, in.d_id, 0, in.ol_cnt, in.c_id);
     int64_t o_id = 0;
     if (call(w, P_NEW_ORDER, p, (struct call_out){.d0 = &t->last_total, .i1 = &o_id}, !in.rollback, err))
         return -1;

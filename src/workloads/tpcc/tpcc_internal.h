@@ -48,9 +48,10 @@ int tpcc_proc_worker_open(const struct tpcc_shared *sh, struct dg_conn_h *h,
 void tpcc_proc_worker_close(struct tpcc_proc_worker *w);
 int tpcc_proc_run(struct tpcc_proc_worker *w, struct tpcc_term *t, int type, struct tpcc_ack *ack,
                   struct dg_err *err);
-/* The acks of the two audited transactions (txn.c): a New-Order of ol_cnt lines (o_id 0 when
- * the server assigns it unseen), a Payment of amount_cents by customer c_id (0: not known). */
-void tpcc_ack_new_order(struct tpcc_ack *ack, int w_id, int d_id, int o_id, int ol_cnt);
+/* The acks of the two audited transactions (txn.c): a New-Order of ol_cnt lines by customer
+ * c_id (kept as the ack's amount, so the audit tells an order from another that took its
+ * o_id after it was lost; o_id 0 when the server assigns it unseen), a Payment of amount_cents by customer c_id (0: not known). */
+void tpcc_ack_new_order(struct tpcc_ack *ack, int w_id, int d_id, int o_id, int ol_cnt, int c_id);
 void tpcc_ack_payment(struct tpcc_ack *ack, int w_id, int d_id, int c_id, int64_t amount_cents);
 /* procedures_mysql.c: the MySQL/MariaDB procedures (same parameters as the PostgreSQL ones)
  * and their CALL texts, in the order New-Order, Payment, Order-Status, Delivery, Stock-Level. */

@@ -298,11 +298,11 @@ void tpcc_order_status_inputs(const struct tpcc_shared *sh, struct tpcc_term *t,
 
 /* Two steps: (1) everything the inputs name: warehouse, district (next order id), customer,
  * the items and their stock rows, locked in item order; (2) the writes and the COMMIT. */
-void tpcc_ack_new_order(struct tpcc_ack *ack, int w_id, int d_id, int o_id, int ol_cnt)
+void tpcc_ack_new_order(struct tpcc_ack *ack, int w_id, int d_id, int o_id, int ol_cnt, int c_id)
 {
     ack->has = 1;
     ack->a = (struct dg_ack){.kind = DG_ACK_TPCC_NEW_ORDER, .k = {(uint32_t)w_id, (uint32_t)d_id, (uint32_t)o_id},
-                             .count = (uint16_t)ol_cnt};
+                             .count = (uint16_t)ol_cnt, .amount = c_id};
 }
 
 void tpcc_ack_payment(struct tpcc_ack *ack, int w_id, int d_id, int c_id, int64_t amount_cents)
@@ -391,7 +391,7 @@ static int new_order(struct tpcc_worker *w, struct tpcc_term *t, struct tpcc_ack
     };
     /* The terminal's total (output only): sum * (1 - discount) * (1 + w_tax + d_tax). */
     t->last_total = (double)total_cents / 100.0 * (1 - x.c_discount) * (1 + x.w_tax + x.d_tax);
-    tpcc_ack_new_order(ack, t->w_id, in.d_id, x.o_id, in.ol_cnt); /* before the COMMIT leaves */
+    tpcc_ack_new_order(ack, t->w_id, in.d_id, x.o_id, in.ol_cnt, in.c_id); /* before the COMMIT leaves */
     return run_calls(w, writes, 4, 1, err);
 }
 
