@@ -84,14 +84,11 @@ static void json_faults(const void *base, const struct dg_opt *o, cJSON *j)
     const struct dg_run_opts *c = base;
     if (!c->nfaults)
         return;
-    cJSON *arr = cJSON_AddArrayToObject(j, o->json);
+    cJSON *arr = cJSON_AddArrayToObject(j, o->json); /* as given, passwords redacted */
     for (int i = 0; i < c->nfaults; i++) {
-        char red[sizeof c->faults[i].command];
-        dg_redact_command(c->faults[i].command, red, sizeof red);
-        cJSON *f = cJSON_CreateObject();
-        cJSON_AddNumberToObject(f, "offset_s", (double)c->faults[i].offset_ns / 1e9);
-        cJSON_AddStringToObject(f, "command", red);
-        cJSON_AddItemToArray(arr, f);
+        char red[sizeof c->faults[i].command + 64];
+        dg_redact_command(c->fault_text[i], red, sizeof red);
+        cJSON_AddItemToArray(arr, cJSON_CreateString(red));
     }
 }
 

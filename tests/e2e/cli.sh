@@ -51,4 +51,26 @@ expect_exit "stress --query-file that does not exist exits 2" 2 stress --query-f
 expect_stderr "missing query file is named" "none.sql"
 expect_exit "stress --warmup without --duration exits 2" 2 stress --warmup 5s
 expect_exit "stress prepare --row-bytes 10 exits 2" 2 stress prepare --row-bytes 10
+# faults: bad specs exit 2 naming what was wrong, before anything runs
+T="sqlite:$T_TMP/never.db"
+expect_exit "--fault without a command exits 2" 2 tpcc run --target "$T" --duration 5s --fault "3s:"
+expect_stderr "... saying so" "no command after the offset"
+expect_exit "--fault without an offset exits 2" 2 tpcc run --target "$T" --duration 5s --fault "pg_ctl stop"
+expect_stderr "... showing the form" "expected OFFSET:COMMAND"
+expect_exit "--fault with a negative offset exits 2" 2 tpcc run --target "$T" --duration 5s --fault "-1s:true"
+expect_stderr "... saying so" "negative"
+expect_exit "--fault past the window's end exits 2" 2 tpcc run --target "$T" --duration 5s --fault "5s:true"
+expect_stderr "... naming the window" "past the end of the 5s measured window"
+expect_exit "--latency-limit without --rate exits 2" 2 tpcc run --target "$T" --duration 5s --latency-limit 1s
+expect_stderr "... saying so" "goes with --rate"
+check "no database was made by a refused run" test ! -e "$T_TMP/never.db"
+# a fault's command is stored and printed with its password redacted
+run_dg "$T_TMP/fault.json" "$T_TMP/fault.err" tpcc load --target "sqlite:$T_TMP/f.db" --warehouses 1
+run_dg "$T_TMP/fault.json" "$T_TMP/fault.err" tpcc run --target "sqlite:$T_TMP/f.db" --duration 2s --json \
+    --results "$T_TMP/f-results.db" --fault "1s:PGPASSWORD=zz-fault-9 true postgres://u:zz-fault-9@h/db"
+check "a fault's run exits 0" test "$RC" = 0
+check "the fault is in the run's JSON" test "$(json_get "$T_TMP/fault.json" faults.0.exit_status 2>/dev/null)" = 0
+if grep -q zz-fault-9 "$T_TMP/fault.json" "$T_TMP/fault.err" || sqlite3 "$T_TMP/f-results.db" .dump | grep -q zz-fault-9; then
+    not_ok "the fault's password is in no output nor the store" "found zz-fault-9"
+else ok "the fault's password is in no output nor the store"; fi
 finish

@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # crash.sh — runs that outlive their server (issue 14): PostgreSQL stopped hard and MariaDB
-# killed under load by a --fault command and started again 3 s later; the run completes, one
-# outage of 3-6 s is reported, every virtual user is connected and committing after it, the
-# database checks out and the audit finds nothing lost. Then a reconnect timeout shorter than
-# the outage (the run ends incomplete, its measurements kept), an open loop through an outage
-# (arrivals skipped, the schedule on time after), in-doubt commits on PostgreSQL, and
-# synchronous_commit=off. The caller (tests/run.sh) starts the servers; this never skips
-# silently, and it starts a server it stopped again even when a check fails.
+# killed under load by a --fault command and started again 3 s later, each reached through a
+# two-host URL whose first host is dead; the run completes, one outage of 3-6 s is reported,
+# the users come back on the live host and are all connected after it, the database checks out
+# and the audit finds nothing lost. Then ODBC through a crash, SQLite locked by another
+# process, a reconnect timeout shorter than the outage (the run ends incomplete, its
+# measurements kept), an open loop through an outage (arrivals skipped, the schedule on time
+# after), in-doubt commits on PostgreSQL, and synchronous_commit=off. The caller (tests/run.sh)
+# starts the servers; this never skips silently, and it starts a server it stopped again even
+# when a check fails.
 . "$(dirname "$0")/../lib.sh"
 
 need_server DG_PG_URL crash "no PostgreSQL server"
@@ -29,10 +31,11 @@ trap 'revive_if_down pg; revive_if_down mariadb; [[ -n ${DG_KEEP_TMP:-} ]] || rm
 outage_field() { json_get "$1" "outages.$2.$3" 2>/dev/null; }
 count_outages() { python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1])).get("outages", [])))' "$1" 2>/dev/null || echo -1; }
 
-# crash_run NAME ENGINE URL COUNT_CONNECTED: a 30 s window of 4 users; the server stops hard 8 s
-# in and starts 3 s later; 20 s in, COUNT_CONNECTED says how many of our users are connected.
+# crash_run NAME ENGINE URL COUNT_CONNECTED BACK_ON: a 30 s window of 4 users; the server stops
+# hard 8 s in and starts 3 s later; 20 s in, COUNT_CONNECTED says how many of our users are
+# connected. URL names a dead host first: the users come back on BACK_ON, the live one.
 crash_run() {
-    local name=$1 engine=$2 url=$3 count=$4
+    local name=$1 engine=$2 url=$3 count=$4 back=$5
     run_dg "$T_TMP/$name.json" "$T_TMP/$name.err" tpcc run --target "$url" --vus 4 --duration 30s \
         --results "$RES" --json --label "$name" \
         --fault "8s:$SERVERS crash $engine && sleep 3 && $SERVERS revive $engine" \
@@ -50,7 +53,8 @@ crash_run() {
     num_cmp "$name: the outage counts its errors" "$(outage_field "$T_TMP/$name.json" 0 errors || echo 0)" ">=" 1
     num_cmp "$name: the outage counts its reconnect attempts" "$(outage_field "$T_TMP/$name.json" 0 reconnects || echo 0)" ">=" 4
     num_cmp "$name: a first commit after the outage" "$(outage_field "$T_TMP/$name.json" 0 first_commit_s || echo -1)" ">=" "${dur:-99}"
-    check "$name: the outage says where the users came back" test -n "$(outage_field "$T_TMP/$name.json" 0 back_on)"
+    check "$name: the users came back on the live host of the two ($back)" test \
+        "$(outage_field "$T_TMP/$name.json" 0 back_on)" = "$back"
     check "$name: all 4 users connected 20 s in" test "$(tr -d ' \n' <"$T_TMP/$name.connected" 2>/dev/null)" = 4
     check "$name: the fault's run is stored with its exit status" test \
         "$(json_get "$T_TMP/$name.json" faults.0.exit_status 2>/dev/null)" = 0
@@ -71,16 +75,56 @@ check "pg: load exits 0" test "$RC" = 0
 # a checkpoint, so crash recovery replays the run's WAL, not the load's: the server's own
 # restart then takes well under a second
 "${PSQL[@]}" "$DG_PG_ADMIN_URL" -c CHECKPOINT >/dev/null
-crash_run pg-crash pg "$DG_PG_URL" \
-    "$PSQL_SH -c \"SELECT count(*) FROM pg_stat_activity WHERE application_name LIKE 'dbgauge-w%'\""
+crash_run pg-crash pg "postgres://dbgauge@127.0.0.1:1,127.0.0.1:$DG_PG_PORT/dbgauge" \
+    "$PSQL_SH -c \"SELECT count(*) FROM pg_stat_activity WHERE application_name LIKE 'dbgauge-w%'\"" \
+    "127.0.0.1:$DG_PG_PORT"
 revive_if_down pg
 
 # --- MariaDB killed with SIGKILL, started 3 s later ----------------------------------------
 run_dg "$T_TMP/myload.out" "$T_TMP/myload.err" tpcc load --target "$DG_MY_URL" --warehouses 2 --drop
 check "mariadb: load exits 0" test "$RC" = 0
-crash_run my-crash mariadb "$DG_MY_URL" \
-    "env -u MYSQL_PWD mariadb -h127.0.0.1 -P$DG_MY_PORT -uroot -N -e \"SELECT count(*) FROM information_schema.processlist WHERE user = 'dbgauge' AND db = 'dbgauge'\""
+crash_run my-crash mariadb "mysql://dbgauge@127.0.0.1:1,127.0.0.1:$DG_MY_PORT/dbgauge" \
+    "env -u MYSQL_PWD mariadb -h127.0.0.1 -P$DG_MY_PORT -uroot -N -e \"SELECT count(*) FROM information_schema.processlist WHERE user = 'dbgauge' AND db = 'dbgauge'\"" \
+    "127.0.0.1:$DG_MY_PORT"
 revive_if_down mariadb
+
+# --- through ODBC (psqlodbc) to the same PostgreSQL: its lost link is a lost connection too ---
+PG_SO=$(dpkg -L odbc-postgresql 2>/dev/null | grep -m1 '/psqlodbcw.so$')
+if [[ -z $PG_SO ]]; then
+    not_ok "odbc: psqlodbc is installed" "no psqlodbcw.so (package odbc-postgresql)"
+else
+    export DG_ODBC_PASSWORD=$DG_PG_PASSWORD
+    run_dg "$T_TMP/odbc.json" "$T_TMP/odbc.err" tpcc run --target \
+        "odbc:Driver=$PG_SO;Server=127.0.0.1;Port=$DG_PG_PORT;Database=dbgauge;UID=dbgauge" --vus 3 --duration 14s \
+        --results "$RES" --json --fault "4s:$SERVERS crash pg && sleep 2 && $SERVERS revive pg"
+    check "odbc: the run completes (exit 0)" test "$RC" = 0
+    check "odbc: one outage reported" test "$(count_outages "$T_TMP/odbc.json")" = 1
+    num_cmp "odbc: ... of 2 s or more" "$(outage_field "$T_TMP/odbc.json" 0 duration_s || echo 0)" ">=" 2
+    num_cmp "odbc: commits after it" "$(outage_field "$T_TMP/odbc.json" 0 first_commit_s || echo -1)" ">" 0
+    revive_if_down pg
+fi
+
+# --- SQLite locked by another process for 2 s: the users wait (busy), nobody gives up -------
+SQ=$T_TMP/locked.db
+run_dg "$T_TMP/sqload.out" "$T_TMP/sqload.err" tpcc load --target "sqlite:$SQ" --warehouses 1
+cat >"$T_TMP/lock.py" <<EOF
+import sqlite3, time
+c = sqlite3.connect("$SQ", isolation_level=None)
+c.execute("BEGIN EXCLUSIVE")
+time.sleep(2)
+c.execute("ROLLBACK")
+EOF
+run_dg "$T_TMP/lock.json" "$T_TMP/lock.err" tpcc run --target "sqlite:$SQ" --vus 2 --duration 6s --results "$RES" \
+    --json --fault "2s:python3 $T_TMP/lock.py"
+check "sqlite lock: the run completes (exit 0)" test "$RC" = 0
+check "sqlite lock: the lock was taken (the fault exits 0)" test "$(json_get "$T_TMP/lock.json" faults.0.exit_status 2>/dev/null)" = 0
+"$DG" runs show "$(json_get "$T_TMP/lock.json" run_id 2>/dev/null)" --series --json --results "$RES" >"$T_TMP/lock.series.json" 2>/dev/null
+python3 -c 'import json, sys
+per = {p["second"]: sum(t["committed"] for t in p["transactions"].values()) for p in json.load(open(sys.argv[1]))["series"]}
+print(per.get(3, -1), min(per.get(5, 0), per.get(0, 0)))  # second 3 is inside the lock' "$T_TMP/lock.series.json" >"$T_TMP/lock.sec"
+read -r locked free <"$T_TMP/lock.sec"
+check "sqlite lock: nothing commits while the file is locked" test "${locked:-x}" = 0
+num_cmp "sqlite lock: commits before and after it" "${free:-0}" ">" 0
 
 # --- a reconnect timeout shorter than the outage: the users give up, the run is incomplete --
 run_dg "$T_TMP/giveup.json" "$T_TMP/giveup.err" tpcc run --target "$DG_PG_URL" --vus 2 --duration 12s \

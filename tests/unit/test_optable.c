@@ -23,7 +23,7 @@ static const char *good_value(const struct dg_opt *o, char *want, size_t n)
         {"monitor-device", "none", "none"},                {"db-memory", "3M", "3145728"},
         {"mem-cap", "32M", "33554432"},                     {"restart-cmd", "secret-cmd", "restart_cmd (not recorded)"},
         {"pg-datadir", "/tmp/pgd", "/tmp/pgd"},             {"pg-ctl", "/bin/true", ""},
-        {"no-monitor", NULL, "false"},
+        {"no-monitor", NULL, "false"},                     {"fault", "2s:true", "2s:true"},
     };
     for (size_t i = 0; i < sizeof custom / sizeof *custom; i++)
         if (!strcmp(o->name, custom[i].name)) {
@@ -64,10 +64,13 @@ static void json_text(const cJSON *j, const char *key, char *out, size_t n)
         snprintf(out, n, "%s", cJSON_IsTrue(v) ? "true" : "false");
     else if (cJSON_IsNumber(v))
         snprintf(out, n, "%.15g", v->valuedouble);
-    else if (cJSON_IsArray(v)) { /* a list option: its numbers joined by ',' as given */
+    else if (cJSON_IsArray(v)) { /* a list option: its numbers (or texts) joined by ',' as given */
         const cJSON *e;
         cJSON_ArrayForEach(e, v)
-            snprintf(out + strlen(out), n - strlen(out), "%s%.15g", out[0] ? "," : "", e->valuedouble);
+            if (cJSON_IsString(e))
+                snprintf(out + strlen(out), n - strlen(out), "%s%s", out[0] ? "," : "", e->valuestring);
+            else
+                snprintf(out + strlen(out), n - strlen(out), "%s%.15g", out[0] ? "," : "", e->valuedouble);
     } else if (v)
         snprintf(out, n, "?");
 }
@@ -82,6 +85,8 @@ static const char *needs(const char *name, const char **arg)
         return *arg = "sqlite:/tmp/a.db,sqlite:/tmp/b.db", "targets";
     if (!strcmp(name, "warmup"))
         return *arg = "9s", "duration";
+    if (!strcmp(name, "latency-limit"))
+        return *arg = "50", "rate";
     return NULL;
 }
 
