@@ -65,13 +65,14 @@ echo "  (each round: ${on[*]} with; ${off[*]} without)"
 
 # ---- (b) recovery after a hard stop --------------------------------------------------------
 echo
-echo "== (b) PostgreSQL stopped hard ${SECS}s-window, 3 s in, started 2 s later: outage against the server's time away"
+echo "== (b) PostgreSQL stopped hard 3 s into a ${SECS} s window and started 2 s later, $ROUNDS rounds per user count:"
+echo "   the outage dbgauge measures against the server's own time away (crash to 'ready to accept connections')"
 printf '  %5s %14s %14s %12s %10s %12s\n' users "server away s" "outage s" "added s" reconnects "recovery s"
 for n in 1 4; do
     for r in $(seq 1 "$ROUNDS"); do
         stamp=$TMP/crash.$n.$r
-        log=$DG_PG_DIR/revive.log
-        : >"$log"
+        log=$DG_PG_DIR/postgres.log  # pg_revive starts the server with -l this file
+        : >"$log" # append mode: the server goes on writing at the start
         "$DG" tpcc run --target "$DG_PG_URL" --vus "$n" --duration "${SECS}s" --results "$RES" --json --no-monitor \
             --fault "3s:date +%s.%N >$stamp && $ROOT/tests/servers.sh crash pg && sleep 2 && $ROOT/tests/servers.sh revive pg" \
             >"$TMP/rec.json" 2>"$TMP/rec.err" || { echo "  $n users: run failed: $(tail -n 1 "$TMP/rec.err")"; continue; }
@@ -86,7 +87,8 @@ away = ready - crash                              # the server's own time away
 # in the window's clock: the fault began at f.start_s (= crash), the outage ended at start + duration
 end = o["start_s"] + o["duration_s"]
 added = end - (f["start_s"] + away)
-print("  %5s %14.3f %14.3f %12.3f %10d %12.3f" % (sys.argv[4], away, o["duration_s"], added, o["reconnects"], o["recovery_s"]))
+rec = "%.3f" % o["recovery_s"] if o["recovery_s"] is not None else "not in run"
+print("  %5s %14.3f %14.3f %12.3f %10d %12s" % (sys.argv[4], away, o["duration_s"], added, o["reconnects"], rec))
 EOF
     done
 done
