@@ -144,8 +144,6 @@ static int run_through(struct fake_server *s, const struct dg_target *tg, enum d
     int rc = dg_runner_run(&cfg, res, &err);
     if (rc)
         printf("# run failed: %s\n", err.msg);
-    for (size_t i = 0; getenv("DEBUG") && i < res->series.n; i++)
-        printf("# second %lld committed %u reconnects %llu\n", (long long)res->series.pts[i].second, res->series.pts[i].target_committed[0], (unsigned long long)res->series.pts[i].reconnects);
     return rc;
 }
 
