@@ -8,16 +8,21 @@ VUS=${BENCH_VUS:-1 2 4}
 W=${BENCH_W:-4}
 declare -A RUN_CPU RUN_TPS # mode.users -> client CPU ms per transaction, TPS
 
-# bench_server pg|mariadb: a server of this script's own (tests/servers.sh), stopped at exit;
-# its env file sourced (DG_PG_* or DG_MY_*); TMP and RES (a results database) set.
+# bench_server SERVER...: servers of this script's own (tests/servers.sh: pg, mariadb, pgrep,
+# galera), all stopped at exit; their env file sourced (DG_PG_*, DG_MY_*, DG_PGR_*, DG_GAL_*);
+# TMP and RES (a results database) set. pgrep takes DG_PGR_STANDBYS and DG_PGR_SYNC from the
+# environment; `tests/servers.sh sync pgrep on|off` switches it between runs.
 bench_server() {
     [[ -x $DG ]] || { echo "bench: no $DG; build first (meson setup build && ninja -C build)" >&2; exit 1; }
-    BENCH_SERVER=$1
+    BENCH_SERVERS=("$@")
     TMP=$(mktemp -d /tmp/dg-bench.XXXXXX)
     export DG_SERVERS_ENV=$TMP/servers.env
-    trap '"$ROOT/tests/servers.sh" stop "$BENCH_SERVER" >/dev/null 2>&1; rm -rf "$TMP"' EXIT
+    trap 'for s in "${BENCH_SERVERS[@]}"; do "$ROOT/tests/servers.sh" stop "$s" >/dev/null 2>&1; done; rm -rf "$TMP"' EXIT
     trap 'exit 130' INT TERM
-    "$ROOT/tests/servers.sh" start "$1" 2>"$TMP/servers.log" || { cat "$TMP/servers.log" >&2; exit 1; }
+    local s
+    for s in "$@"; do
+        "$ROOT/tests/servers.sh" start "$s" 2>>"$TMP/servers.log" || { cat "$TMP/servers.log" >&2; exit 1; }
+    done
     # shellcheck disable=SC1090
     . "$DG_SERVERS_ENV"
     RES=$TMP/results.db

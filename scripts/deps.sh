@@ -2,7 +2,7 @@
 # deps.sh — makes sure the Debian packages dbgauge needs are installed: as root it installs
 # what is missing; as another user it prints the exact apt-get line and fails.
 #   scripts/deps.sh build   compiler, Meson, the libraries, node + npm (the report's chart library)
-#   scripts/deps.sh test    build + what the tests need (PostgreSQL and MariaDB servers, python3, chromium)
+#   scripts/deps.sh test    build + what the tests need (PostgreSQL and MariaDB servers, Galera, python3, chromium)
 #   scripts/deps.sh bench   test + the peers and profilers the bench/ scripts use
 #   scripts/deps.sh --list test   only print the packages
 set -euo pipefail
@@ -17,7 +17,8 @@ build_pkgs="gcc libc6-dev meson ninja-build pkg-config libsqlite3-dev libpq-dev 
 # (NodeSource) counts: ask for the Debian packages only when the commands are missing.
 command -v node >/dev/null 2>&1 || build_pkgs="$build_pkgs nodejs"
 command -v npm >/dev/null 2>&1 || build_pkgs="$build_pkgs npm"
-test_pkgs="$build_pkgs postgresql-15 postgresql-client-15 sqlite3 iproute2 time chromium mariadb-server mariadb-client unixodbc odbc-postgresql odbc-mariadb libsqliteodbc tdsodbc"
+# galera-4 and rsync: the Galera cluster of tests/servers.sh (its provider, its SST method)
+test_pkgs="$build_pkgs postgresql-15 postgresql-client-15 sqlite3 iproute2 time chromium mariadb-server mariadb-client galera-4 rsync unixodbc odbc-postgresql odbc-mariadb libsqliteodbc tdsodbc"
 bench_pkgs="$test_pkgs valgrind postgresql-contrib bc time sysbench"
 
 case ${1:-build} in

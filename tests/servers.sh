@@ -9,6 +9,18 @@
 #                                            again on the same port and data (an outage for tests)
 #   tests/servers.sh crash|revive pg|mariadb the two halves of restart, for a --fault command
 #   tests/servers.sh status
+# Replicated servers (tests/servers-ha.sh), started and stopped only when named (`all` is pg
+# and mariadb, as before):
+#   tests/servers.sh start|stop pgrep        a PostgreSQL primary and DG_PGR_STANDBYS (1 or 2)
+#                                            streaming standbys; DG_PGR_SYNC=on starts them
+#                                            synchronous (synchronous_standby_names)
+#   tests/servers.sh sync pgrep on|off|NAMES synchronous_standby_names on the primary
+#   tests/servers.sh crash|revive|restart pgrep [primary|standby1|standby2]   (default primary)
+#   tests/servers.sh promote pgrep [standby1|standby2]                         (default standby1)
+#   tests/servers.sh walrcv-stop|walrcv-cont pgrep [standby1|standby2]  SIGSTOP/SIGCONT its
+#                                            walreceiver: the standby takes no more WAL
+#   tests/servers.sh start|stop galera       a 3-node MariaDB Galera cluster
+#   tests/servers.sh crash|revive|restart galera 1|2|3   SIGKILL a node; start it again (IST)
 # The env file is tests/out/servers.env unless DG_SERVERS_ENV names another.
 set -uo pipefail
 
@@ -83,11 +95,14 @@ as_user() {
     if ((EUID == 0)); then runuser -u "$user" -- "$@"; else "$@"; fi
 }
 
+# has_file PATH: an executable, or a shared library (a .so is not executable)
+has_file() { [[ -x $1 || ($1 == *.so && -e $1) ]]; }
+
 # Installs Debian packages when root, or prints the exact command when not.
 need_packages() { # need_packages CHECK_PATH PACKAGES...
     local check=$1
     shift
-    [[ -x $check ]] && return 0
+    has_file "$check" && return 0
     if ((EUID != 0)); then
         say "missing $check; install it with:"
         say "  sudo apt-get install -y --no-install-recommends $*"
@@ -98,7 +113,7 @@ need_packages() { # need_packages CHECK_PATH PACKAGES...
     apt-get install -y --no-install-recommends "$@" ||
         { apt-get update && apt-get install -y --no-install-recommends "$@"; } ||
         return 1
-    [[ -x $check ]]
+    has_file "$check"
 }
 
 # ---- PostgreSQL ----------------------------------------------------------------------------
@@ -362,33 +377,60 @@ my_start() {
     say "mariadb: $(mariadbd --version | awk '{print $3}') on 127.0.0.1:$port, pid $pid, data $data"
 }
 
+# the replicated servers: pgr_* and gal_*
+# shellcheck source=tests/servers-ha.sh
+. "$ROOT/tests/servers-ha.sh"
+
 # ---- dispatch ------------------------------------------------------------------------------
 
 servers_for() {
     case ${1:-all} in
     pg | postgres | postgresql) echo pg ;;
     my | mariadb | mysql) echo my ;;
+    pgrep | pg-standby | pgr) echo pgr ;;
+    galera | gal) echo gal ;;
     all) echo pg my ;;
-    *) die "unknown server '$1' (known: pg, mariadb)" ;;
+    *) die "unknown server '$1' (known: pg, mariadb, pgrep, galera)" ;;
     esac
+}
+
+usage() {
+    echo "usage: $0 start|stop [pg|mariadb|pgrep|galera|all] | restart|crash|revive pg|mariadb" >&2
+    echo "       $0 restart|crash|revive pgrep [primary|standby1|standby2] | promote pgrep [standby1|standby2]" >&2
+    echo "       $0 sync pgrep on|off|NAMES | walrcv-stop|walrcv-cont pgrep [standby1|standby2]" >&2
+    echo "       $0 restart|crash|revive galera 1|2|3 | status" >&2
+    exit 2
 }
 
 cmd=${1:-}
 case $cmd in
 start)
-    for s in $(servers_for "${2:-all}"); do "${s}_start" || exit 1; done
+    list=$(servers_for "${2:-all}") || exit 2 # (servers_for dies in its subshell only)
+    for s in $list; do "${s}_start" || exit 1; done
     say "env: source $ENV_FILE"
     ;;
 stop)
+    list=$(servers_for "${2:-all}") || exit 2
     rc=0
-    for s in $(servers_for "${2:-all}"); do "${s}_stop" || rc=1; done
+    for s in $list; do "${s}_stop" || rc=1; done
     exit $rc
     ;;
 restart | crash | revive)
     case $(servers_for "${2:-}") in
     pg) "pg_$cmd" ;;
     my) "my_$cmd" ;;
-    *) die "$cmd takes one server: pg or mariadb" ;;
+    pgr) "pgr_$cmd" "${3:-primary}" ;;
+    gal) "gal_$cmd" "${3:-}" ;;
+    *) die "$cmd takes one server: pg, mariadb, pgrep MEMBER or galera NODE" ;;
+    esac
+    ;;
+promote | sync | walrcv-stop | walrcv-cont)
+    [[ $(servers_for "${2:-}") == pgr ]] || die "$cmd is for pgrep only"
+    case $cmd in
+    promote) pgr_promote "${3:-standby1}" ;;
+    sync) pgr_sync "${3:-on}" ;;
+    walrcv-stop) pgr_walrcv stop "${3:-standby1}" ;;
+    walrcv-cont) pgr_walrcv cont "${3:-standby1}" ;;
     esac
     ;;
 status)
@@ -398,10 +440,11 @@ status)
     [[ -n $pid ]] && { pid_alive "$pid" && say "pg: running (pid $pid)" || say "pg: dead (pid $pid)"; }
     pid=$(env_get DG_MY_PID)
     [[ -n $pid ]] && { pid_alive "$pid" && say "mariadb: running (pid $pid)" || say "mariadb: dead (pid $pid)"; }
+    pgr_status
+    gal_status_all
     exit 0
     ;;
 *)
-    echo "usage: $0 start|stop [pg|mariadb|all] | restart|crash|revive pg|mariadb | status" >&2
-    exit 2
+    usage
     ;;
 esac
