@@ -281,6 +281,13 @@ void dg_conn_where(const struct dg_conn_h *h, char *buf, size_t n)
         h->drv->conn_where(h->c, buf, n);
 }
 
+int dg_replication(const struct dg_conn_h *h, struct dg_repl_row *rows, int max, struct dg_err *err)
+{
+    if (!h->drv->replication)
+        return 0;
+    return h->drv->replication(h->c, rows, max, err);
+}
+
 int dg_cache_stats(const struct dg_conn_h *h, uint64_t *hits, uint64_t *misses, struct dg_err *err)
 {
     if (!h->drv->cache_stats)

@@ -86,6 +86,24 @@ struct dg_server_info {
     } settings[DG_MAX_SETTINGS];
 };
 
+/* One replication peer as a server sees it (the optional slot replication). A PostgreSQL
+ * primary gives one row per standby (pg_stat_replication); a standby one row about itself
+ * (name "self": replay lag from pg_last_xact_replay_timestamp(), bytes received and not yet
+ * replayed); a Galera node one row about itself (name "self", its wsrep_* status). A figure
+ * the engine does not have is -1, a text it does not have "". Plain value: no pointers. */
+#define DG_REPL_MAX 8
+struct dg_repl_row {
+    char name[48];  /* a standby's application_name (or address), or "self" */
+    char state[24]; /* "streaming", "catchup", ...; Galera wsrep_local_state_comment ("Synced") */
+    char sync[12];  /* PostgreSQL sync_state: "async", "sync", "potential", "quorum"; else "" */
+    double write_lag_s, flush_lag_s, replay_lag_s; /* PostgreSQL; a standby's own: replay lag */
+    double lag_bytes;                              /* WAL sent (or received) and not replayed */
+    /* Galera: wsrep_cluster_size, wsrep_flow_control_paused, wsrep_local_recv_queue,
+     * wsrep_local_send_queue, wsrep_local_cert_failures (cumulative). */
+    double cluster_size, flow_paused, recv_queue, send_queue, cert_failures;
+    int behind; /* 1: this server received changes it has not applied yet (catching up) */
+};
+
 /* Opaque per-driver objects. A driver's struct may carry anything; the core only passes them back. */
 struct dg_conn;
 struct dg_stmt;
@@ -197,6 +215,10 @@ struct dg_driver {
      * Unix socket, the file for an embedded engine): with several hosts in one target it says
      * where a reconnect landed. Never a password. Optional. */
     void (*conn_where)(struct dg_conn *c, char *buf, size_t n);
+    /* The server's replication as it sees it now: up to max rows (struct dg_repl_row);
+     * returns how many (0: the server does not replicate), -1 with err. Optional; called by
+     * the monitor once a second on a connection of its own, never on the hot path. */
+    int (*replication)(struct dg_conn *c, struct dg_repl_row *rows, int max, struct dg_err *err);
 
     /* ---- server control (optional) ---- */
     /* The engine's memory knob (bytes). DG_CAP_MEMORY_SESSION: it sets this connection's
@@ -218,6 +240,9 @@ struct dg_target {
     const struct dg_driver *drv;
     char url[1024];
     char redacted[1024];
+    /* 0: a database of its own. k > 0: a node of cluster k (--cluster: the nodes of one
+     * multi-primary database, e.g. Galera), the same data as the other nodes of k. */
+    int cluster;
 };
 
 /* Registry (src/drivers/registry.c): the drivers built into this binary, NULL-terminated. */
@@ -369,6 +394,9 @@ int dg_server_local(const struct dg_conn_h *h, char *data_dir, size_t n, long *p
 
 /* conn_where; without the slot "" (the driver does not say). */
 void dg_conn_where(const struct dg_conn_h *h, char *buf, size_t n);
+
+/* replication; without the slot 0 (nothing replicated, as far as the driver can tell). */
+int dg_replication(const struct dg_conn_h *h, struct dg_repl_row *rows, int max, struct dg_err *err);
 
 /* -- server control -- */
 /* set_memory; without the slot -1 with a DG_ERR_USER "not supported" error. */

@@ -36,7 +36,7 @@ void dg_err_clear(struct dg_err *err)
 const char *dg_retry_cause_name(enum dg_retry_cause c)
 {
     static const char *const names[DG_RETRY_NCAUSES] = {"other", "deadlock", "serialization",
-                                                         "lock_timeout", "busy"};
+                                                         "lock_timeout", "busy", "certification"};
     return c >= 0 && c < DG_RETRY_NCAUSES ? names[c] : "other";
 }
 

@@ -21,6 +21,7 @@ enum dg_retry_cause {
     DG_RETRY_SERIALIZATION,   /* 40001: the transaction could not be serialized */
     DG_RETRY_LOCK_TIMEOUT,    /* MySQL 1205, SQL Server 1222, PostgreSQL 55P03 */
     DG_RETRY_BUSY,            /* SQLite SQLITE_BUSY / SQLITE_LOCKED */
+    DG_RETRY_CERTIFICATION,   /* Galera: the cluster's certification aborted it (1213 from wsrep) */
     DG_RETRY_NCAUSES
 };
 
@@ -42,10 +43,11 @@ int dg_err_set(struct dg_err *err, enum dg_err_class cls, int code, const char *
     __attribute__((format(printf, 4, 5)));
 void dg_err_clear(struct dg_err *err);
 const char *dg_err_class_name(enum dg_err_class cls);
-/* "other", "deadlock", "serialization", "lock_timeout", "busy": the names stored and printed. */
+/* "other", "deadlock", "serialization", "lock_timeout", "busy", "certification": the names
+ * stored and printed. */
 const char *dg_retry_cause_name(enum dg_retry_cause c);
 /* The i-th cause (0 <= i < DG_RETRY_NCAUSES) in the order they are stored and shown:
- * deadlock, serialization, lock_timeout, busy, then other. */
+ * deadlock, serialization, lock_timeout, busy, certification, then other. */
 enum dg_retry_cause dg_retry_cause_at(int i);
 /* The cause an SQLSTATE names (40P01, 40001, 55P03), else DG_RETRY_OTHER. NULL is OTHER. */
 enum dg_retry_cause dg_retry_cause_of_sqlstate(const char *sqlstate);

@@ -109,6 +109,8 @@ struct dg_outage {
     double start_s;        /* the first connection error */
     double duration_s;     /* to the first connection made again: how long the server was away */
     double first_commit_s; /* to the first commit after it; -1: none before the run ended */
+    double last_commit_s;  /* the target's last commit before it, from the same origin as
+                            * start_s (its RTO is first_commit_s - last_commit_s); -1: none */
     double recovery_s;     /* to the end of the first second with at least 90% of the commits per
                             * second of the 10 s before start_s; -1: never in the run */
     uint64_t errors;       /* transactions that failed on it (connection errors) */

@@ -30,6 +30,15 @@ struct dg_ack {
 enum { DG_ACK_TPCC_NEW_ORDER = 1, DG_ACK_TPCC_PAYMENT = 2, DG_ACK_TPCC_BASELINE = 3 };
 struct dg_wl_cli;     /* core/wlcli.h */
 
+/* What an audit of a run's acknowledged writes found (TPC-C: New-Orders; workload's
+ * audit hook in core/wlcli.h), kept with the run for its failover figures (RPO). */
+struct dg_audit_summary {
+    int64_t acknowledged, found, lost, in_doubt, in_doubt_found;
+    int64_t lost_first_ms, lost_last_ms; /* when the first and last lost were acknowledged; 0 without */
+    int payment_lost;                    /* warehouses whose acknowledged money is missing */
+    int pass;                            /* 1: nothing acknowledged was lost */
+};
+
 struct dg_workload {
     const char *name;    /* as stored with each run: "tpcc" */
     const char *command; /* its dbgauge subcommand: "tpcc" */
@@ -47,6 +56,9 @@ struct dg_workload {
     const double *think_mean_s;
     /* Bytes of one terminal's state; the runner owns the memory and copies it to retry. */
     size_t terminal_size;
+    /* The read-only types (bit t for type t): with --read-target they run on a connection to
+     * the read target (a replica) through a second worker_open there. 0: none. */
+    unsigned read_only_types;
 
     /* Per connection: prepares statements. *wctx is the workload's, freed by worker_close. */
     int (*worker_open)(void *shared, struct dg_conn_h *conn, void **wctx, struct dg_err *err);

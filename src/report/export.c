@@ -17,7 +17,7 @@ static const char csv_header[] =
     "disk_write_iops,disk_await_ms,server_rss_bytes,server_read_mb_s,server_write_mb_s,"
     "cache_hits_per_s,cache_misses_per_s,"
     "experiment_id,experiment_step,rows_per_s,cache_hit_ratio,change_prev_pct,change_first_pct,swept,"
-    "retries_deadlock,retries_serialization,retries_lock_timeout,retries_busy,retries_other,in_doubt\n";
+    "retries_deadlock,retries_serialization,retries_lock_timeout,retries_busy,retries_certification,retries_other,in_doubt\n";
 enum { C_TYPE = 7, C_SECOND, C_PCT, C_THREADS, C_MEASURED, C_COMMITTED, C_ROLLBACKS, C_RETRIES,
        C_ERRORS, C_COUNT, C_AVG, C_P50, C_P90, C_P95, C_P99, C_MAX, C_LAT, C_NOPM, C_TPM, C_ROWS,
        C_BYTES, C_MBPS, C_MON, C_EXP = C_MON + 13, C_ESTEP, C_ROWSPS, C_HIT, C_DPREV, C_DFIRST,

@@ -106,6 +106,9 @@ static const char *const migrations[] = {
     /* 10: in-doubt errors, reconnects per second, the open loop's schedule, faults, outages and
      * acknowledged writes (store_faults.c) */
     dg_store_migration_faults,
+    /* 11: replication rows, the audit after a run, outages' last commit, certification
+     * retries, target roles and clusters (store_ha.c) */
+    dg_store_migration_ha,
 };
 #define NMIGRATIONS ((int)(sizeof migrations / sizeof *migrations))
 
@@ -278,7 +281,7 @@ int dg_store_put(struct dg_store *s, struct dg_run_record *r, struct dg_err *err
         "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
     static const char txn_sql[] =
         "INSERT INTO run_txn (run_id, seq, " DG_STORE_TXN_COLS ") "
-        "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
+        "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
     sqlite3_stmt *st = NULL;
     int rc = -1;
     if (exec(s->db, "BEGIN IMMEDIATE", err))
@@ -491,8 +494,9 @@ int dg_store_read_txn(sqlite3_stmt *st, int col, struct dg_txn_summary *x)
     x->retry_causes_known = sqlite3_column_type(st, col + 17) != SQLITE_NULL;
     for (int k = 0; k < DG_RETRY_NCAUSES; k++)
         x->retry_causes[dg_retry_cause_at(k)] = (uint64_t)sqlite3_column_int64(st, col + 17 + k);
-    x->in_doubt_known = sqlite3_column_type(st, col + 22) != SQLITE_NULL; /* NULL: before schema 10 */
-    x->in_doubt = (uint64_t)sqlite3_column_int64(st, col + 22);
+    const int in_doubt_col = col + 17 + DG_RETRY_NCAUSES; /* certification is NULL before schema 11: 0 */
+    x->in_doubt_known = sqlite3_column_type(st, in_doubt_col) != SQLITE_NULL; /* NULL: before schema 10 */
+    x->in_doubt = (uint64_t)sqlite3_column_int64(st, in_doubt_col);
     return decode_col(st, col + 11, &x->hist) || decode_col(st, col + 15, &x->service_hist) ? -1 : 0;
 }
 

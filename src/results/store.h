@@ -16,7 +16,7 @@
 #include "core/series.h"
 #include "core/workload.h"
 
-#define DG_STORE_SCHEMA_VERSION 10
+#define DG_STORE_SCHEMA_VERSION 11
 
 struct dg_txn_summary {
     char name[32];
@@ -36,12 +36,23 @@ struct dg_txn_summary {
 /* One target of a run with several targets at once (table run_target, its types in
  * run_target_txn). Latency over all its types together comes from the merge of its types'
  * histograms. */
+/* One row of a server's replication in one second of a run (core/driver.h). */
+struct dg_repl_point {
+    int64_t second; /* as the series' */
+    int target;     /* index of the target that told it */
+    struct dg_repl_row row;
+};
+
 struct dg_target_summary {
     int idx;               /* 0-based, in command-line order */
     char target[1024];     /* redacted */
     char engine[32], engine_version[64];
     char *settings_json;   /* owned */
     int warehouses, vus, workers_failed;
+    /* Schema 11: "" a database of its own, "read" (--read-target: the read-only transactions
+     * ran there), "node" (a node of cluster `cluster`, the same database as its other nodes). */
+    char role[8];
+    int cluster;
     /* The workload's headline figures over this target's counts (core/figures.h). */
     int nfigures;
     struct dg_figure figures[DG_MAX_FIGURES];
@@ -112,6 +123,13 @@ struct dg_run_record {
     int schedule_known;            /* 1 when those three were stored (schema 10 and later) */
     struct dg_ack *acks;           /* owned; put only */
     size_t nacks;
+    /* Schema 11: replication as each target saw it, one row per target, peer and second
+     * (table run_replication; always read back); the audit made after the run (run_audit:
+     * audited 0 when none was), for the failover figures. */
+    struct dg_repl_point *repl;    /* owned */
+    size_t nrepl;
+    int audited;
+    struct dg_audit_summary audit;
 };
 
 struct dg_store;

@@ -18,13 +18,14 @@ void dg_store_copy_col(sqlite3_stmt *st, int i, char *out, size_t n);
 /* Binds x's 23 columns (type ... p90_limit_ms, retries_deadlock ... retries_other, in_doubt:
  * the order of DG_STORE_TXN_COLS) from parameter i on; returns the next parameter's index. */
 int dg_store_bind_txn(sqlite3_stmt *st, int i, const struct dg_txn_summary *x);
-/* Reads the same 23 columns from column col on into x (which then owns its histograms).
+/* Reads the same 24 columns from column col on into x (which then owns its histograms).
  * Returns 0, or -1 when a histogram is damaged or memory ran out. */
 int dg_store_read_txn(sqlite3_stmt *st, int col, struct dg_txn_summary *x);
 #define DG_STORE_TXN_COLS                                                                          \
     "type, committed, rollbacks, retries, errors, avg_ms, p50_ms, p90_ms, p95_ms, p99_ms, max_ms, " \
     "histogram, service_p50_ms, service_p95_ms, service_p99_ms, service_histogram, p90_limit_ms, "   \
-    "retries_deadlock, retries_serialization, retries_lock_timeout, retries_busy, retries_other, "     \
+    "retries_deadlock, retries_serialization, retries_lock_timeout, retries_busy, "                    \
+    "retries_certification, retries_other, "                                                       \
     "in_doubt"
 
 /* store_targets.c: the per-target rows of r (run r->id), inside the caller's transaction. */
@@ -53,6 +54,7 @@ void dg_store_bind_legacy(sqlite3_stmt *st, int i, const struct dg_figure *figs,
  * outages and acknowledged writes of run r->id (put: inside the caller's transaction; get:
  * the schedule, faults and outages, never the acks: dg_store_get_acks). */
 extern const char dg_store_migration_faults[];
+extern const char dg_store_migration_ha[];
 int dg_store_put_faults(struct dg_store *s, const struct dg_run_record *r, struct dg_err *err);
 int dg_store_get_faults(struct dg_store *s, struct dg_run_record *r, struct dg_err *err);
 /* Frees r's faults, outages and acks. */

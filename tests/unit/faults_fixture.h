@@ -28,8 +28,8 @@ static void dg_fix_faults(struct dg_run_record *w)
 static void dg_fix_outages(struct dg_run_record *w)
 {
     const struct dg_outage o[] = {
-        {1, -1.5, 0.5, -1, -1, 3, 2, ""}, /* in order of start, as the runner gives them */
-        {0, 8.1, 3.4, 3.6, 5.0, 212, 57, "127.0.0.1:5432"},
+        {1, -1.5, 0.5, -1, -1, -1, 3, 2, ""}, /* in order of start, as the runner gives them */
+        {0, 8.1, 3.4, 3.6, 7.9, 5.0, 212, 57, "127.0.0.1:5432"},
     };
     memcpy(w->outages, o, sizeof o);
     w->noutages = 2;
