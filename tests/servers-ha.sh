@@ -361,16 +361,19 @@ pgr_walrcv_pid() {
     return 1
 }
 
-# pgr_walrcv stop|cont MEMBER: SIGSTOP or SIGCONT a standby's walreceiver. Stopped, it takes
-# no more WAL, so the primary's later commits are not on this standby (pg_wal_replay_pause()
-# would still receive and flush them); synchronous_commit waits for it if it is the sync one.
+# pgr_walrcv stop|cont|kill MEMBER: SIGSTOP, SIGCONT or SIGKILL a standby's walreceiver.
+# Stopped, it takes no more WAL, so the primary's later commits are not on this standby
+# (pg_wal_replay_pause() would still receive and flush them); synchronous_commit waits for it
+# if it is the sync one. Continued, it still reads what the kernel's socket buffers held (a
+# second or more of WAL); killed, that is dropped and the standby restarts its recovery from
+# what it had flushed: the way to fail over to a standby that really is behind.
 pgr_walrcv() {
     local how=$1 m wpid
     m=$(pgr_member "${2:-standby1}") || die "pgrep: unknown member '$2' (standby1, standby2)"
     [[ $m != primary ]] || die "pgrep: the primary has no walreceiver"
     wpid=$(pgr_walrcv_pid "$m") || die "pgrep: $m has no walreceiver running"
     kill "-${how^^}" "$wpid" || die "pgrep: kill -${how^^} $wpid failed"
-    say "pgrep: $m's walreceiver (pid $wpid): $([[ $how == stop ]] && echo stopped || echo continued)"
+    say "pgrep: $m's walreceiver (pid $wpid): $(case $how in stop) echo stopped ;; cont) echo continued ;; *) echo killed ;; esac)"
 }
 
 pgr_status() {

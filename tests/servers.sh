@@ -17,7 +17,7 @@
 #   tests/servers.sh sync pgrep on|off|NAMES synchronous_standby_names on the primary
 #   tests/servers.sh crash|revive|restart pgrep [primary|standby1|standby2]   (default primary)
 #   tests/servers.sh promote pgrep [standby1|standby2]                         (default standby1)
-#   tests/servers.sh walrcv-stop|walrcv-cont pgrep [standby1|standby2]  SIGSTOP/SIGCONT its
+#   tests/servers.sh walrcv-stop|walrcv-cont|walrcv-kill pgrep [standby1|standby2]  SIGSTOP/SIGCONT/SIGKILL its
 #                                            walreceiver: the standby takes no more WAL
 #   tests/servers.sh start|stop galera       a 3-node MariaDB Galera cluster
 #   tests/servers.sh crash|revive|restart galera 1|2|3   SIGKILL a node; start it again (IST)
@@ -397,7 +397,7 @@ servers_for() {
 usage() {
     echo "usage: $0 start|stop [pg|mariadb|pgrep|galera|all] | restart|crash|revive pg|mariadb" >&2
     echo "       $0 restart|crash|revive pgrep [primary|standby1|standby2] | promote pgrep [standby1|standby2]" >&2
-    echo "       $0 sync pgrep on|off|NAMES | walrcv-stop|walrcv-cont pgrep [standby1|standby2]" >&2
+    echo "       $0 sync pgrep on|off|NAMES | walrcv-stop|walrcv-cont|walrcv-kill pgrep [standby1|standby2]" >&2
     echo "       $0 restart|crash|revive galera 1|2|3 | status" >&2
     exit 2
 }
@@ -424,13 +424,14 @@ restart | crash | revive)
     *) die "$cmd takes one server: pg, mariadb, pgrep MEMBER or galera NODE" ;;
     esac
     ;;
-promote | sync | walrcv-stop | walrcv-cont)
+promote | sync | walrcv-stop | walrcv-cont | walrcv-kill)
     [[ $(servers_for "${2:-}") == pgr ]] || die "$cmd is for pgrep only"
     case $cmd in
     promote) pgr_promote "${3:-standby1}" ;;
     sync) pgr_sync "${3:-on}" ;;
     walrcv-stop) pgr_walrcv stop "${3:-standby1}" ;;
     walrcv-cont) pgr_walrcv cont "${3:-standby1}" ;;
+    walrcv-kill) pgr_walrcv kill "${3:-standby1}" ;;
     esac
     ;;
 status)

@@ -141,6 +141,12 @@ int dg_cmd_monitor_device_opt(const char *dev, const char **out, struct dg_err *
 /* The engine settings of si as a JSON object text (malloc'd, caller frees). */
 char *dg_settings_json(const struct dg_server_info *si);
 
+/* audit.c: after a run with an outage (or as --audit says), the workload's audit of the
+ * acknowledged writes on new connections to targets[0..n) into rec->audit (rec->audited 1);
+ * one that cannot be made is said on stderr and leaves rec as it was. */
+void dg_cmd_audit_after(const struct dg_wl_cli *cli, const struct dg_run_opts *c, const struct dg_target *const *targets,
+                        int n, struct dg_run_record *rec, const char *cmd);
+
 /* targets.c: several targets at once. */
 /* Splits the virtual users over n targets into out[n]: per_target each when per_target > 0,
  * else vus / n each with the remainder to the first ones. Prints a usage error and returns
@@ -151,6 +157,7 @@ struct dg_target_src {
     const struct dg_target *target;
     const struct dg_server_info *server;
     int warehouses;
+    const char *role; /* NULL, or the summary's role ("read", "node") */
 };
 /* After dg_record_fill (which saw the first target only): rec->target becomes every redacted
  * target joined by ", " (the first ones and "and N more" if that is too long), engine and

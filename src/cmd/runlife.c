@@ -25,6 +25,7 @@ struct life {
     const char *cmd;
     int n;
     struct life_target *ts;
+    struct life_target read; /* --read-target (read.t.drv NULL: none); the first target's shared state */
     void *shareds[DG_MAX_TARGETS];
     int split[DG_MAX_TARGETS];
     struct dg_conn_h keep; /* the first target's, around the run, for the measure hooks */
@@ -85,6 +86,22 @@ static int target_ready(struct life *L, int k, struct dg_rng *rng)
     return 0;
 }
 
+/* --read-target answers; it needs no shared state of its own (the primary's schema). */
+static int read_target_ready(struct life *L)
+{
+    struct dg_err e;
+    struct dg_conn_h h = {0};
+    if (dg_target_parse(L->p->c.read_target, &L->read.t, &e))
+        return dg_usage_error(L->cmd, "--read-target: %s", e.msg);
+    if (dg_connect(&L->read.t, NULL, &h, &L->err) || dg_server_info(&h, &L->read.si, &L->err)) {
+        dg_disconnect(&h);
+        fprintf(stderr, "dbgauge %s: --read-target %s is not ready: %s\n", L->cmd, L->read.t.redacted, L->err.msg);
+        return L->err.cls == DG_ERR_USER ? DG_EXIT_USAGE : DG_EXIT_FAILED;
+    }
+    dg_disconnect(&h);
+    return 0;
+}
+
 /* The memory knob first (one target only): what the run records is the engine after it;
  * then every target must be ready before anything is measured. */
 static int targets_ready(struct life *L)
@@ -105,6 +122,8 @@ static int targets_ready(struct life *L)
     for (int k = 0; k < L->n; k++)
         if ((rc = target_ready(L, k, &rng)))
             return rc;
+    if (c->read_target && (rc = read_target_ready(L)))
+        return rc;
     L->facts.server_blocks_hit = L->facts.server_blocks_read = -1;
     if (L->cli->facts)
         L->cli->facts(L->p->o, c, L->shareds, L->n, &L->facts);
@@ -126,6 +145,9 @@ static void start_line(const struct life *L)
     }
     if (L->n > 1)
         fprintf(stderr, "%d targets at once, %d virtual users in all, ", L->n, c->vus);
+    if (L->read.t.drv)
+        fprintf(stderr, "read-only transactions on %s (%s %s), ", L->read.t.redacted, L->read.si.engine,
+                L->read.si.version);
     if (c->model == DG_LOAD_RATE)
         fprintf(stderr, "open loop at %g/s (%s arrivals), ", c->rate,
                 c->arrivals == DG_ARRIVALS_UNIFORM ? "uniform" : "poisson");
@@ -200,7 +222,8 @@ static int measure(struct life *L)
                                 .tick = run_tick, .tick_ctx = L,
                                 .session_memory_bytes = L->mst->session_bytes,
                                 .reconnect_timeout_ns = c->reconnect_timeout_ns,
-                                .latency_limit_ns = c->latency_limit_ns, .no_acks = c->no_audit_log};
+                                .latency_limit_ns = c->latency_limit_ns, .no_acks = c->no_audit_log,
+                                .read_target = L->read.t.drv ? &L->read.t : NULL};
     if (L->n > 1) {
         cfg.ntargets = L->n;
         cfg.targets = tptr;
@@ -319,12 +342,15 @@ static int record(struct life *L)
     dg_record_fill(rec, &src, &L->res, wl->type_names);
     dg_cmd_monitor_end(&L->mon, rec);
     rec->warehouses = L->facts.scale;
-    if (L->n > 1) {
-        struct dg_target_src tsrc[DG_MAX_TARGETS];
+    if (L->n > 1 || L->read.t.drv) {
+        struct dg_target_src tsrc[DG_MAX_TARGETS + 1];
         for (int k = 0; k < L->n; k++)
             tsrc[k] = (struct dg_target_src){.target = &L->ts[k].t, .server = &L->ts[k].si,
                                              .warehouses = L->facts.target_scale[k]};
-        if (dg_record_fill_targets(rec, tsrc, L->n, &L->res, wl->type_names, figs, nfig, &fr))
+        int n = L->n;
+        if (L->read.t.drv) /* the same database, read behind the primary: no warehouses of its own */
+            tsrc[n++] = (struct dg_target_src){.target = &L->read.t, .server = &L->read.si, .role = "read"};
+        if (dg_record_fill_targets(rec, tsrc, n, &L->res, wl->type_names, figs, nfig, &fr))
             return dg_err_set(&L->err, DG_ERR_FATAL, 0, "out of memory");
     }
     rec->rate_asked = c->model == DG_LOAD_RATE ? c->rate : 0;
@@ -410,6 +436,10 @@ int dg_run_life(struct dg_life *l)
     if ((rc = measure(&L)) || (rc = record(&L) ? DG_EXIT_FAILED : 0))
         goto out;
     l->interrupted = L.res.interrupted;
+    const struct dg_target *tptr[DG_MAX_TARGETS];
+    for (int k = 0; k < L.n; k++)
+        tptr[k] = &L.ts[k].t;
+    dg_cmd_audit_after(L.cli, &l->p->c, tptr, L.n, &L.rec, L.cmd);
     rc = keep_and_show(&L);
 out:
     if (rc && l->step && !l->step->error[0])

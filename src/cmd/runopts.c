@@ -92,6 +92,27 @@ static void json_faults(const void *base, const struct dg_opt *o, cJSON *j)
     }
 }
 
+static int parse_read_target(void *base, const struct dg_opt *o, const char *arg, struct dg_err *err)
+{
+    (void)o;
+    struct dg_target t;
+    struct dg_err e;
+    if (dg_target_parse(arg, &t, &e))
+        return dg_err_set(err, DG_ERR_USER, 0, "--read-target: %s", e.msg);
+    ((struct dg_run_opts *)base)->read_target = arg;
+    return 0;
+}
+
+static void json_read_target(const void *base, const struct dg_opt *o, cJSON *j)
+{
+    const struct dg_run_opts *c = base;
+    char red[1024];
+    if (!c->read_target)
+        return;
+    dg_redact_url(c->read_target, red, sizeof red);
+    cJSON_AddStringToObject(j, o->json, red);
+}
+
 static int parse_device(void *base, const struct dg_opt *o, const char *arg, struct dg_err *err)
 {
     (void)o;
@@ -163,6 +184,7 @@ static void json_bytes_if_set(const void *base, const struct dg_opt *o, cJSON *j
 }
 
 static const char *const arrival_names[] = {"poisson", "uniform", NULL};
+static const char *const audit_names[] = {"outage", "always", "never", NULL};
 
 const struct dg_opt dg_run_optab[] = {
     {.name = "target", .metavar = "URL", .parse = parse_target, .json = "target", .json_fn = json_targets,
@@ -171,6 +193,10 @@ const struct dg_opt dg_run_optab[] = {
              "for several databases driven at once: --vus is split over them"},
     {.name = "targets", .metavar = "A,B,...", .subs = "run", .parse = parse_targets,
      .help = "several --target in one option (a job file's targets=)"},
+    {.name = "read-target", .metavar = "URL", .subs = "run", .parse = parse_read_target, .json = "read_target",
+     .json_fn = json_read_target,
+     .help = "a replica for the read-only transactions (TPC-C's Order-Status and\n"
+             "Stock-Level), as HammerDB's connect pool sends them to a readable secondary"},
     {.name = "vus", .kind = DG_OPT_INT, .metavar = "N", .subs = "run", .flags = DG_OF_SWEEP | DG_OF_HAS_SET,
      .off = OFF(vus), .set_off = OFF(vus_set), .min = 1, .max = 4096, .json = "vus",
      .help = "virtual users: one connection and one terminal each (default 1)"},
@@ -242,6 +268,10 @@ const struct dg_opt dg_run_optab[] = {
      .json = "no_audit_log",
      .help = "keep no record of the acknowledged writes (tpcc audit then has none to check;\n"
              "saves 32 bytes of memory per transaction)"},
+    {.name = "audit", .kind = DG_OPT_ENUM, .metavar = "WHEN", .subs = "run", .off = OFF(audit_when),
+     .names = audit_names, .json = "audit",
+     .help = "check after the run that every acknowledged write is in the database\n"
+             "(the failover's RPO): outage (default: when the run had one), always, never"},
     {.name = "drop-caches", .kind = DG_OPT_FLAG, .subs = "run", .flags = DG_OF_SWEEP | DG_OF_IF_SET,
      .off = OFF(mem.drop_caches), .json = "drop_caches",
      .help = "empty the kernel's page cache before the run (root only)"},
@@ -288,6 +318,8 @@ static int finish_targets(struct dg_run_opts *c, struct dg_err *err)
         return dg_err_set(err, DG_ERR_USER, 0, "--vus-per-target goes with several --target options");
     if (c->ntargets > 1 && c->model == DG_LOAD_THINK)
         return dg_err_set(err, DG_ERR_USER, 0, "--think-time takes one --target (its terminals share one timer heap)");
+    if (c->ntargets > 1 && c->read_target)
+        return dg_err_set(err, DG_ERR_USER, 0, "--read-target goes with one --target (the primary it reads behind)");
     if (c->ntargets > 1 && (c->mem.db_memory || c->mem.mem_cap || c->mem.drop_caches))
         return dg_err_set(err, DG_ERR_USER, 0, "--db-memory, --mem-cap and --drop-caches take one --target");
     if (c->vus_per_target)

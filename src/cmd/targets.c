@@ -62,7 +62,7 @@ int dg_record_fill_targets(struct dg_run_record *rec, const struct dg_target_src
     rec->warehouses = 0;
     for (int k = 0; k < n; k++) {
         add_distinct(rec->engine, sizeof rec->engine, "+", src[k].server->engine);
-        add_distinct(rec->engine_version, sizeof rec->engine_version, "+", src[k].server->version);
+        add_distinct(rec->engine_version, sizeof rec->engine_version, " + ", src[k].server->version); /* versions may hold "+" */
         rec->warehouses += src[k].warehouses;
     }
     if (n < 1 || !(rec->targets = calloc((size_t)n, sizeof *rec->targets)))
@@ -77,6 +77,8 @@ int dg_record_fill_targets(struct dg_run_record *rec, const struct dg_target_src
         snprintf(t->engine_version, sizeof t->engine_version, "%s", src[k].server->version);
         t->settings_json = dg_settings_json(src[k].server);
         t->warehouses = src[k].warehouses;
+        snprintf(t->role, sizeof t->role, "%s", src[k].role ? src[k].role : "");
+        t->cluster = src[k].target->cluster;
         t->vus = tr->workers;
         t->workers_failed = tr->workers_failed;
         t->ntypes = res->ntypes;

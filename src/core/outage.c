@@ -11,9 +11,15 @@
 
 #include "core/runner_internal.h"
 
+/* Targets with an outage tracker: the workers' ones and the read target. */
+static int tracked(const struct runner *r)
+{
+    return (r->cfg->ntargets > 0 ? r->cfg->ntargets : 1) + (r->read_index >= 0);
+}
+
 int dg_outage_setup(struct runner *r)
 {
-    int n = r->cfg->ntargets > 0 ? r->cfg->ntargets : 1;
+    int n = tracked(r);
     r->track = calloc((size_t)n, sizeof *r->track);
     if (!r->track)
         return -1;
@@ -57,6 +63,7 @@ static void close_open(struct runner *r, int target, dg_ns t, dg_ns end)
     o->start_s = secs(r->warm_end_ns, k->start);
     o->duration_s = secs(k->start, k->back ? k->back : t ? t : end);
     o->first_commit_s = t ? secs(k->start, t) : -1;
+    o->last_commit_s = k->last_commit ? secs(k->last_commit, k->start) : -1;
     o->recovery_s = -1;
     o->errors = k->errors;
     o->reconnects = k->reconnects;
@@ -70,6 +77,15 @@ void dg_outage_error(struct runner *r, int target, dg_ns t)
     if (!atomic_load_explicit(&k->open, memory_order_relaxed)) {
         k->start = t;
         k->back = 0;
+        k->last_commit = 0;
+        for (int i = 0; i < r->cfg->workers; i++) { /* the gap before it: part of its RTO */
+            const struct worker *w = &r->w[i];
+            dg_ns c = target == r->read_index ? atomic_load_explicit(&w->last_read_commit, memory_order_relaxed)
+                      : w->target == target   ? atomic_load_explicit(&w->last_commit, memory_order_relaxed)
+                                              : 0;
+            if (c > k->last_commit && c <= t)
+                k->last_commit = c;
+        }
         k->errors = k->reconnects = 0;
         k->back_on[0] = '\0';
         atomic_store_explicit(&k->open, 1, memory_order_relaxed);
@@ -132,7 +148,7 @@ static double recovery_of(const struct dg_outage *o, const struct dg_series *se)
 
 int dg_outage_finish(struct runner *r, const struct dg_series *se, dg_ns end, struct dg_run_result *res)
 {
-    int n = r->cfg->ntargets > 0 ? r->cfg->ntargets : 1;
+    int n = tracked(r);
     for (int k = 0; k < n; k++)
         if (atomic_load(&r->track[k].open))
             close_open(r, k, 0, end);

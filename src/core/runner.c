@@ -31,6 +31,17 @@ const char *dg_load_model_name(enum dg_load_model m)
     return "?";
 }
 
+/* Whether worker w's type t counts in target's share (every one when target < 0): with a
+ * read target, the read-only types are its share and the others the target's. */
+static int counts_in(const struct runner *r, const struct worker *w, int t, int target)
+{
+    if (target < 0)
+        return 1;
+    if (r->read_index >= 0)
+        return (target == r->read_index) == (int)(r->cfg->wl->read_only_types >> t & 1u);
+    return w->target == target;
+}
+
 /* Adds up the workers' counters of the phases in phase_mask: of one target, or of all when
  * target < 0. */
 static void sum_counts(struct runner *r, int phase_mask, int target, struct dg_type_counts *out)
@@ -39,11 +50,11 @@ static void sum_counts(struct runner *r, int phase_mask, int target, struct dg_t
     memset(out, 0, sizeof(struct dg_type_counts) * DG_MAX_TYPES);
     for (int i = 0; i < cfg->workers; i++)
         for (int ph = 0; ph < 2; ph++) {
-            if (target >= 0 && r->w[i].target != target)
-                continue;
             if (!(phase_mask & (1 << ph)))
                 continue;
             for (int t = 0; t < cfg->wl->ntypes; t++) {
+                if (!counts_in(r, &r->w[i], t, target))
+                    continue;
                 struct counters *c = &r->w[i].cnt[ph][t];
                 out[t].committed += atomic_load_explicit(&c->committed, memory_order_relaxed);
                 out[t].rollbacks += atomic_load_explicit(&c->rollbacks, memory_order_relaxed);
@@ -67,7 +78,7 @@ static struct dg_hist *merged(const struct runner *r, enum hist_kind kind, int t
     struct dg_hist *h = dg_hist_new();
     for (int i = 0; h && i < r->cfg->workers; i++) {
         const struct worker *w = &r->w[i];
-        if (target < 0 || w->target == target)
+        if (counts_in(r, w, t, target))
             dg_hist_merge(h, kind == H_LATENCY ? w->hist[t] : kind == H_SERVICE ? w->service[t] : w->lag);
     }
     return h;
@@ -77,16 +88,17 @@ static struct dg_hist *merged(const struct runner *r, enum hist_kind kind, int t
 static int fill_targets(struct runner *r, struct dg_run_result *res)
 {
     const struct dg_runner_cfg *cfg = r->cfg;
-    res->targets = calloc((size_t)cfg->ntargets, sizeof *res->targets);
+    int n = r->read_index >= 0 ? r->read_index + 1 : cfg->ntargets;
+    res->targets = calloc((size_t)n, sizeof *res->targets);
     if (!res->targets)
         return -1;
-    res->ntargets = cfg->ntargets;
-    for (int k = 0; k < cfg->ntargets; k++) {
+    res->ntargets = n;
+    for (int k = 0; k < n; k++) {
         struct dg_target_result *tr = &res->targets[k];
         sum_counts(r, 2, k, tr->counts);
-        tr->workers = cfg->target_workers[k];
+        tr->workers = k == r->read_index ? cfg->workers : cfg->ntargets ? cfg->target_workers[k] : cfg->workers;
         for (int i = 0; i < cfg->workers; i++)
-            tr->workers_failed += r->w[i].target == k && atomic_load(&r->w[i].state) == W_GAVE_UP;
+            tr->workers_failed += (k == r->read_index || r->w[i].target == k) && atomic_load(&r->w[i].state) == W_GAVE_UP;
         for (int t = 0; t < cfg->wl->ntypes; t++) {
             if (!(tr->hist[t] = merged(r, H_LATENCY, t, k)))
                 return -1;
@@ -177,6 +189,8 @@ static int setup_workers(struct runner *r, struct dg_err *err)
             return dg_err_set(err, DG_ERR_FATAL, 0, "out of memory");
         }
         w->feed.target = w->target;
+        w->feed.read_target = r->read_index;
+        w->feed.read_types = r->read_index >= 0 ? cfg->wl->read_only_types : 0;
     }
     if (dg_outage_setup(r)) {
         free_workers(r);
@@ -409,7 +423,7 @@ static int collect_results(struct runner *r, int created, struct watch *wt, dg_n
     }
     if (cfg->model != DG_LOAD_CLOSED)
         oom |= !(res->lag = merged(r, H_LAG, 0, -1));
-    if (oom || (cfg->ntargets > 0 && fill_targets(r, res)))
+    if (oom || ((cfg->ntargets > 0 || r->read_index >= 0) && fill_targets(r, res)))
         return dg_err_set(err, DG_ERR_FATAL, 0, "out of memory");
     for (int i = 0; i < cfg->workers; i++) {
         const struct worker *w = &r->w[i];
@@ -455,7 +469,10 @@ int dg_runner_run(const struct dg_runner_cfg *cfg, struct dg_run_result *res, st
 {
     memset(res, 0, sizeof *res);
     res->ntypes = cfg->wl->ntypes;
-    struct runner r = {.cfg = cfg};
+    struct runner r = {.cfg = cfg, .read_index = cfg->read_target ? (cfg->ntargets > 0 ? cfg->ntargets : 1) : -1};
+    if (cfg->read_target && (cfg->ntargets > 1 || !cfg->wl->read_only_types))
+        return dg_err_set(err, DG_ERR_USER, 0, "a read target takes one target and a workload with read-only "
+                                               "transactions");
     if (setup_workers(&r, err))
         return -1;
     if (cfg->model == DG_LOAD_THINK && setup_terminals(&r, err)) {

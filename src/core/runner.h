@@ -94,6 +94,11 @@ struct dg_runner_cfg {
      * worker's target was down are skipped. */
     dg_ns latency_limit_ns;
     int no_acks;                   /* 1: keep no acknowledged writes (the workload's take_ack unused) */
+    /* NULL, or a replica for the read-only types (wl->read_only_types; one target only): each
+     * worker holds a second connection there, opened with the same shared state. The result
+     * then has two per-target shares: [0] the other types on the target, [1] the read-only
+     * ones on the read target; outages of the read target are target 1's. */
+    const struct dg_target *read_target;
 };
 
 /* An arrival that starts more than this after its intended time is late (DG_LOAD_RATE): the
@@ -109,8 +114,8 @@ struct dg_outage {
     double start_s;        /* the first connection error */
     double duration_s;     /* to the first connection made again: how long the server was away */
     double first_commit_s; /* to the first commit after it; -1: none before the run ended */
-    double last_commit_s;  /* the target's last commit before it, from the same origin as
-                            * start_s (its RTO is first_commit_s - last_commit_s); -1: none */
+    double last_commit_s;  /* how long before start_s the target last committed (>= 0): its
+                            * RTO is last_commit_s + first_commit_s; -1: no commit before it */
     double recovery_s;     /* to the end of the first second with at least 90% of the commits per
                             * second of the 10 s before start_s; -1: never in the run */
     uint64_t errors;       /* transactions that failed on it (connection errors) */

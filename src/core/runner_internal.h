@@ -48,6 +48,7 @@ struct outage_track {
     _Atomic int open;  /* an outage is open: the target's next commit closes it */
     dg_ns start;       /* its first connection error */
     dg_ns back;        /* the first connection made again (0: none yet) */
+    dg_ns last_commit; /* the target's last commit before start (0: none) */
     uint64_t errors, reconnects;
     char back_on[128];
 };
@@ -60,6 +61,9 @@ struct worker {
     pthread_t th;
     struct dg_conn_h conn;
     void *wctx;
+    struct dg_conn_h rconn;   /* cfg->read_target: the read-only types' connection and context */
+    void *rwctx;
+    dg_ns rconn_since;
     unsigned char *term, *saved;
     struct counters cnt[2][DG_MAX_TYPES];
     struct dg_hist *hist[DG_MAX_TYPES];
@@ -71,6 +75,9 @@ struct worker {
     char first_error[512];
     dg_ns finished_ns;
     dg_ns conn_since;              /* when its current connection was made */
+    _Atomic dg_ns last_commit;     /* its last commit (0: none); written by the worker only,
+                                    * read when an outage of its target opens */
+    _Atomic dg_ns last_read_commit; /* the same on the read target's connection */
     dg_ns skip_before;             /* DG_LOAD_RATE: arrivals due before this fell in an outage */
     uint64_t arrivals, late, skipped; /* DG_LOAD_RATE, measured window; read after the join */
     struct ack_chunk *acks, *acks_tail; /* owned; freed with the worker */
@@ -106,6 +113,7 @@ struct runner {
     struct outage_track *track;  /* one per target (1 with one target), owned */
     struct dg_outage *outages;   /* closed ones, owned until handed to the result */
     int noutages, outages_cap;
+    int read_index;              /* cfg->read_target: its index among the targets (-1: none) */
 };
 
 /* outage.c: the outage tracker. Every time is the monotonic clock. */

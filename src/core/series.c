@@ -85,6 +85,8 @@ static struct dg_sec_acc *acc_for(struct dg_sec_feed *f, int64_t second)
         memset(a->hist, 0, sizeof a->hist);
         a->reconnects = 0;
         a->target = f->target;
+        a->read_types = f->read_types;
+        a->read_target = f->read_target;
         a->second = second;
         a->used = 1;
         atomic_store_explicit(&f->at_second, second, memory_order_release);
@@ -187,15 +189,21 @@ static void add_counts(struct dg_sec_counts *to, const struct dg_sec_counts *fro
 }
 
 /* What a worker's second adds beside the per-type counts: its reconnects, and its commits
- * under its target. */
+ * under its target (the read-only types' under the read target, when there is one). */
 static void add_extras(uint64_t *reconnects, uint32_t *target_committed, const struct dg_sec_acc *a, int ntypes)
 {
-    uint64_t committed = 0;
-    for (int t = 0; t < ntypes; t++)
-        committed += a->c[t].committed;
+    uint64_t committed = 0, read = 0;
+    for (int t = 0; t < ntypes; t++) {
+        if (a->read_types >> t & 1u)
+            read += a->c[t].committed;
+        else
+            committed += a->c[t].committed;
+    }
     *reconnects += a->reconnects;
     if (a->target >= 0 && a->target < DG_SERIES_TARGETS)
         target_committed[a->target] += (uint32_t)committed;
+    if (read && a->read_target >= 0 && a->read_target < DG_SERIES_TARGETS)
+        target_committed[a->read_target] += (uint32_t)read;
 }
 
 static int merge_acc(struct dg_series *s, const struct dg_sec_acc *a)

@@ -28,6 +28,8 @@ struct dg_sec_acc {
     int64_t second;
     int used;
     int target;          /* the worker's target (from its feed) */
+    unsigned read_types; /* types counted under read_target instead (from its feed) */
+    int read_target;
     uint64_t reconnects; /* connection attempts after a lost connection, this second */
     uint32_t target_committed[DG_SERIES_TARGETS]; /* the collector's merges only: per target */
     struct dg_sec_counts c[DG_MAX_TYPES];
@@ -42,6 +44,8 @@ struct dg_sec_feed {
     _Atomic int64_t at_second; /* the second the worker is filling now */
     _Atomic int closed;        /* the worker will publish nothing more */
     int target;                /* the worker's target, set after dg_sec_feed_init */
+    unsigned read_types;       /* with a read target: the types that ran there (else 0) */
+    int read_target;           /* its index in target_committed */
 };
 
 enum dg_outcome { DG_OUT_COMMIT = 0, DG_OUT_ROLLBACK, DG_OUT_ERROR };

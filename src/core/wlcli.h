@@ -31,6 +31,7 @@ struct dg_memory_opts {
 struct dg_run_opts {
     const char *target;                  /* the first target (default sqlite:tpcc.db) */
     const char *targets[DG_MAX_TARGETS]; /* every --target, in order */
+    const char *read_target;             /* --read-target: the read-only types run there (NULL: none) */
     int ntargets;
     char targets_list[8192]; /* --targets A,B,...: a copy, split in place */
     int vus, vus_set, vus_per_target;
@@ -60,7 +61,10 @@ struct dg_run_opts {
     int nfaults;
     dg_ns reconnect_timeout_ns, latency_limit_ns;
     int no_audit_log;
+    int audit_when; /* enum dg_audit_when: when the run life audits the acknowledged writes */
 };
+/* --audit: after a run that had an outage (default), after every run, or never. */
+enum dg_audit_when { DG_AUDIT_AFTER_OUTAGE = 0, DG_AUDIT_ALWAYS, DG_AUDIT_NEVER };
 
 /* What a run's record needs from the workload, beyond the counts (cmd/ writes the record). */
 struct dg_run_facts {
@@ -159,6 +163,11 @@ struct dg_wl_cli {
     /* Optional, on a connection to the first target kept open around the measured run. */
     void (*measure_begin)(void *shared, struct dg_conn_h *h);
     void (*measure_end)(void *shared, struct dg_conn_h *h, uint64_t txns, struct dg_run_facts *f);
+    /* Optional: after the run, checks its acknowledged writes (acks, those of every target)
+     * on one new connection per target (h[k] to target k): what a failover lost, its RPO.
+     * Returns 0 with *out filled, -1 with err. NULL: the workload keeps nothing to audit. */
+    int (*audit)(struct dg_conn_h *h, int n, const struct dg_ack *acks, size_t nacks,
+                 struct dg_audit_summary *out, struct dg_err *err);
 };
 
 /* The subcommand called name of cli, or NULL. */

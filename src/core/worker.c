@@ -38,19 +38,53 @@ static void *shared_of(const struct worker *w)
     return cfg->ntargets > 0 ? cfg->shareds[w->target] : cfg->shared;
 }
 
-static int open_worker(struct worker *w, struct dg_err *err)
+/* Opens the worker's connection to its target (read 0) or to the read target (read 1) and
+ * the workload's context on it. */
+static int open_conn(struct worker *w, int read, struct dg_err *err)
 {
     const struct dg_runner_cfg *cfg = w->r->cfg;
     char app[32];
-    snprintf(app, sizeof app, "dbgauge-w%d", w->index + 1);
+    snprintf(app, sizeof app, "dbgauge-%c%d", read ? 'r' : 'w', w->index + 1);
     struct dg_connect_opts co = {.application = app, .memory_bytes = cfg->session_memory_bytes};
-    if (dg_connect(target_of(w), &co, &w->conn, err))
+    struct dg_conn_h *h = read ? &w->rconn : &w->conn;
+    if (dg_connect(read ? cfg->read_target : target_of(w), &co, h, err))
         return -1;
-    if (cfg->wl->worker_open(shared_of(w), &w->conn, &w->wctx, err)) {
-        dg_disconnect(&w->conn);
+    if (cfg->wl->worker_open(shared_of(w), h, read ? &w->rwctx : &w->wctx, err)) {
+        dg_disconnect(h);
         return -1;
     }
     return 0;
+}
+
+static void close_read_conn(struct worker *w)
+{
+    if (w->rwctx)
+        w->r->cfg->wl->worker_close(w->rwctx);
+    w->rwctx = NULL;
+    dg_disconnect(&w->rconn);
+}
+
+static int open_worker(struct worker *w, struct dg_err *err)
+{
+    if (open_conn(w, 0, err))
+        return -1;
+    if (w->r->cfg->read_target && open_conn(w, 1, err)) {
+        dg_worker_close(w);
+        return -1;
+    }
+    return 0;
+}
+
+/* Whether a transaction of type runs on the read target's connection. */
+static inline int on_read(const struct worker *w, int type)
+{
+    return w->r->read_index >= 0 && (w->r->cfg->wl->read_only_types >> type & 1u);
+}
+
+/* The target index a transaction of type counts under (outages, acks). */
+static inline int target_for(const struct worker *w, int type)
+{
+    return on_read(w, type) ? w->r->read_index : w->target;
 }
 
 /* Publishes this worker's connection's cache counters (cfg->conn_cache only). */
@@ -77,6 +111,7 @@ void dg_worker_close(struct worker *w)
         w->r->cfg->wl->worker_close(w->wctx);
     w->wctx = NULL;
     dg_disconnect(&w->conn);
+    close_read_conn(w);
 }
 
 /* What a worker runs next: a terminal, a type and when it was due. */
@@ -220,14 +255,17 @@ static void run_txn(struct worker *w, struct job *j, struct outcome *o)
     const struct dg_runner_cfg *cfg = w->r->cfg;
     const struct dg_workload *wl = cfg->wl;
     memcpy(w->saved, j->term, wl->terminal_size);
+    const int read = on_read(w, j->type);
+    void *ctx = read ? w->rwctx : w->wctx;
+    const struct dg_conn_h *conn = read ? &w->rconn : &w->conn;
     o->t0 = dg_now_ns();
     o->tries = 0; /* causes: zeroed at the first retry only, no work on the common path */
     for (;;) {
-        o->rc = wl->run(w->wctx, j->term, j->type, &o->err);
+        o->rc = wl->run(ctx, j->term, j->type, &o->err);
         if (o->rc == 0 || o->err.cls == DG_ERR_EXPECTED)
             break;
         struct dg_err ignore;
-        dg_rollback(&w->conn, &ignore);
+        dg_rollback(conn, &ignore);
         if (o->err.cls != DG_ERR_RETRY || (int)o->tries >= cfg->max_retries)
             break;
         if (!o->tries++)
@@ -276,7 +314,7 @@ static void account(struct worker *w, const struct job *j, const struct outcome 
     }
     if (cfg->wl->take_volume) {
         uint64_t rows = 0, bytes = 0;
-        cfg->wl->take_volume(w->wctx, &rows, &bytes);
+        cfg->wl->take_volume(on_read(w, j->type) ? w->rwctx : w->wctx, &rows, &bytes);
         bump(&c->rows, rows);
         bump(&c->bytes, bytes);
     }
@@ -311,20 +349,30 @@ static int reconnect(struct worker *w, int type)
 {
     struct runner *r = w->r;
     const struct dg_runner_cfg *cfg = r->cfg;
+    const int read = on_read(w, type); /* only the connection that was lost */
     atomic_store(&w->state, W_RECONNECTING);
-    dg_worker_close(w);
+    if (read)
+        close_read_conn(w);
+    else
+        dg_worker_close(w);
     dg_ns lost = dg_now_ns();
     for (;;) {
         struct dg_err e;
-        int ok = open_worker(w, &e) == 0;
+        int ok = (read ? open_conn(w, 1, &e) : open_worker(w, &e)) == 0;
         dg_ns now = dg_now_ns();
         char where[128] = "";
         if (ok)
-            dg_conn_where(&w->conn, where, sizeof where);
+            dg_conn_where(read ? &w->rconn : &w->conn, where, sizeof where);
         dg_sec_note_reconnect(&w->feed, second_of(now, r->warm_end_ns));
-        dg_outage_attempt(r, w->target, ok, now, where);
+        dg_outage_attempt(r, target_for(w, type), ok, now, where);
+        if (ok && read) {
+            w->rconn_since = now;
+            atomic_store(&w->state, W_RUNNING);
+            return GO_ON;
+        }
         if (ok) {
             w->conn_since = w->skip_before = now;
+            w->rconn_since = now;
             atomic_store(&w->state, W_RUNNING);
             return GO_ON;
         }
@@ -352,7 +400,7 @@ static int after_error(struct worker *w, int type, const struct outcome *o, int 
 {
     note_error(w, type, &o->err);
     if (o->err.cls == DG_ERR_CONN) {
-        dg_outage_error(w->r, w->target, o->t1);
+        dg_outage_error(w->r, target_for(w, type), o->t1);
         *consecutive = 0;
         return reconnect(w, type);
     }
@@ -360,14 +408,14 @@ static int after_error(struct worker *w, int type, const struct outcome *o, int 
 }
 
 /* Keeps the write an acknowledged (or in-doubt) transaction made, for the audit. */
-static void keep_ack(struct worker *w, const struct outcome *o)
+static void keep_ack(struct worker *w, int type, const struct outcome *o)
 {
     const struct dg_workload *wl = w->r->cfg->wl;
     int doubt = o->rc != 0 && o->err.in_doubt;
     if (!wl->take_ack || w->r->cfg->no_acks || (o->rc != 0 && !doubt))
         return;
     struct dg_ack a;
-    if (!wl->take_ack(w->wctx, &a))
+    if (!wl->take_ack(on_read(w, type) ? w->rwctx : w->wctx, &a))
         return;
     struct ack_chunk *c = w->acks_tail;
     if (!c || c->n == c->cap) {
@@ -422,7 +470,7 @@ void *dg_worker_main(void *arg)
         goto out;
     }
     atomic_store(&w->state, W_RUNNING);
-    w->conn_since = dg_now_ns();
+    w->conn_since = w->rconn_since = dg_now_ns();
     const int counted = cfg->txns_per_worker > 0;
     uint64_t done = 0;
     int consecutive_errors = 0;
@@ -435,14 +483,21 @@ void *dg_worker_main(void *arg)
         done++;
         if (cfg->model == DG_LOAD_THINK)
             reschedule(w, &j, o.t1);
-        keep_ack(w, &o); /* warm-up and after-window ones too: the database has them */
+        keep_ack(w, j.type, &o); /* warm-up and after-window ones too: the database has them */
         if (o.t1 > atomic_load_explicit(&r->end_ns, memory_order_relaxed))
             break; /* finished after the window (or after Ctrl-C): not counted */
         account(w, &j, &o, counted || o.t1 >= r->warm_end_ns ? PH_MEASURE : PH_WARM);
         if (o.rc == 0 || o.err.cls == DG_ERR_EXPECTED) {
             consecutive_errors = 0;
-            if (o.rc == 0 && dg_outage_open(r, w->target))
-                dg_outage_commit(r, w->target, w->conn_since, o.t1);
+            if (o.rc == 0 && !on_read(w, j.type)) {
+                atomic_store_explicit(&w->last_commit, o.t1, memory_order_relaxed);
+                if (dg_outage_open(r, w->target))
+                    dg_outage_commit(r, w->target, w->conn_since, o.t1);
+            } else if (o.rc == 0) {
+                atomic_store_explicit(&w->last_read_commit, o.t1, memory_order_relaxed);
+                if (dg_outage_open(r, r->read_index))
+                    dg_outage_commit(r, r->read_index, w->rconn_since, o.t1);
+            }
             continue;
         }
         int next = after_error(w, j.type, &o, &consecutive_errors);

@@ -67,6 +67,40 @@ static void fault_line(FILE *out, const struct dg_fault_event *f)
     fprintf(out, "%s)\n", exit_words(f->exit_status, ex, sizeof ex));
 }
 
+/* The failover's RTO, recovery and RPO, and the audit behind the RPO. */
+static void failover_text(FILE *out, const struct dg_run_record *r)
+{
+    struct dg_failover f;
+    char who[32], rec[32];
+    if (dg_run_failover(r, &f)) {
+        fprintf(out, "  failover %sRTO ", target_words(r, f.target, who, sizeof who));
+        if (f.rto_s >= 0)
+            fprintf(out, "%.1f s", f.rto_s);
+        else
+            fprintf(out, "not over when the run ended");
+        fprintf(out, " (no commit in between), recovery %s", after(f.recovery_s, rec, sizeof rec));
+        if (!f.audited)
+            fprintf(out, "; RPO not audited\n");
+        else if (!f.lost)
+            fprintf(out, "; RPO 0: no acknowledged write lost\n");
+        else
+            fprintf(out, "; RPO %lld acknowledged write%s lost, %.1f s of acknowledged work\n", (long long)f.lost,
+                    f.lost == 1 ? "" : "s", f.lost_seconds);
+    }
+    if (!r->audited)
+        return;
+    const struct dg_audit_summary *a = &r->audit;
+    fprintf(out, "  audit    %lld acknowledged, %lld found, %lld lost; %lld in doubt, %lld of them found",
+            (long long)a->acknowledged, (long long)a->found, (long long)a->lost, (long long)a->in_doubt,
+            (long long)a->in_doubt_found);
+    if (a->lost)
+        fprintf(out, "; the lost acknowledged from %.3f s to %.3f s", (double)a->lost_first_ms / 1e3,
+                (double)a->lost_last_ms / 1e3);
+    if (a->payment_lost)
+        fprintf(out, "; money missing in %d warehouse%s", a->payment_lost, a->payment_lost == 1 ? "" : "s");
+    fprintf(out, ": %s\n", a->pass ? "pass" : "FAIL");
+}
+
 static double fault_time(const struct dg_fault_event *f) { return f->start_s >= 0 ? f->start_s : f->offset_s; }
 
 void dg_report_events_text(FILE *out, const struct dg_run_record *r)
@@ -80,6 +114,7 @@ void dg_report_events_text(FILE *out, const struct dg_run_record *r)
         else
             outage_line(out, r, &r->outages[j++]);
     }
+    failover_text(out, r);
 }
 
 void dg_report_in_doubt_text(FILE *out, const struct dg_run_record *r)
@@ -117,6 +152,42 @@ static void add_time(cJSON *o, const char *key, double s)
         cJSON_AddNumberToObject(o, key, s);
 }
 
+/* "failover": {target, rto_s, recovery_s, lost, lost_seconds} (null where not known) and
+ * "audit": what the audit after the run found, when one was made. */
+static void failover_json(cJSON *o, const struct dg_run_record *r)
+{
+    struct dg_failover f;
+    if (dg_run_failover(r, &f)) {
+        cJSON *j = cJSON_AddObjectToObject(o, "failover");
+        cJSON_AddNumberToObject(j, "target", f.target + 1);
+        add_time(j, "rto_s", f.rto_s);
+        add_time(j, "recovery_s", f.recovery_s);
+        if (f.audited)
+            cJSON_AddNumberToObject(j, "lost", (double)f.lost);
+        else
+            cJSON_AddNullToObject(j, "lost");
+        add_time(j, "lost_seconds", f.lost_seconds);
+    }
+    if (!r->audited)
+        return;
+    const struct dg_audit_summary *a = &r->audit;
+    cJSON *j = cJSON_AddObjectToObject(o, "audit");
+    cJSON_AddNumberToObject(j, "acknowledged", (double)a->acknowledged);
+    cJSON_AddNumberToObject(j, "found", (double)a->found);
+    cJSON_AddNumberToObject(j, "lost", (double)a->lost);
+    cJSON_AddNumberToObject(j, "in_doubt", (double)a->in_doubt);
+    cJSON_AddNumberToObject(j, "in_doubt_found", (double)a->in_doubt_found);
+    if (a->lost) {
+        cJSON_AddNumberToObject(j, "lost_first_ms", (double)a->lost_first_ms);
+        cJSON_AddNumberToObject(j, "lost_last_ms", (double)a->lost_last_ms);
+    } else {
+        cJSON_AddNullToObject(j, "lost_first_ms");
+        cJSON_AddNullToObject(j, "lost_last_ms");
+    }
+    cJSON_AddNumberToObject(j, "payment_lost", a->payment_lost);
+    cJSON_AddBoolToObject(j, "pass", a->pass);
+}
+
 void dg_report_events_json(cJSON *o, const struct dg_run_record *r)
 {
     cJSON *outages = cJSON_AddArrayToObject(o, "outages");
@@ -130,6 +201,8 @@ void dg_report_events_json(cJSON *o, const struct dg_run_record *r)
         cJSON_AddNumberToObject(j, "reconnects", (double)x->reconnects);
         add_time(j, "first_commit_s", x->first_commit_s);
         add_time(j, "recovery_s", x->recovery_s);
+        add_time(j, "last_commit_s", x->last_commit_s);
+        add_time(j, "rto_s", dg_outage_rto(x));
         cJSON_AddStringToObject(j, "back_on", x->back_on);
         cJSON_AddItemToArray(outages, j);
     }
@@ -144,6 +217,7 @@ void dg_report_events_json(cJSON *o, const struct dg_run_record *r)
         cJSON_AddStringToObject(j, "command", f->command);
         cJSON_AddItemToArray(faults, j);
     }
+    failover_json(o, r);
     if (!strcmp(r->load_model, "rate") && dg_run_schedule_counted(r)) {
         cJSON *s = cJSON_AddObjectToObject(o, "schedule");
         cJSON_AddNumberToObject(s, "arrivals", (double)r->arrivals);

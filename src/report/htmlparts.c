@@ -167,8 +167,27 @@ static void event_row(FILE *out, const char *attr, int k, const double *x, const
     fprintf(out, "</td></tr>\n");
 }
 
+/* The failover's figures together: RTO, recovery, RPO (lost writes and seconds of them). */
+static void failover_table(FILE *out, const struct dg_run_record *r)
+{
+    struct dg_failover f;
+    if (!dg_run_failover(r, &f))
+        return;
+    fprintf(out, "<h3>failover (RTO: no commit from the last before the outage to the first after it; RPO: the "
+                 "audit after the run)</h3><table class=\"data failover\"><thead><tr><th>target</th><th>RTO s</th>"
+                 "<th>recovery s</th><th>acknowledged writes lost</th><th>seconds of them</th><th>audit</th>"
+                 "</tr></thead><tbody>\n");
+    const double x[] = {f.target + 1, came(f.rto_s), came(f.recovery_s), f.audited ? (double)f.lost : NAN,
+                        came(f.lost_seconds)};
+    const int d[] = {0, 3, 3, 0, 3};
+    event_row(out, "data-failover", 0, x, d, sizeof x / sizeof *x,
+              !r->audited ? "not made" : r->audit.pass ? "pass" : "FAIL");
+    fprintf(out, "</tbody></table>\n");
+}
+
 void dg_html_events(FILE *out, const struct dg_run_record *r)
 {
+    failover_table(out, r);
     if (r->noutages) {
         fprintf(out, "<h3>outages (seconds from the start of the measured window; after: from the outage's start)</h3>"
                      "<table class=\"data outages\"><thead><tr><th>#</th><th>target</th><th>start s</th>"

@@ -105,3 +105,36 @@ int dg_run_kept_up(const struct dg_run_record *r)
         return (r->late + r->skipped) * 100 <= r->arrivals;
     return dg_run_per_s(r, (double)dg_run_completed(r)) >= 0.95 * r->rate_asked && r->lag_p99_ms < 100;
 }
+
+double dg_outage_rto(const struct dg_outage *o)
+{
+    if (o->first_commit_s < 0)
+        return -1;
+    return o->first_commit_s + (o->last_commit_s > 0 ? o->last_commit_s : 0);
+}
+
+int dg_run_failover(const struct dg_run_record *r, struct dg_failover *f)
+{
+    if (!r->noutages)
+        return 0;
+    int best = 0;
+    for (int k = 1; k < r->noutages; k++) { /* one that never ended counts as the longest */
+        double a = dg_outage_rto(&r->outages[k]), b = dg_outage_rto(&r->outages[best]);
+        if (b >= 0 && (a < 0 || a > b))
+            best = k;
+    }
+    const struct dg_outage *o = &r->outages[best];
+    double gap = o->last_commit_s > 0 ? o->last_commit_s : 0;
+    *f = (struct dg_failover){.outage = best, .target = o->target, .rto_s = dg_outage_rto(o),
+                              .recovery_s = o->recovery_s >= 0 ? o->recovery_s + gap : -1,
+                              .audited = r->audited, .lost = r->audited ? r->audit.lost : -1,
+                              .lost_seconds = -1};
+    if (r->audited && r->audit.lost > 0) {
+        double last_ms = (o->start_s - gap) * 1000.0; /* the last commit before the outage */
+        double s = (last_ms - (double)r->audit.lost_first_ms) / 1000.0;
+        f->lost_seconds = s > 0 ? s : 0;
+    } else if (r->audited) {
+        f->lost_seconds = 0;
+    }
+    return 1;
+}

@@ -37,6 +37,25 @@ int dg_run_same_fig(const struct dg_run_record *a, const struct dg_run_record *b
  * open loop's schedule were recorded (schema 10 on): its zeros and empty lists then mean none,
  * not "not recorded". */
 int dg_run_events_recorded(const struct dg_run_record *r);
+/* What a failover cost, from r's outages and the audit made after it. The failover is the
+ * outage with the longest RTO: from the target's last commit before it to its first commit
+ * after (the time without a commit), recovery from that same last commit to the end of the
+ * first second back at 90% of the rate before; lost = acknowledged New-Orders (or the
+ * workload's writes) the audit did not find, lost_seconds = from the first of them to the
+ * last commit before the outage (the acknowledged work lost, in time). -1 where not known. */
+struct dg_failover {
+    int outage;        /* index into r->outages */
+    int target;        /* 0-based */
+    double rto_s, recovery_s;
+    int audited;       /* 0: lost and lost_seconds unknown (-1) */
+    int64_t lost;
+    double lost_seconds;
+};
+/* Returns 1 with *f filled when r had an outage, 0 otherwise. */
+int dg_run_failover(const struct dg_run_record *r, struct dg_failover *f);
+/* The outage's RTO: last_commit_s + first_commit_s, or first_commit_s when it had no commit
+ * before it; -1 when it had none after. */
+double dg_outage_rto(const struct dg_outage *o);
 /* The in-doubt errors of all of r's types. */
 uint64_t dg_run_in_doubt(const struct dg_run_record *r);
 /* Whether r's arrivals, late and skipped were counted: stored from schema 10 on

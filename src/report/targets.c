@@ -4,6 +4,7 @@
  * the record does not hold but the spread; never asks which workload it is. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "core/spread.h"
 #include "report/summary.h"
@@ -70,15 +71,21 @@ void dg_report_targets_text(FILE *out, const struct dg_run_record *r)
             "engine", "W", "VUs", head, fig_label(r, 1, 0), pm, "avg ms", "p50", "p95", "p99", "avg+-%");
     for (int k = 0; k < r->ntargets; k++) {
         const struct dg_target_summary *t = &r->targets[k];
-        char eng[64];
+        char eng[64], name[1100];
         snprintf(eng, sizeof eng, "%s %s", t->engine, t->engine_version);
+        snprintf(name, sizeof name, "%s%s%s%s", t->target, t->role[0] ? " (" : "", t->role, t->role[0] ? ")" : "");
         fprintf(out, "  %2d  %-34s %-18.18s %4d %4d %10s %10s %+7.1f%% %8.2f %8.2f %8.2f %8.2f %+7.1f%%%s\n",
-                k + 1, t->target, eng, t->warehouses, t->vus, fig_text(t, 0, a, sizeof a),
+                k + 1, name, eng, t->warehouses, t->vus, fig_text(t, 0, a, sizeof a),
                 fig_text(t, 1, b, sizeof b), pct[k], t->avg_ms, t->p50_ms, t->p95_ms,
                 t->p99_ms, pct[r->ntargets + k], t->workers_failed ? "  (VUs stopped on errors)" : "");
     }
     const struct dg_figure *f = dg_target_fig(&r->targets[0], 0);
     int d = f ? f->decimals : 0;
+    for (int k = 0; k < r->ntargets; k++)
+        if (!strcmp(r->targets[k].role, "read")) { /* a replica's share of one database: no race to rank */
+            free(pct);
+            return;
+        }
     fprintf(out, "  spread   %s mean %s, min %s (#%d, %+.1f%%), max %s (#%d, %+.1f%%): fastest #%d, slowest #%d\n",
             head, dg_report_thousands_dec(s.head.mean, d, a, sizeof a), dg_report_thousands_dec(s.head.min, d, b, sizeof b),
             s.head.min_idx + 1, s.head.min_pct, dg_report_thousands_dec(s.head.max, d, c, sizeof c),
@@ -116,6 +123,10 @@ void dg_report_targets_json(cJSON *o, const struct dg_run_record *r)
         cJSON *j = cJSON_CreateObject();
         cJSON_AddNumberToObject(j, "index", k + 1);
         cJSON_AddStringToObject(j, "target", t->target);
+        if (t->role[0])
+            cJSON_AddStringToObject(j, "role", t->role);
+        else
+            cJSON_AddNullToObject(j, "role");
         cJSON_AddStringToObject(j, "engine", t->engine);
         cJSON_AddStringToObject(j, "engine_version", t->engine_version);
         cJSON_AddNumberToObject(j, "warehouses", t->warehouses);

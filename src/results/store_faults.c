@@ -124,6 +124,7 @@ static void bind_outage(sqlite3_stmt *st, const struct dg_run_record *r, size_t 
     sqlite3_bind_int64(st, 8, (sqlite3_int64)o->errors);
     sqlite3_bind_int64(st, 9, (sqlite3_int64)o->reconnects);
     dg_store_bind_text(st, 10, o->back_on);
+    bind_time(st, 11, o->last_commit_s); /* schema 11 */
 }
 
 static void bind_ack(sqlite3_stmt *st, const struct dg_run_record *r, size_t k)
@@ -146,7 +147,7 @@ int dg_store_put_faults(struct dg_store *s, const struct dg_run_record *r, struc
         put_rows(s, r, (size_t)r->nfaults, "INSERT INTO run_fault (run_id, seq, offset_s, start_s, end_s, "
                  "exit_status, command) VALUES (?,?,?,?,?,?,?)", bind_fault, "insert run_fault", err) ||
         put_rows(s, r, (size_t)r->noutages, "INSERT INTO run_outage (run_id, seq, target_idx, start_s, duration_s, "
-                 "first_commit_s, recovery_s, errors, reconnects, back_on) VALUES (?,?,?,?,?,?,?,?,?,?)",
+                 "first_commit_s, recovery_s, errors, reconnects, back_on, last_commit_s) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
                  bind_outage, "insert run_outage", err))
         return -1;
     return put_rows(s, r, r->nacks, "INSERT INTO run_ack (run_id, target_idx, kind, in_doubt, t_ms, k1, k2, k3, "
@@ -205,6 +206,7 @@ static void outage_row(sqlite3_stmt *st, void *elem)
     o->errors = (uint64_t)sqlite3_column_int64(st, 5);
     o->reconnects = (uint64_t)sqlite3_column_int64(st, 6);
     dg_store_copy_col(st, 7, o->back_on, sizeof o->back_on);
+    o->last_commit_s = col_time(st, 8);
 }
 
 static void ack_row(sqlite3_stmt *st, void *elem)
@@ -246,7 +248,7 @@ int dg_store_get_faults(struct dg_store *s, struct dg_run_record *r, struct dg_e
                                  "WHERE run_id = ? ORDER BY seq",
                        &faults, sizeof *r->faults, &nf, fault_row, err) ||
              read_rows(s, r->id, "SELECT target_idx, start_s, duration_s, first_commit_s, recovery_s, errors, "
-                                 "reconnects, back_on FROM run_outage WHERE run_id = ? ORDER BY seq",
+                                 "reconnects, back_on, last_commit_s FROM run_outage WHERE run_id = ? ORDER BY seq",
                        &outages, sizeof *r->outages, &no, outage_row, err);
     /* the record owns what was read, on failure too (its caller frees it) */
     r->faults = faults;

@@ -24,3 +24,52 @@ const char dg_store_migration_ha[] =
     " run_id INTEGER PRIMARY KEY REFERENCES run(id) ON DELETE CASCADE,"
     " acknowledged INTEGER, found INTEGER, lost INTEGER, in_doubt INTEGER, in_doubt_found INTEGER,"
     " lost_first_ms INTEGER, lost_last_ms INTEGER, payment_lost INTEGER, pass INTEGER);";
+
+int dg_store_put_audit(struct dg_store *s, const struct dg_run_record *r, struct dg_err *err)
+{
+    if (!r->audited)
+        return 0;
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(s->db, "INSERT INTO run_audit (run_id, acknowledged, found, lost, in_doubt, in_doubt_found, "
+                                  "lost_first_ms, lost_last_ms, payment_lost, pass) VALUES (?,?,?,?,?,?,?,?,?,?)",
+                           -1, &st, NULL) != SQLITE_OK)
+        return dg_store_fail(err, s->db, "prepare");
+    const struct dg_audit_summary *a = &r->audit;
+    const int64_t v[] = {r->id, a->acknowledged, a->found, a->lost, a->in_doubt, a->in_doubt_found,
+                         a->lost_first_ms, a->lost_last_ms, a->payment_lost, a->pass};
+    for (int i = 0; i < (int)(sizeof v / sizeof *v); i++)
+        sqlite3_bind_int64(st, i + 1, v[i]);
+    if (!a->lost) { /* no span without a loss */
+        sqlite3_bind_null(st, 7);
+        sqlite3_bind_null(st, 8);
+    }
+    int rc = sqlite3_step(st);
+    sqlite3_finalize(st);
+    return rc == SQLITE_DONE ? 0 : dg_store_fail(err, s->db, "insert run_audit");
+}
+
+int dg_store_get_audit(struct dg_store *s, struct dg_run_record *r, struct dg_err *err)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(s->db, "SELECT acknowledged, found, lost, in_doubt, in_doubt_found, lost_first_ms, "
+                                  "lost_last_ms, payment_lost, pass FROM run_audit WHERE run_id = ?",
+                           -1, &st, NULL) != SQLITE_OK)
+        return dg_store_fail(err, s->db, "prepare");
+    sqlite3_bind_int64(st, 1, r->id);
+    r->audited = 0;
+    if (sqlite3_step(st) == SQLITE_ROW) {
+        struct dg_audit_summary *a = &r->audit;
+        a->acknowledged = sqlite3_column_int64(st, 0);
+        a->found = sqlite3_column_int64(st, 1);
+        a->lost = sqlite3_column_int64(st, 2);
+        a->in_doubt = sqlite3_column_int64(st, 3);
+        a->in_doubt_found = sqlite3_column_int64(st, 4);
+        a->lost_first_ms = sqlite3_column_int64(st, 5);
+        a->lost_last_ms = sqlite3_column_int64(st, 6);
+        a->payment_lost = sqlite3_column_int(st, 7);
+        a->pass = sqlite3_column_int(st, 8);
+        r->audited = 1;
+    }
+    sqlite3_finalize(st);
+    return 0;
+}

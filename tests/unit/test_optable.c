@@ -24,6 +24,7 @@ static const char *good_value(const struct dg_opt *o, char *want, size_t n)
         {"mem-cap", "32M", "33554432"},                     {"restart-cmd", "secret-cmd", "restart_cmd (not recorded)"},
         {"pg-datadir", "/tmp/pgd", "/tmp/pgd"},             {"pg-ctl", "/bin/true", ""},
         {"no-monitor", NULL, "false"},                     {"fault", "2s:true", "2s:true"},
+        {"read-target", "postgres://u:pw@h:5/d", "postgres://u:***@h:5/d"},
     };
     for (size_t i = 0; i < sizeof custom / sizeof *custom; i++)
         if (!strcmp(o->name, custom[i].name)) {

@@ -239,3 +239,21 @@ int tpcc_act_audit(const struct dg_wl_act *a, struct dg_err *err)
     dg_stored_run_free(&r);
     return rc;
 }
+
+int tpcc_audit_after(struct dg_conn_h *h, int n, const struct dg_ack *acks, size_t nacks,
+                     struct dg_audit_summary *out, struct dg_err *err)
+{
+    struct tpcc_audit res = {0};
+    int rc = 0;
+    for (int k = 0; k < n && !rc; k++)
+        rc = tpcc_audit_check(&h[k], k, acks, nacks, &res, err);
+    *out = (struct dg_audit_summary){
+        .acknowledged = (int64_t)res.acknowledged, .found = (int64_t)res.found, .lost = (int64_t)res.lost,
+        .in_doubt = (int64_t)res.in_doubt, .in_doubt_found = (int64_t)res.in_doubt_found,
+        .lost_first_ms = res.lost ? res.lost_first_ms : 0, .lost_last_ms = res.lost ? res.lost_last_ms : 0};
+    for (int i = 0; i < res.nwh; i++)
+        out->payment_lost += tpcc_audit_wh_verdict(&res.wh[i]) == -1;
+    out->pass = !tpcc_audit_failed(&res);
+    tpcc_audit_free(&res);
+    return rc ? -1 : 0;
+}

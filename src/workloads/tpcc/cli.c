@@ -341,4 +341,5 @@ const struct dg_wl_cli tpcc_cli = {
     .shared_free = shared_free,
     .describe = describe,
     .facts = facts,
+    .audit = tpcc_audit_after,
 };

@@ -181,5 +181,8 @@ void tpcc_audit_free(struct tpcc_audit *res);
 /* audit_cli.c: the `tpcc audit RUN` action (struct dg_wl_sub.action). */
 struct dg_wl_act;
 int tpcc_act_audit(const struct dg_wl_act *a, struct dg_err *err);
+/* The run life's audit hook (struct dg_wl_cli.audit): every target's acks on h[0..n). */
+int tpcc_audit_after(struct dg_conn_h *h, int n, const struct dg_ack *acks, size_t nacks,
+                     struct dg_audit_summary *out, struct dg_err *err);
 
 #endif

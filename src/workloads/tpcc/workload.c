@@ -121,6 +121,7 @@ const struct dg_workload tpcc_workload = {
     .ntypes = TPCC_NTYPES,
     .type_names = tpcc_type_names,
     .terminal_size = sizeof(struct tpcc_term),
+    .read_only_types = 1u << TPCC_ORDER_STATUS | 1u << TPCC_STOCK_LEVEL,
     .worker_open = wl_worker_open,
     .worker_close = wl_worker_close,
     .terminal_init = wl_terminal_init,

@@ -1,0 +1,63 @@
+/* audit.c (cmd) — the audit after a run: when the run had an outage (or --audit always), the
+ * workload's audit hook checks on fresh connections that every write the run saw
+ * acknowledged is in the database (the failover's RPO). The server may still be coming back
+ * when the window ends: each target is sought for up to a minute (or --reconnect-timeout).
+ * An audit that cannot be made is said on stderr and leaves the run as measured. */
+#include <time.h>
+
+#include "cmd/cmd.h"
+
+/* Whether this run is to be audited (a message on msg when it was asked and cannot be). */
+static int wanted(const struct dg_wl_cli *cli, const struct dg_run_opts *c, const struct dg_run_record *rec,
+                  const char *cmd)
+{
+    if (c->audit_when == DG_AUDIT_NEVER || (c->audit_when == DG_AUDIT_AFTER_OUTAGE && !rec->noutages))
+        return 0;
+    if (!cli->audit || !rec->nacks) {
+        if (c->audit_when == DG_AUDIT_ALWAYS)
+            fprintf(stderr, "dbgauge %s: --audit always: %s\n", cmd,
+                    !cli->audit ? "this workload keeps nothing to audit" : "the run kept no acknowledged write");
+        return 0;
+    }
+    return 1;
+}
+
+/* Connects to t, trying again every half second until wait_ns has passed. */
+static int connect_patiently(const struct dg_target *t, dg_ns wait_ns, struct dg_conn_h *h, const char *cmd,
+                             struct dg_err *err)
+{
+    dg_ns until = dg_now_ns() + wait_ns;
+    int said = 0;
+    while (dg_connect(t, NULL, h, err)) {
+        if (err->cls != DG_ERR_CONN && err->cls != DG_ERR_USER)
+            return -1;
+        if (dg_now_ns() >= until)
+            return -1;
+        if (!said++)
+            fprintf(stderr, "dbgauge %s: audit: waiting for %s to take connections (%s)\n", cmd, t->redacted,
+                    err->msg);
+        nanosleep(&(struct timespec){.tv_nsec = 500 * 1000 * 1000}, NULL);
+    }
+    return 0;
+}
+
+void dg_cmd_audit_after(const struct dg_wl_cli *cli, const struct dg_run_opts *c, const struct dg_target *const *targets,
+                        int n, struct dg_run_record *rec, const char *cmd)
+{
+    if (!wanted(cli, c, rec, cmd))
+        return;
+    struct dg_conn_h h[DG_MAX_TARGETS] = {0};
+    struct dg_err err = {0};
+    dg_ns wait_ns = c->reconnect_timeout_ns ? c->reconnect_timeout_ns : 60 * DG_NS_PER_S;
+    int k = 0;
+    for (; k < n; k++)
+        if (connect_patiently(targets[k], wait_ns, &h[k], cmd, &err))
+            break;
+    if (k == n && cli->audit(h, n, rec->acks, rec->nacks, &rec->audit, &err) == 0)
+        rec->audited = 1;
+    else
+        fprintf(stderr, "dbgauge %s: audit after the run not made: %s%s%s\n", cmd, k < n ? targets[k]->redacted : "",
+                k < n ? ": " : "", err.msg);
+    for (int i = 0; i < n; i++)
+        dg_disconnect(&h[i]);
+}
