@@ -10,8 +10,8 @@ int dg_store_put_targets(struct dg_store *s, const struct dg_run_record *r, stru
 {
     static const char target_sql[] =
         "INSERT INTO run_target (run_id, idx, target_redacted, engine, engine_version, settings, "
-        "warehouses, vus, workers_failed, nopm, tpm, avg_ms, p50_ms, p95_ms, p99_ms, max_ms) "
-        "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
+        "warehouses, vus, workers_failed, nopm, tpm, avg_ms, p50_ms, p95_ms, p99_ms, max_ms, role, cluster) "
+        "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
     static const char txn_sql[] = "INSERT INTO run_target_txn (run_id, idx, seq, " DG_STORE_TXN_COLS
                                   ") VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
     sqlite3_stmt *tst = NULL, *xst = NULL;
@@ -41,6 +41,8 @@ int dg_store_put_targets(struct dg_store *s, const struct dg_run_record *r, stru
         sqlite3_bind_double(tst, i++, t->p95_ms);
         sqlite3_bind_double(tst, i++, t->p99_ms);
         sqlite3_bind_double(tst, i++, t->max_ms);
+        dg_store_bind_text(tst, i++, t->role); /* schema 11: "node", "read"; "" (NULL) a database of its own */
+        sqlite3_bind_int(tst, i++, t->cluster);
         if (sqlite3_step(tst) != SQLITE_DONE) {
             dg_store_fail(err, s->db, "insert run_target");
             goto out;
@@ -83,7 +85,7 @@ int dg_store_get_targets(struct dg_store *s, struct dg_run_record *r, struct dg_
     r->ntargets = n;
     if (sqlite3_prepare_v2(s->db,
                            "SELECT idx, target_redacted, engine, engine_version, settings, warehouses, "
-                           "vus, workers_failed, avg_ms, p50_ms, p95_ms, p99_ms, max_ms "
+                           "vus, workers_failed, avg_ms, p50_ms, p95_ms, p99_ms, max_ms, role, cluster "
                            "FROM run_target WHERE run_id = ? ORDER BY idx",
                            -1, &st, NULL) != SQLITE_OK) {
         dg_store_fail(err, s->db, "prepare");
@@ -107,6 +109,8 @@ int dg_store_get_targets(struct dg_store *s, struct dg_run_record *r, struct dg_
         t->p95_ms = sqlite3_column_double(st, i++);
         t->p99_ms = sqlite3_column_double(st, i++);
         t->max_ms = sqlite3_column_double(st, i++);
+        dg_store_copy_col(st, i++, t->role, sizeof t->role); /* NULL before schema 11: "" */
+        t->cluster = sqlite3_column_int(st, i++);
     }
     sqlite3_finalize(st);
     if (sqlite3_prepare_v2(s->db,
