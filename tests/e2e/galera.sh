@@ -15,16 +15,6 @@ export DG_SERVERS_ENV=$T_TMP/servers.env
 trap '"$SERVERS" stop galera >/dev/null 2>&1; [[ -n ${DG_KEEP_TMP:-} ]] || rm -rf "$T_TMP"' EXIT
 RES=$T_TMP/results.db
 
-# wait_for SECONDS COMMAND...: polls COMMAND every 0.2 s until it succeeds; 1 on timeout.
-wait_for() {
-    local deadline=$((SECONDS + $1))
-    shift
-    until "$@"; do
-        ((SECONDS < deadline)) || return 1
-        sleep 0.2
-    done
-}
-
 # --- bad input: exit 2 naming --cluster (no server needed) ---------------------------------
 expect_exit "--cluster with a PostgreSQL URL: exit 2" 2 tpcc run --cluster "postgres://u@h1:5432,h2:5433/db" \
     --results "$RES"
