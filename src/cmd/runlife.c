@@ -125,7 +125,11 @@ static void start_line(const struct life *L)
             L->cli->describe(L->ts[k].shared, what, sizeof what - 2);
         if (what[0])
             strcat(what, ", ");
-        fprintf(stderr, "%s on %s (%s %s): %s%d virtual user%s%s", L->cli->title, L->ts[k].t.redacted,
+        char node[48] = "";
+        for (int i = 0, cl = L->ts[k].t.cluster, nth = 0; cl && i <= k; i++)
+            if (L->ts[i].t.cluster == cl)
+                snprintf(node, sizeof node, "node %d of cluster %d, ", ++nth, cl);
+        fprintf(stderr, "%s on %s (%s%s %s): %s%d virtual user%s%s", L->cli->title, L->ts[k].t.redacted, node,
                 L->ts[k].si.engine, L->ts[k].si.version, what, L->split[k], L->split[k] == 1 ? "" : "s",
                 L->n > 1 ? "\n" : ", ");
     }

@@ -97,7 +97,8 @@ run_dg "$T_TMP/cl.json" "$T_TMP/cl.err" tpcc run --cluster "$CL" --vus 6 --durat
 check "tpcc run --cluster: exit 0" test "$RC" = 0
 id=$(json_get "$T_TMP/cl.json" run_id 2>/dev/null)
 check "the run's warehouses are the database's, 1 (not 3 for 3 nodes)" test "$(json_get "$T_TMP/cl.json" warehouses)" = 1
-check "the start line says 2 users on each node" test "$(grep -c ": 1 warehouse, 2 virtual users" "$T_TMP/cl.err")" = 3
+check "the start line names each node and its 2 users" test \
+    "$(grep -cE "\(node [123] of cluster 1, mariadb .*\): 1 warehouse, 2 virtual users" "$T_TMP/cl.err")" = 3
 rows=$(python3 -c 'import sqlite3,sys
 c=sqlite3.connect(sys.argv[1])
 print(" ".join("%s:%s:%s" % r for r in c.execute("SELECT idx, role, cluster FROM run_target WHERE run_id=? ORDER BY idx", (int(sys.argv[2]),))))' \
