@@ -66,6 +66,16 @@ for k in sys.argv[2].split("."):
 print(d)' "$1" "$2"
 }
 
+# wait_for SECONDS COMMAND...: polls COMMAND every 0.2 s until it succeeds; 1 on timeout.
+wait_for() {
+    local deadline=$((SECONDS + $1))
+    shift
+    until "$@"; do
+        ((SECONDS < deadline)) || return 1
+        sleep 0.2
+    done
+}
+
 # num_cmp NAME A OP B: numeric comparison with awk (OP one of < <= == >= > !=)
 num_cmp() {
     if awk -v a="$2" -v b="$4" "BEGIN { exit !(a $3 b) }"; then ok "$1"; else

@@ -159,7 +159,7 @@ for s in tests/e2e/*.sh; do
         echo "# $name: not run (--no-pg)"
         continue
     fi
-    if [[ $use_my == 0 && ($name == e2e/mysql* || $name == e2e/crash) ]]; then
+    if [[ $use_my == 0 && ($name == e2e/mysql* || $name == e2e/crash || $name == e2e/galera) ]]; then
         echo "# $name: not run (--no-my)"
         continue
     fi

@@ -161,13 +161,23 @@ struct dg_target_src {
 };
 /* After dg_record_fill (which saw the first target only): rec->target becomes every redacted
  * target joined by ", " (the first ones and "and N more" if that is too long), engine and
- * version the distinct ones joined by "+", warehouses their sum; rec->targets gets one summary
+ * version the distinct ones joined by "+", warehouses their sum (the nodes of one cluster,
+ * next to each other, counted once: one database; their summaries role "node"); rec->targets gets one summary
  * per target with the histograms moved from res->targets and the run's figures (figs) over
  * its counts.
  * Returns 0, or -1 out of memory. */
 int dg_record_fill_targets(struct dg_run_record *rec, const struct dg_target_src *src, int n,
                            struct dg_run_result *res, const char *const *type_names,
                            const struct dg_figure_def *figs, int nfigs, const struct dg_fig_run *fr);
+
+/* syncwait.c: before anything reads a target. Polls t's server on h (every 200 ms, at most
+ * wait_ns; 0 or a driver without the replication slot: returns at once) until no row of its
+ * replication says behind, printing one line to stderr when it has to wait. Returns 0, or -1
+ * with err: DG_ERR_USER naming the server when it is still behind at the end. */
+int dg_sync_wait(const char *cmd, const struct dg_target *t, struct dg_conn_h *h, dg_ns wait_ns, struct dg_err *err);
+/* The same for each of an action's targets (c->targets) on a connection of its own; a target
+ * that does not parse or connect is left to the action. */
+int dg_sync_wait_targets(const char *cmd, const struct dg_run_opts *c, struct dg_err *err);
 
 /* Prints "dbgauge CMD: message" to stderr and returns DG_EXIT_USAGE. */
 int dg_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -45,11 +45,13 @@ struct life {
     int nfault_events;
 };
 
-static int open_target(const char *cmd, const char *url, struct dg_target *t)
+/* Target k of the options: its URL parsed, its cluster (a node of --cluster) set. */
+static int open_target(const char *cmd, const struct dg_run_opts *c, int k, struct dg_target *t)
 {
     struct dg_err err;
-    if (dg_target_parse(url, t, &err))
-        return dg_usage_error(cmd, "--target: %s", err.msg);
+    if (dg_target_parse(c->targets[k], t, &err))
+        return dg_usage_error(cmd, "%s: %s", c->target_cluster[k] ? "--cluster" : "--target", err.msg);
+    t->cluster = c->target_cluster[k];
     return 0;
 }
 
@@ -67,13 +69,16 @@ static int target_ready(struct life *L, int k, struct dg_rng *rng)
 {
     struct life_target *lt = &L->ts[k];
     struct dg_conn_h h = {0};
-    if (k > 0 && open_target(L->cmd, L->p->c.targets[k], &lt->t))
+    if (k > 0 && open_target(L->cmd, &L->p->c, k, &lt->t))
         return DG_EXIT_USAGE;
     if (!(lt->shared = calloc(1, L->cli->shared_size ? L->cli->shared_size : 1)))
         return DG_EXIT_FAILED;
     L->shareds[k] = lt->shared;
     struct dg_connect_opts co = {.memory_bytes = L->mst->session_bytes};
-    if (dg_connect(&lt->t, &co, &h, &L->err) || dg_server_info(&h, &lt->si, &L->err) ||
+    /* A server still applying what it received (a Galera node after a load through another)
+     * is waited for before the workload's checks read it. */
+    if (dg_connect(&lt->t, &co, &h, &L->err) || dg_sync_wait(L->cmd, &lt->t, &h, L->p->c.sync_wait_ns, &L->err) ||
+        dg_server_info(&h, &lt->si, &L->err) ||
         (L->cli->shared_open &&
          L->cli->shared_open(L->p->o, &L->p->c, &lt->t, &h, rng, lt->shared, &L->err))) {
         dg_disconnect(&h);
@@ -111,7 +116,7 @@ static int targets_ready(struct life *L)
         return DG_EXIT_USAGE;
     if (!(L->ts = calloc((size_t)L->n, sizeof *L->ts)))
         return DG_EXIT_FAILED;
-    if (open_target(L->cmd, c->targets[0], &L->ts[0].t))
+    if (open_target(L->cmd, c, 0, &L->ts[0].t))
         return DG_EXIT_USAGE;
     L->mst = L->in->memory ? L->in->memory : &L->own_mst;
     if (!L->in->memory && dg_memory_apply(&L->ts[0].t, &c->mem, &L->own_mst, &L->err))
@@ -139,7 +144,11 @@ static void start_line(const struct life *L)
             L->cli->describe(L->ts[k].shared, what, sizeof what - 2);
         if (what[0])
             strcat(what, ", ");
-        fprintf(stderr, "%s on %s (%s %s): %s%d virtual user%s%s", L->cli->title, L->ts[k].t.redacted,
+        char node[48] = "";
+        for (int i = 0, cl = L->ts[k].t.cluster, nth = 0; cl && i <= k; i++)
+            if (L->ts[i].t.cluster == cl)
+                snprintf(node, sizeof node, "node %d of cluster %d, ", ++nth, cl);
+        fprintf(stderr, "%s on %s (%s%s %s): %s%d virtual user%s%s", L->cli->title, L->ts[k].t.redacted, node,
                 L->ts[k].si.engine, L->ts[k].si.version, what, L->split[k], L->split[k] == 1 ? "" : "s",
                 L->n > 1 ? "\n" : ", ");
     }
@@ -284,6 +293,20 @@ static char *options_json(const struct life *L)
     return s;
 }
 
+/* The writes acknowledged by the nodes of one cluster went to one database: they are kept as
+ * its first node's, so an audit checks them all there (a payment made through node 2 shows in
+ * the history node 1 reads). */
+static void cluster_acks(const struct life *L, struct dg_ack *acks, size_t n)
+{
+    const int *cl = L->p->c.target_cluster;
+    int first[DG_MAX_TARGETS];
+    for (int k = 0; k < L->n; k++)
+        first[k] = cl[k] && k > 0 && cl[k - 1] == cl[k] ? first[k - 1] : k;
+    for (size_t i = 0; L->p->c.nclusters && i < n; i++)
+        if (acks[i].target < L->n)
+            acks[i].target = (uint16_t)first[acks[i].target];
+}
+
 /* The record's faults, outages, acknowledged writes (the run's and the workload's baseline)
  * and the open loop's schedule. Returns 0, or -1 out of memory. */
 static int record_faults(struct life *L)
@@ -308,6 +331,7 @@ static int record_faults(struct life *L)
     if (res->nacks)
         memcpy(rec->acks + L->facts.nacks, res->acks, res->nacks * sizeof *rec->acks);
     rec->nacks = n;
+    cluster_acks(L, rec->acks, n);
     free(res->acks);
     res->acks = NULL;
     res->nacks = 0;

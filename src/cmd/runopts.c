@@ -10,13 +10,17 @@
 #include "cmd/cmd.h"
 #include "core/opts.h"
 #include "core/rng.h"
+#include "core/urlq.h"
 
 #define OFF(f) offsetof(struct dg_run_opts, f)
 
-static int add_target(struct dg_run_opts *c, const char *url, struct dg_err *err)
+/* url as target k, of cluster `cluster` (0: a database of its own). */
+static int add_target(struct dg_run_opts *c, const char *url, int cluster, struct dg_err *err)
 {
     if (c->ntargets == DG_MAX_TARGETS)
-        return dg_err_set(err, DG_ERR_USER, 0, "--target: at most %d targets", DG_MAX_TARGETS);
+        return dg_err_set(err, DG_ERR_USER, 0, "%s: at most %d targets (every node of a --cluster counts)",
+                          cluster ? "--cluster" : "--target", DG_MAX_TARGETS);
+    c->target_cluster[c->ntargets] = cluster;
     c->targets[c->ntargets++] = url;
     c->target = c->targets[0];
     return 0;
@@ -25,7 +29,64 @@ static int add_target(struct dg_run_opts *c, const char *url, struct dg_err *err
 static int parse_target(void *base, const struct dg_opt *o, const char *arg, struct dg_err *err)
 {
     (void)o;
-    return add_target(base, arg, err);
+    return add_target(base, arg, 0, err);
+}
+
+/* A job file's repeatable key: its lines joined with '\n' are copied and each one parsed by
+ * o's own parser. Returns 1 when arg was such lines (done, or -1 with err), 0 for one value. */
+static int parse_lines(void *base, const struct dg_opt *o, const char *arg, struct dg_err *err)
+{
+    struct dg_run_opts *c = base;
+    if (!strchr(arg, '\n'))
+        return 0;
+    size_t n = strlen(arg) + 1;
+    char *copy = c->fault_lines + c->fault_lines_used;
+    if (c->fault_lines_used + n > sizeof c->fault_lines)
+        return dg_err_set(err, DG_ERR_USER, 0, "%s=: the lines are longer than %zu characters in all", o->name,
+                          sizeof c->fault_lines - 1);
+    memcpy(copy, arg, n);
+    c->fault_lines_used += n;
+    for (char *save = NULL, *line = strtok_r(copy, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+        if (o->parse(base, o, line, err))
+            return -1;
+    return 1;
+}
+
+/* --cluster URL: one target per host of URL, each a single-host URL with the same user,
+ * database and parameters, all of cluster c->nclusters + 1. */
+static int parse_cluster(void *base, const struct dg_opt *o, const char *arg, struct dg_err *err)
+{
+    struct dg_run_opts *c = base;
+    int lines = parse_lines(base, o, arg, err);
+    if (lines)
+        return lines < 0 ? -1 : 0;
+    struct dg_target t;
+    struct dg_url_host hosts[DG_URL_MAX_HOSTS];
+    struct dg_err e;
+    if (dg_target_parse(arg, &t, &e))
+        return dg_err_set(err, DG_ERR_USER, 0, "--cluster: %.900s", e.msg);
+    if (!(t.drv->caps & DG_CAP_CLUSTER))
+        return dg_err_set(err, DG_ERR_USER, 0, "--cluster %.900s: engine %s has no multi-primary cluster "
+                          "(--cluster takes mysql://user@host1:port1,host2:port2,.../db, the nodes of one Galera "
+                          "cluster)", t.redacted, t.drv->name);
+    int n = dg_url_hosts(arg, t.redacted, hosts, DG_URL_MAX_HOSTS, &e);
+    if (n < 0)
+        return dg_err_set(err, DG_ERR_USER, 0, "--cluster: %.900s", e.msg);
+    if (n < 2)
+        return dg_err_set(err, DG_ERR_USER, 0, "--cluster %.900s: names %s host: give every node, "
+                          "mysql://user@host1:port1,host2:port2,.../db", t.redacted, n ? "one" : "no");
+    int k = ++c->nclusters;
+    c->cluster_text[k - 1] = arg;
+    for (int i = 0; i < n; i++) {
+        char *url = c->cluster_urls + c->cluster_urls_used;
+        if (dg_url_one_host(arg, i, url, sizeof c->cluster_urls - c->cluster_urls_used))
+            return dg_err_set(err, DG_ERR_USER, 0, "--cluster: the nodes' URLs are longer than %zu characters in all",
+                              sizeof c->cluster_urls - 1);
+        c->cluster_urls_used += strlen(url) + 1;
+        if (add_target(c, url, k, err))
+            return -1;
+    }
+    return 0;
 }
 
 /* A job file's targets=: several --target in one value. */
@@ -45,7 +106,7 @@ static int parse_targets(void *base, const struct dg_opt *o, const char *arg, st
             *next++ = '\0';
         if (!*p)
             return dg_err_set(err, DG_ERR_USER, 0, "--targets: an empty target in '%s'", arg);
-        if (add_target(c, p, err))
+        if (add_target(c, p, 0, err))
             return -1;
     }
     return 0;
@@ -55,21 +116,10 @@ static int parse_targets(void *base, const struct dg_opt *o, const char *arg, st
  * against the window once every option is in. */
 static int parse_fault(void *base, const struct dg_opt *o, const char *arg, struct dg_err *err)
 {
-    (void)o;
     struct dg_run_opts *c = base;
-    if (strchr(arg, '\n')) {
-        size_t n = strlen(arg) + 1;
-        char *copy = c->fault_lines + c->fault_lines_used;
-        if (c->fault_lines_used + n > sizeof c->fault_lines)
-            return dg_err_set(err, DG_ERR_USER, 0, "fault=: the lines are longer than %zu characters in all",
-                              sizeof c->fault_lines - 1);
-        memcpy(copy, arg, n);
-        c->fault_lines_used += n;
-        for (char *save = NULL, *line = strtok_r(copy, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
-            if (parse_fault(base, o, line, err))
-                return -1;
-        return 0;
-    }
+    int lines = parse_lines(base, o, arg, err);
+    if (lines)
+        return lines < 0 ? -1 : 0;
     if (c->nfaults == DG_MAX_FAULTS)
         return dg_err_set(err, DG_ERR_USER, 0, "--fault: at most %d faults", DG_MAX_FAULTS);
     struct dg_fault_spec probe;
@@ -140,6 +190,19 @@ static void json_targets(const void *base, const struct dg_opt *o, cJSON *j)
     }
 }
 
+static void json_clusters(const void *base, const struct dg_opt *o, cJSON *j)
+{
+    const struct dg_run_opts *c = base;
+    if (!c->nclusters)
+        return;
+    cJSON *arr = cJSON_AddArrayToObject(j, o->json); /* as given, passwords redacted */
+    for (int i = 0; i < c->nclusters; i++) {
+        char red[1024];
+        dg_redact_url(c->cluster_text[i], red, sizeof red);
+        cJSON_AddItemToArray(arr, cJSON_CreateString(red));
+    }
+}
+
 /* The window: a duration and warm-up, or a count of transactions per virtual user. */
 static void json_window(const void *base, const struct dg_opt *o, cJSON *j)
 {
@@ -197,6 +260,16 @@ const struct dg_opt dg_run_optab[] = {
      .json_fn = json_read_target,
      .help = "a replica for the read-only transactions (TPC-C's Order-Status and\n"
              "Stock-Level), as HammerDB's connect pool sends them to a readable secondary"},
+    {.name = "cluster", .metavar = "URL", .subs = "run", .flags = DG_OF_REPEAT, .parse = parse_cluster,
+     .json = "clusters", .json_fn = json_clusters,
+     .help = "the nodes of one multi-primary cluster (Galera),\n"
+             "mysql://user@h1:p1,h2:p2,.../db: each node a target (virtual users\n"
+             "spread over them, figures per node and in all) of one database, its\n"
+             "scale counted once (repeatable; goes with --target)"},
+    {.name = "sync-wait", .kind = DG_OPT_DURATION, .metavar = "T", .subs = "run", .off = OFF(sync_wait_ns),
+     .help = "before anything reads a target, wait at most T (default 120s;\n"
+             "0: not at all) for it to apply what it received (a Galera node\n"
+             "catching up); then give up (exit 2) naming it"},
     {.name = "vus", .kind = DG_OPT_INT, .metavar = "N", .subs = "run", .flags = DG_OF_SWEEP | DG_OF_HAS_SET,
      .off = OFF(vus), .set_off = OFF(vus_set), .min = 1, .max = 4096, .json = "vus",
      .help = "virtual users: one connection and one terminal each (default 1)"},
@@ -287,6 +360,7 @@ void dg_run_opts_init(struct dg_run_opts *c)
     c->vus = 1;
     c->duration_ns = 60 * DG_NS_PER_S;
     c->think_scale = 1.0;
+    c->sync_wait_ns = 120 * DG_NS_PER_S;
 }
 
 /* The window and the load model of a run. */

@@ -22,20 +22,13 @@ int dg_targets_split(const char *cmd, int n, int vus, int per_target, int *out)
     return 0;
 }
 
-/* Appends piece to out (n bytes) after sep unless the same text is already one of the
- * sep-separated items. */
-static void add_distinct(char *out, size_t n, const char *sep, const char *piece)
+/* Appends piece to out (n bytes) after sep unless an earlier target's (earlier[0..k)) is the
+ * same text: a version may hold the separator ("10.11.19-MariaDB-0+deb12u1"). */
+static void add_distinct(char *out, size_t n, const char *sep, const char *piece, const char *const *earlier, int k)
 {
-    size_t len = strlen(piece);
-    for (const char *p = out; *p;) {
-        const char *end = strstr(p, sep);
-        size_t item = end ? (size_t)(end - p) : strlen(p);
-        if (item == len && !strncmp(p, piece, len))
+    for (int i = 0; i < k; i++)
+        if (!strcmp(earlier[i], piece))
             return;
-        if (!end)
-            break;
-        p = end + strlen(sep);
-    }
     size_t used = strlen(out);
     snprintf(out + used, n - used, "%s%s", used ? sep : "", piece);
 }
@@ -60,10 +53,16 @@ int dg_record_fill_targets(struct dg_run_record *rec, const struct dg_target_src
     join_targets(rec->target, sizeof rec->target, src, n);
     rec->engine[0] = rec->engine_version[0] = '\0';
     rec->warehouses = 0;
-    for (int k = 0; k < n; k++) {
-        add_distinct(rec->engine, sizeof rec->engine, "+", src[k].server->engine);
-        add_distinct(rec->engine_version, sizeof rec->engine_version, " + ", src[k].server->version); /* versions may hold "+" */
-        rec->warehouses += src[k].warehouses;
+    const char *engines[DG_MAX_TARGETS], *versions[DG_MAX_TARGETS];
+    for (int k = 0; k < n && k < DG_MAX_TARGETS; k++) {
+        engines[k] = src[k].server->engine;
+        versions[k] = src[k].server->version;
+        add_distinct(rec->engine, sizeof rec->engine, "+", engines[k], engines, k);
+        add_distinct(rec->engine_version, sizeof rec->engine_version, "+", versions[k], versions, k);
+        /* The nodes of one cluster (next to each other) hold one database: counted once. */
+        int cl = src[k].target->cluster;
+        if (!cl || k == 0 || src[k - 1].target->cluster != cl)
+            rec->warehouses += src[k].warehouses;
     }
     if (n < 1 || !(rec->targets = calloc((size_t)n, sizeof *rec->targets)))
         return -1;
@@ -78,7 +77,8 @@ int dg_record_fill_targets(struct dg_run_record *rec, const struct dg_target_src
         t->settings_json = dg_settings_json(src[k].server);
         t->warehouses = src[k].warehouses;
         snprintf(t->role, sizeof t->role, "%s", src[k].role ? src[k].role : "");
-        t->cluster = src[k].target->cluster;
+        if ((t->cluster = src[k].target->cluster))
+            snprintf(t->role, sizeof t->role, "node");
         t->vus = tr->workers;
         t->workers_failed = tr->workers_failed;
         t->ntypes = res->ntypes;

@@ -171,7 +171,10 @@ static int run_action(struct dg_wl_cmdline *p, int argc, char **argv)
         cJSON_AddNumberToObject(doc, "schema_version", DG_JSON_SCHEMA_VERSION);
     struct dg_wl_act a = {.cmd = p->cmd, .c = &p->c, .o = p->o, .text = p->c.json ? stderr : stdout,
                           .json = doc, .argc = argc, .argv = argv, .read_run = dg_cmd_read_run};
-    int got = p->sub->action(&a, &err);
+    /* Its targets have applied what they received before it reads them (tpcc check). */
+    int got = dg_sync_wait_targets(p->cmd, &p->c, &err);
+    if (got == 0)
+        got = p->sub->action(&a, &err);
     if (got < 0) {
         cJSON_Delete(doc);
         return dg_report_err(p->cmd, &err);

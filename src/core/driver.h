@@ -30,6 +30,8 @@ enum dg_isolation {
 #define DG_CAP_CACHE_PER_CONN (1u << 1) /* cache_stats counts the asking connection only */
 #define DG_CAP_MEMORY_SESSION (1u << 2) /* set_memory sets one connection's cache: every connection needs it */
 #define DG_CAP_MEMORY_LIVE (1u << 3)    /* set_memory takes effect at once, server-wide (no restart) */
+#define DG_CAP_CLUSTER (1u << 4)        /* a multi-host URL may name the nodes of one multi-primary
+                                         * cluster, each taking writes (Galera): --cluster */
 
 enum dg_type {
     DG_T_NULL = 0,

@@ -3,6 +3,7 @@
  * any driver's options. */
 #include "core/urlq.h"
 
+#include <stdio.h>
 #include <string.h>
 
 const char *dg_urlq_of(const char *url)
@@ -69,18 +70,44 @@ static int host_part(const char *p, size_t n, const char *list, size_t llen, con
     return 0;
 }
 
-int dg_url_hosts(const char *url, const char *shown, struct dg_url_host *out, int max, struct dg_err *err)
+/* The host list of url: *start to the returned end; NULL when url has no "://". */
+static const char *host_list(const char *url, const char **start)
 {
     const char *p = strstr(url, "://");
     if (!p)
-        return dg_err_set(err, DG_ERR_USER, 0, "target %s: expected scheme://host[:port]/...", shown);
+        return NULL;
     p += 3;
     /* The user info ends at the last '@' before the path (a password may hold '?' or '#'). */
     const char *path = p + strcspn(p, "/");
     for (const char *q = p; q < path; q++)
         if (*q == '@')
             p = q + 1;
-    const char *end = p + strcspn(p, "/?#");
+    *start = p;
+    return p + strcspn(p, "/?#");
+}
+
+int dg_url_one_host(const char *url, int i, char *out, size_t n)
+{
+    const char *list = NULL, *end = host_list(url, &list), *p = list;
+    if (!end || end == p || i < 0)
+        return -1;
+    for (; i > 0; i--) {
+        const char *comma = memchr(p, ',', (size_t)(end - p));
+        if (!comma)
+            return -1;
+        p = comma + 1;
+    }
+    const char *comma = memchr(p, ',', (size_t)(end - p));
+    const char *stop = comma ? comma : end;
+    int len = snprintf(out, n, "%.*s%.*s%s", (int)(list - url), url, (int)(stop - p), p, end);
+    return len < 0 || (size_t)len >= n ? -1 : 0;
+}
+
+int dg_url_hosts(const char *url, const char *shown, struct dg_url_host *out, int max, struct dg_err *err)
+{
+    const char *p = NULL, *end = host_list(url, &p);
+    if (!end)
+        return dg_err_set(err, DG_ERR_USER, 0, "target %s: expected scheme://host[:port]/...", shown);
     if (end == p)
         return 0;
     int n = 0;

@@ -43,5 +43,10 @@ struct dg_url_host {
  * a trailing ','), a port that is not a number in 1..65535, more than max hosts, a URL
  * without "://". shown (the redacted URL) is what the message quotes. */
 int dg_url_hosts(const char *url, const char *shown, struct dg_url_host *out, int max, struct dg_err *err);
+/* url with its host list cut down to its i-th part (0-based): "scheme://user@h2:p2/db?x" from
+ * "scheme://user@h1:p1,h2:p2/db?x" and i 1; the same user info, path and query. For a URL
+ * dg_url_hosts accepted. Returns 0, or -1 when the URL has no i-th host or out (n bytes) is
+ * too small. */
+int dg_url_one_host(const char *url, int i, char *out, size_t n);
 
 #endif

@@ -33,6 +33,17 @@ struct dg_run_opts {
     const char *targets[DG_MAX_TARGETS]; /* every --target, in order */
     const char *read_target;             /* --read-target: the read-only types run there (NULL: none) */
     int ntargets;
+    /* --cluster URL (several hosts): each node became a target of its own (a single-host URL
+     * in cluster_urls); target_cluster[k] is k's cluster, 1 for the first --cluster, ..., 0
+     * for a --target. */
+    int target_cluster[DG_MAX_TARGETS];
+    int nclusters;
+    const char *cluster_text[DG_MAX_TARGETS]; /* each --cluster as given */
+    char cluster_urls[16384];                 /* the nodes' URLs, NUL-separated */
+    size_t cluster_urls_used;
+    /* --sync-wait: how long a target that has not applied what it received (a Galera node
+     * catching up) is waited for before anything reads it; 0: not at all. */
+    dg_ns sync_wait_ns;
     char targets_list[8192]; /* --targets A,B,...: a copy, split in place */
     int vus, vus_set, vus_per_target;
     dg_ns duration_ns, warmup_ns;
@@ -55,7 +66,7 @@ struct dg_run_opts {
      * known), how long a lost connection is sought again (0: the rest of the run), and the
      * open loop's latency limit (0: none). */
     const char *fault_text[DG_MAX_FAULTS];
-    char fault_lines[8192]; /* a job file's fault= lines, split in place */
+    char fault_lines[8192]; /* a job file's fault= and cluster= lines, split in place */
     size_t fault_lines_used;
     struct dg_fault_spec faults[DG_MAX_FAULTS];
     int nfaults;

@@ -6,12 +6,15 @@
 
 #include <string.h>
 
-/* "target 2: " for a run with several targets (1-based, as the per-target table), else "". */
+/* "target 2: " ("node 2 of cluster 1: ") for a run with several targets (1-based, as the
+ * per-target table), else "". */
 static const char *target_words(const struct dg_run_record *r, int target, char *buf, size_t n)
 {
     buf[0] = '\0';
-    if (r->ntargets > 1)
-        snprintf(buf, n, "target %d: ", target + 1);
+    if (r->ntargets > 1) {
+        dg_target_label(r, target, buf, n > 2 ? n - 2 : n);
+        strcat(buf, ": ");
+    }
     return buf;
 }
 
@@ -27,7 +30,7 @@ static const char *after(double s, char *buf, size_t n)
 
 static void outage_line(FILE *out, const struct dg_run_record *r, const struct dg_outage *o)
 {
-    char who[32], first[32], back[32], len[48];
+    char who[48], first[32], back[32], len[48];
     if (o->duration_s >= 0)
         snprintf(len, sizeof len, "for %.1f s", o->duration_s);
     else
@@ -195,6 +198,10 @@ void dg_report_events_json(cJSON *o, const struct dg_run_record *r)
         const struct dg_outage *x = &r->outages[k];
         cJSON *j = cJSON_CreateObject();
         cJSON_AddNumberToObject(j, "target", x->target + 1); /* 1-based, as "targets" */
+        if (dg_target_node(r, x->target)) {
+            cJSON_AddNumberToObject(j, "cluster", r->targets[x->target].cluster);
+            cJSON_AddNumberToObject(j, "node", dg_target_node(r, x->target));
+        }
         cJSON_AddNumberToObject(j, "start_s", x->start_s);   /* negative in the warm-up */
         add_time(j, "duration_s", x->duration_s);
         cJSON_AddNumberToObject(j, "errors", (double)x->errors);

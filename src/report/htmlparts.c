@@ -123,6 +123,10 @@ int dg_html_targets(FILE *out, const char *prefix, const struct dg_run_record *r
         dg_html_num_td(out, k + 1, 0);
         fprintf(out, "<td class=\"code\">");
         dg_html_text(out, t->target);
+        if (t->cluster) {
+            char node[48];
+            fprintf(out, " <span class=\"note\">(%s)</span>", dg_target_label(r, k, node, sizeof node));
+        }
         fprintf(out, "</td><td>");
         dg_html_text(out, t->engine);
         fprintf(out, " ");

@@ -43,8 +43,10 @@ static int mark_events(struct dg_chart *c, const struct dg_run_record *r)
     double end = c->nx ? c->x[c->nx - 1] + 1 : r->measured_s;
     for (int k = 0; k < r->noutages; k++) {
         const struct dg_outage *o = &r->outages[k];
-        if (r->ntargets > 1)
-            snprintf(label, sizeof label, "outage, target %d", o->target + 1);
+        if (r->ntargets > 1) {
+            char who[48];
+            snprintf(label, sizeof label, "outage, %s", dg_target_label(r, o->target, who, sizeof who));
+        }
         else
             snprintf(label, sizeof label, "outage");
         if (dg_chart_span(c, DG_SPAN_SHADE, o->start_s, o->duration_s >= 0 ? o->start_s + o->duration_s : end, label))
@@ -341,7 +343,10 @@ int dg_chart_run_targets(struct dg_chart *c, const char *id_prefix, const struct
         a[k] = v[k];
         b[k] = latency ? t->p95_ms : dg_target_fig_value(t, 1);
         mean_b += b[k] / n;
-        snprintf(text, sizeof text, "#%d", k + 1);
+        if (t->cluster) /* the nodes of one cluster: "c1 n2" */
+            snprintf(text, sizeof text, "c%d n%d", t->cluster, dg_target_node(r, k));
+        else
+            snprintf(text, sizeof text, "#%d", k + 1);
         if (dg_chart_x_text(c, (size_t)k, text) ||
             dg_chart_label(c, 0, (size_t)k, dg_pct_from_mean(text, sizeof text, pct[k])))
             goto out;

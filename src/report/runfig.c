@@ -40,6 +40,26 @@ double dg_target_fig_value(const struct dg_target_summary *t, int k)
     return f ? f->value : NAN;
 }
 
+int dg_target_node(const struct dg_run_record *r, int k)
+{
+    if (k < 0 || k >= r->ntargets || !r->targets[k].cluster)
+        return 0;
+    int node = 1;
+    for (int i = 0; i < k; i++)
+        node += r->targets[i].cluster == r->targets[k].cluster;
+    return node;
+}
+
+const char *dg_target_label(const struct dg_run_record *r, int k, char *buf, size_t n)
+{
+    int node = dg_target_node(r, k);
+    if (node)
+        snprintf(buf, n, "node %d of cluster %d", node, r->targets[k].cluster);
+    else
+        snprintf(buf, n, "target %d", k + 1);
+    return buf;
+}
+
 double dg_figs_value(const struct dg_figure *figs, int n, const char *name)
 {
     const struct dg_figure *f = dg_figure_find(figs, n, name);

@@ -26,6 +26,11 @@ double dg_figs_value(const struct dg_figure *figs, int n, const char *name);
 /* Figure k of target t, NULL when it has fewer; its value, NAN when none. */
 const struct dg_figure *dg_target_fig(const struct dg_target_summary *t, int k);
 double dg_target_fig_value(const struct dg_target_summary *t, int k);
+/* How target k (0-based) of r is named: "node 2 of cluster 1" for a node of a --cluster (its
+ * place among that cluster's nodes), else "target 3". Returns buf. */
+const char *dg_target_label(const struct dg_run_record *r, int k, char *buf, size_t n);
+/* The node's number within its cluster (1-based), 0 for a target that is no node. */
+int dg_target_node(const struct dg_run_record *r, int k);
 /* Whether one of r's figures is in seconds (its run time): views then show no "measured s"
  * beside it. */
 int dg_run_has_time_fig(const struct dg_run_record *r);

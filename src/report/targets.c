@@ -66,18 +66,26 @@ void dg_report_targets_text(FILE *out, const struct dg_run_record *r)
     char a[32], b[32], c[32], pm[32];
     const char *head = fig_label(r, 0, 0);
     snprintf(pm, sizeof pm, "%s+-%%", head);
-    fprintf(out, "\n  per target (percent from the plain mean of the %d targets)\n", r->ntargets);
+    int clusters = 0;
+    for (int k = 0; k < r->ntargets; k++)
+        clusters = r->targets[k].cluster > clusters ? r->targets[k].cluster : clusters;
+    fprintf(out, "\n  per target (percent from the plain mean of the %d targets)%s\n", r->ntargets,
+            clusters ? "; the nodes of a cluster are one database: its W counts once in the run's" : "");
     fprintf(out, "  %2s  %-34s %-18s %4s %4s %10s %10s %8s %8s %8s %8s %8s %8s\n", "#", "target",
             "engine", "W", "VUs", head, fig_label(r, 1, 0), pm, "avg ms", "p50", "p95", "p99", "avg+-%");
     for (int k = 0; k < r->ntargets; k++) {
         const struct dg_target_summary *t = &r->targets[k];
         char eng[64], name[1100];
         snprintf(eng, sizeof eng, "%s %s", t->engine, t->engine_version);
-        snprintf(name, sizeof name, "%s%s%s%s", t->target, t->role[0] ? " (" : "", t->role, t->role[0] ? ")" : "");
-        fprintf(out, "  %2d  %-34s %-18.18s %4d %4d %10s %10s %+7.1f%% %8.2f %8.2f %8.2f %8.2f %+7.1f%%%s\n",
+        snprintf(name, sizeof name, "%s%s", t->target, !strcmp(t->role, "read") ? " (read)" : "");
+        char node[48] = "";
+        if (t->cluster)
+            dg_target_label(r, k, node, sizeof node);
+        fprintf(out, "  %2d  %-34s %-18.18s %4d %4d %10s %10s %+7.1f%% %8.2f %8.2f %8.2f %8.2f %+7.1f%%%s%s%s\n",
                 k + 1, name, eng, t->warehouses, t->vus, fig_text(t, 0, a, sizeof a),
                 fig_text(t, 1, b, sizeof b), pct[k], t->avg_ms, t->p50_ms, t->p95_ms,
-                t->p99_ms, pct[r->ntargets + k], t->workers_failed ? "  (VUs stopped on errors)" : "");
+                t->p99_ms, pct[r->ntargets + k], node[0] ? "  " : "", node,
+                t->workers_failed ? "  (VUs stopped on errors)" : "");
     }
     const struct dg_figure *f = dg_target_fig(&r->targets[0], 0);
     int d = f ? f->decimals : 0;
@@ -123,10 +131,16 @@ void dg_report_targets_json(cJSON *o, const struct dg_run_record *r)
         cJSON *j = cJSON_CreateObject();
         cJSON_AddNumberToObject(j, "index", k + 1);
         cJSON_AddStringToObject(j, "target", t->target);
-        if (t->role[0])
+        char label[48];
+        cJSON_AddStringToObject(j, "label", dg_target_label(r, k, label, sizeof label));
+        if (t->role[0]) /* "read", "node"; null: a database of its own */
             cJSON_AddStringToObject(j, "role", t->role);
         else
             cJSON_AddNullToObject(j, "role");
+        if (t->cluster) { /* a node of cluster k: the same database as its other nodes */
+            cJSON_AddNumberToObject(j, "cluster", t->cluster);
+            cJSON_AddNumberToObject(j, "node", dg_target_node(r, k));
+        }
         cJSON_AddStringToObject(j, "engine", t->engine);
         cJSON_AddStringToObject(j, "engine_version", t->engine_version);
         cJSON_AddNumberToObject(j, "warehouses", t->warehouses);

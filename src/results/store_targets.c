@@ -41,11 +41,8 @@ int dg_store_put_targets(struct dg_store *s, const struct dg_run_record *r, stru
         sqlite3_bind_double(tst, i++, t->p95_ms);
         sqlite3_bind_double(tst, i++, t->p99_ms);
         sqlite3_bind_double(tst, i++, t->max_ms);
-        dg_store_bind_text(tst, i++, t->role); /* schema 11; NULL: a database of its own */
-        if (t->cluster > 0)
-            sqlite3_bind_int(tst, i++, t->cluster);
-        else
-            sqlite3_bind_null(tst, i++);
+        dg_store_bind_text(tst, i++, t->role); /* schema 11: "node", "read"; "" (NULL) a database of its own */
+        sqlite3_bind_int(tst, i++, t->cluster);
         if (sqlite3_step(tst) != SQLITE_DONE) {
             dg_store_fail(err, s->db, "insert run_target");
             goto out;
@@ -112,7 +109,7 @@ int dg_store_get_targets(struct dg_store *s, struct dg_run_record *r, struct dg_
         t->p95_ms = sqlite3_column_double(st, i++);
         t->p99_ms = sqlite3_column_double(st, i++);
         t->max_ms = sqlite3_column_double(st, i++);
-        dg_store_copy_col(st, i++, t->role, sizeof t->role);
+        dg_store_copy_col(st, i++, t->role, sizeof t->role); /* NULL before schema 11: "" */
         t->cluster = sqlite3_column_int(st, i++);
     }
     sqlite3_finalize(st);

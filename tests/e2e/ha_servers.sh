@@ -18,16 +18,6 @@ trap '"$SERVERS" stop pgrep >/dev/null 2>&1; "$SERVERS" stop galera >/dev/null 2
       [[ -n ${DG_KEEP_TMP:-} ]] || rm -rf "$T_TMP"' EXIT
 T_START=$SECONDS
 
-# wait_for SECONDS COMMAND...: polls COMMAND every 0.2 s until it succeeds; 1 on timeout.
-wait_for() {
-    local deadline=$((SECONDS + $1))
-    shift
-    until "$@"; do
-        ((SECONDS < deadline)) || return 1
-        sleep 0.2
-    done
-}
-
 # srv NAME ARGS...: runs tests/servers.sh ARGS, output in $T_TMP/NAME.log; one check on its exit.
 srv() {
     local name=$1

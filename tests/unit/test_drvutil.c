@@ -150,6 +150,26 @@ static void list(struct dg_test *t)
           "n=%d", n);
 }
 
+/* A cluster's URL cut to each node's: the same user info, path and query, one host. */
+static void url_one_host(struct dg_test *t)
+{
+    const char *u = "mysql://u:p@ss@h1:3306,[::1]:7,h3/db?load=insert#x";
+    static const char *const want[] = {"mysql://u:p@ss@h1:3306/db?load=insert#x", "mysql://u:p@ss@[::1]:7/db?load=insert#x",
+                                       "mysql://u:p@ss@h3/db?load=insert#x"};
+    char out[256];
+    for (int i = 0; i < 3; i++) {
+        int rc = dg_url_one_host(u, i, out, sizeof out);
+        CHECK(t, rc == 0 && !strcmp(out, want[i]), "url one host: each part of the host list with the rest kept",
+              "host %d: rc=%d '%s'", i, rc, out);
+    }
+    CHECK(t, dg_url_one_host(u, 3, out, sizeof out) == -1 && dg_url_one_host(u, -1, out, sizeof out) == -1,
+          "url one host: no such part is -1", "it was not");
+    CHECK(t, dg_url_one_host("mysql://u@h1,h2", 1, out, sizeof out) == 0 && !strcmp(out, "mysql://u@h2"),
+          "url one host: a URL ending at its host list", "'%s'", out);
+    CHECK(t, dg_url_one_host(u, 0, out, 20) == -1 && dg_url_one_host("sqlite:x.db", 0, out, sizeof out) == -1,
+          "url one host: too small a buffer or no host list is -1", "it was not");
+}
+
 int main(void)
 {
     struct dg_test t = {0};
@@ -157,6 +177,7 @@ int main(void)
     buf(&t);
     urlq(&t);
     url_hosts(&t);
+    url_one_host(&t);
     sqltext(&t);
     list(&t);
     return dg_test_done(&t);

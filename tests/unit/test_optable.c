@@ -25,6 +25,7 @@ static const char *good_value(const struct dg_opt *o, char *want, size_t n)
         {"pg-datadir", "/tmp/pgd", "/tmp/pgd"},             {"pg-ctl", "/bin/true", ""},
         {"no-monitor", NULL, "false"},                     {"fault", "2s:true", "2s:true"},
         {"read-target", "postgres://u:pw@h:5/d", "postgres://u:***@h:5/d"},
+        {"cluster", "mysql://u:pw@h1:1,h2:2/db", "mysql://u:***@h1:1,h2:2/db"}, /* the password never stored */
     };
     for (size_t i = 0; i < sizeof custom / sizeof *custom; i++)
         if (!strcmp(o->name, custom[i].name)) {
@@ -214,6 +215,33 @@ static void check_json(struct dg_test *t, const struct dg_workload *wl, const st
     CHECK(t, bad == 0 && stored > 0, name, "%s", what);
 }
 
+/* --cluster: one target per node, single-host URLs with the same user, path and query, the
+ * nodes numbered by cluster among --target options; a job file's cluster= lines the same. */
+static void check_cluster(struct dg_test *t, const struct dg_workload *wl)
+{
+    struct dg_wl_cmdline p;
+    struct dg_err err = {0};
+    dg_wl_cmdline_init(&p, wl, dg_wl_run_sub(wl->cli), 1);
+    struct dg_opt_ref cl = dg_optset_find(&p.set, "cluster"), tg = dg_optset_find(&p.set, "target");
+    int rc = dg_optset_apply(&p.set, cl, "mysql://u:pw@h1:1,h2:2,[::1]:3/db?load=insert", &err) ||
+             dg_optset_apply(&p.set, tg, "sqlite:/tmp/x.db", &err) ||
+             dg_optset_apply(&p.set, cl, "mariadb://v@a:7,b:8/e\nmysql://w@c:9,d:10/f", &err) ||
+             dg_optset_apply(&p.set, dg_optset_find(&p.set, "vus"), "7", &err) || dg_wl_finish(&p, &err);
+    static const char *const want[] = {"mysql://u:pw@h1:1/db?load=insert", "mysql://u:pw@h2:2/db?load=insert",
+                                       "mysql://u:pw@[::1]:3/db?load=insert", "sqlite:/tmp/x.db", "mariadb://v@a:7/e",
+                                       "mariadb://v@b:8/e", "mysql://w@c:9/f", "mysql://w@d:10/f"};
+    static const int want_cl[] = {1, 1, 1, 0, 2, 2, 3, 3};
+    int good = rc == 0 && p.c.ntargets == 8 && p.c.nclusters == 3;
+    for (int k = 0; good && k < 8; k++)
+        good = !strcmp(p.c.targets[k], want[k]) && p.c.target_cluster[k] == want_cl[k];
+    CHECK(t, good, "--cluster: a target per node (same user, path, query), clusters numbered, job-file lines too",
+          "rc=%d n=%d clusters=%d %s | %s", rc, p.c.ntargets, p.c.nclusters, p.c.ntargets > 2 ? p.c.targets[2] : "",
+          err.msg);
+    CHECK(t, p.c.sync_wait_ns == 120 * DG_NS_PER_S, "--sync-wait is 120 s unless given", "%llu",
+          (unsigned long long)p.c.sync_wait_ns);
+    dg_wl_cmdline_free(&p);
+}
+
 int main(void)
 {
     struct dg_test t = {0};
@@ -260,5 +288,6 @@ int main(void)
     CHECK(&t, dg_wl_finish(&p, &err) && strstr(err.msg, "--txns-per-vu") && strstr(err.msg, "--duration"),
           "--txns-per-vu does not go with --duration", "%s", err.msg);
     dg_wl_cmdline_free(&p);
+    check_cluster(&t, wl);
     return dg_test_done(&t);
 }

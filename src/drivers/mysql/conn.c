@@ -48,6 +48,9 @@ enum dg_err_class dg_my_classify(unsigned code)
     case ER_CONNECTION_KILLED:  /* 1927 */
     case ER_SERVER_SHUTDOWN:    /* 1053 */
     case ER_QUERY_INTERRUPTED:
+    /* 1047 (SQLSTATE 08S01) from a Galera node that took the connection but has not joined
+     * yet: "WSREP has not yet prepared node for application use" (a server starting up). */
+    case ER_UNKNOWN_COM_ERROR:
     /* MySQL 8's ER_CLIENT_INTERACTION_TIMEOUT (the server dropped an idle session). MariaDB
      * gives 4031 to a CREATE TRIGGER ... FOLLOWS naming no trigger: never sent by dbgauge. */
     case 4031:
@@ -72,19 +75,22 @@ enum dg_err_class dg_my_classify(unsigned code)
     }
 }
 
-static int fill(const struct dg_conn *c, struct dg_err *err, unsigned code, const char *state,
-                const char *what, const char *msg)
+/* at_commit: the error came from COMMIT (on a Galera node, a 1213 there is the cluster's). */
+static int fill(struct dg_conn *c, struct dg_err *err, unsigned code, const char *state,
+                const char *what, const char *msg, int at_commit)
 {
     dg_my_err(c, err, dg_my_classify(code), code, "%s: %s (%u)", what, msg && *msg ? msg : "error",
               code);
     if (err && state && strlen(state) == 5 && strcmp(state, "00000") != 0)
         memcpy(err->sqlstate, state, 6);
+    if (err && c && c->wsrep && code == ER_LOCK_DEADLOCK) /* after the copies: it runs a query */
+        err->cause = dg_my_wsrep_cause(c, at_commit);
     return -1;
 }
 
 int dg_my_conn_err(struct dg_conn *c, const char *what, struct dg_err *err)
 {
-    return fill(c, err, mysql_errno(c->my), mysql_sqlstate(c->my), what, mysql_error(c->my));
+    return fill(c, err, mysql_errno(c->my), mysql_sqlstate(c->my), what, mysql_error(c->my), 0);
 }
 
 int dg_my_stmt_err(struct dg_stmt *s, const char *what, struct dg_err *err)
@@ -92,7 +98,7 @@ int dg_my_stmt_err(struct dg_stmt *s, const char *what, struct dg_err *err)
     unsigned code = mysql_stmt_errno(s->st);
     if (code == 0) /* some failures leave the code on the connection only */
         return dg_my_conn_err(s->c, what, err);
-    return fill(s->c, err, code, mysql_stmt_sqlstate(s->st), what, mysql_stmt_error(s->st));
+    return fill(s->c, err, code, mysql_stmt_sqlstate(s->st), what, mysql_stmt_error(s->st), 0);
 }
 
 /* ---- the URL: mysql://user[:password]@host[:port][,host[:port]...]/database[?load=...] ---- */
@@ -312,6 +318,7 @@ static int my_connect(const char *url, const struct dg_connect_opts *opts, struc
     if (connect_hosts(c, &u, pass, shown, err))
         goto fail;
     dg_secret_wipe(u.pass, sizeof u.pass);
+    dg_my_wsrep_probe(c);
     dg_my_infile_install(c);
     *out = c;
     return 0;
@@ -369,7 +376,9 @@ static int my_begin(struct dg_conn *c, enum dg_isolation iso, int write, struct 
 
 static int my_commit(struct dg_conn *c, struct dg_err *err)
 {
-    return mysql_commit(c->my) ? dg_my_conn_err(c, "COMMIT", err) : 0;
+    if (!mysql_commit(c->my))
+        return 0;
+    return fill(c, err, mysql_errno(c->my), mysql_sqlstate(c->my), "COMMIT", mysql_error(c->my), 1);
 }
 
 static int my_rollback(struct dg_conn *c, struct dg_err *err)
@@ -423,7 +432,7 @@ const struct dg_driver dg_driver_mysql = {
     .name = "mysql",
     .schemes = my_schemes,
     .dialect = DG_DIALECT_MYSQL,
-    .caps = DG_CAP_MEMORY_LIVE,
+    .caps = DG_CAP_MEMORY_LIVE | DG_CAP_CLUSTER,
     .connect = my_connect,
     .disconnect = my_disconnect,
     .exec = my_exec,
@@ -451,4 +460,5 @@ const struct dg_driver dg_driver_mysql = {
     .cache_stats = dg_my_cache_stats,
     .server_local = dg_my_server_local,
     .conn_where = my_conn_where,
+    .replication = dg_my_replication,
 };

@@ -67,6 +67,8 @@ struct dg_conn {
     enum my_load load;
     struct dg_secrets secrets; /* password texts to scrub from every message */
     char where[280];           /* "host:port" of the URL's host list that took us */
+    int wsrep;                 /* the server is a Galera node (wsrep_on), asked at connect */
+    long long deadlocks_seen;  /* wsrep: its Innodb_deadlocks when last asked; -1 unknown */
 };
 
 /* conn.c: errors. All return -1. dg_my_err formats a message with secrets scrubbed;
@@ -81,6 +83,13 @@ int dg_my_cache_stats(struct dg_conn *c, uint64_t *hits, uint64_t *misses, struc
 int dg_my_server_local(struct dg_conn *c, char *data_dir, size_t n, long *pid, struct dg_err *err);
 int dg_my_stmt_err(struct dg_stmt *s, const char *what, struct dg_err *err);
 enum dg_err_class dg_my_classify(unsigned code);
+
+/* wsrep.c: Galera. probe sets c->wsrep (0 when the server does not say); cause is the
+ * retry cause of a 1213 on a wsrep node (at_commit: it came from COMMIT), after which the
+ * connection's last error is gone; replication is the driver's slot. */
+void dg_my_wsrep_probe(struct dg_conn *c);
+enum dg_retry_cause dg_my_wsrep_cause(struct dg_conn *c, int at_commit);
+int dg_my_replication(struct dg_conn *c, struct dg_repl_row *rows, int max, struct dg_err *err);
 
 /* stmt.c */
 void dg_my_stmt_free(struct dg_stmt *s);

@@ -211,7 +211,7 @@ const struct dg_wl_cli stress_cli = {
     .opts_size = sizeof(struct stress_cli_opts),
     .init = init,
     .finish = finish,
-    .common_refused = "vus vus-per-target targets txns-per-vu rate arrivals read-target audit",
+    .common_refused = "vus vus-per-target targets cluster txns-per-vu rate arrivals read-target audit",
     .json_renames = "vus=threads txns_per_vu=iterations",
     .subs = subs,
     .nsubs = sizeof subs / sizeof *subs,

@@ -319,7 +319,8 @@ static const struct dg_wl_sub subs[] = {
      .common = "seed", .action = act_load},
     {.name = "run", .kind = DG_SUB_RUN, .synopsis = "[--target URL]... [--vus N | --vus-per-target N] [--duration T | --txns-per-vu N]\n"
                                                     "      [--rate R [--arrivals KIND] | --think-time ...] [options]"},
-    {.name = "check", .kind = DG_SUB_ACTION, .synopsis = "[--target URL] [--json]", .action = act_check},
+    {.name = "check", .kind = DG_SUB_ACTION, .synopsis = "[--target URL] [--sync-wait T] [--json]", .common = "sync-wait",
+     .action = act_check},
     /* RUN (an argument) and "[--target URL]...": cmd/ passes arguments and several targets */
     {.name = "audit", .kind = DG_SUB_ACTION, .synopsis = "RUN [--target URL]... [--results PATH] [--json]",
      .common = "results", .action = tpcc_act_audit},
