@@ -209,8 +209,8 @@ static int measure(struct life *L)
     }
     L->mon = (struct dg_cmd_monitor){.enabled = !c->no_monitor, .device_opt = c->monitor_device};
     /* The monitor watches the first target's host and device; its cache counters add up
-     * every worker's connection. */
-    if (dg_cmd_monitor_begin(&L->mon, tptr[0], c->vus, &cfg, &L->err)) /* the run goes on without it */
+     * every worker's connection; it asks every target's replication. */
+    if (dg_cmd_monitor_begin(&L->mon, tptr, L->n, c->vus, &cfg, &L->err)) /* the run goes on without it */
         fprintf(stderr, "dbgauge %s: monitor: %s; running without it\n", L->cmd, L->err.msg);
     if (c->nfaults) {
         L->chained_start = cfg.on_start;
