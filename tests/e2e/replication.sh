@@ -89,6 +89,9 @@ check "text: runs show --monitor has the replication section with each standby" 
 "$DG" report "$id" --results "$RES" -o "$T_TMP/r.html" >/dev/null 2>&1
 check "HTML: a replay-lag chart" grep -q "run$id-repllag" "$T_TMP/r.html"
 check "HTML: a bytes-behind chart" grep -q "run$id-replbytes" "$T_TMP/r.html"
+"$DG" report "$id" --results "$RES" --format json -o "$T_TMP/r.json" >/dev/null 2>&1
+check "JSON export: the run's replication rows, as runs show has them" test \
+    "$(python3 -c 'import json,sys; a=json.load(open(sys.argv[1])); b=json.load(open(sys.argv[2])); r=[x for i in a["items"] for x in i.get("runs",[i])][0]; print(r["replication"]==b["replication"] and len(b["replication"])>0)' "$T_TMP/r.json" "$T_TMP/sync.mon.json" 2>&1)" = True
 
 # --- 2. async, a standby's walreceiver stopped for 4 s ----------------------------------------
 check "synchronous replication off" "$SERVERS" sync pgrep off
