@@ -118,21 +118,33 @@ void dg_record_fill(struct dg_run_record *rec, const struct dg_record_src *src,
                     struct dg_run_result *res, const char *const *type_names);
 
 /* The monitor around one run (src/cmd/monitor.c). Set enabled and device_opt (NULL: found
- * from the engine's data directory); begin before dg_runner_run (it fills cfg's on_start and,
- * for per-connection caches, conn_cache; on failure nothing is set and the run can go on
+ * from the first target's data directory); begin before the runner (it sets cfg's start hook
+ * and, for per-connection caches, conn_cache; on failure nothing is set and the run can go on
  * unmonitored), end after it: the points go into rec. A server engine's monitor holds one
- * connection of its own during the run. */
+ * connection of its own during the run, and one more per target whose driver tells its
+ * replication (asked once a second on the monitor's replication thread; a lost one is tried
+ * again every DG_CMD_REPL_RETRY_S seconds). */
+#define DG_CMD_REPL_RETRY_S 3
+struct dg_cmd_repl {
+    const struct dg_target *t; /* NULL: its driver has no replication slot */
+    struct dg_conn_h conn;
+    int connected;
+    dg_ns next_try_ns;
+};
 struct dg_cmd_monitor {
     int enabled;
     const char *device_opt;
     int workers;
     struct dg_conn_h conn;        /* the monitor's own, for server-wide cache counters */
     _Atomic uint64_t *conn_cache; /* owned: the workers' own counters */
+    struct dg_cmd_repl *repl;     /* owned: one per target */
+    int nrepl;
     struct dg_monitor *mon;
     char device[32];
 };
-int dg_cmd_monitor_begin(struct dg_cmd_monitor *cm, const struct dg_target *t, int workers,
-                         struct dg_runner_cfg *cfg, struct dg_err *err);
+/* targets[0] is the host watched (device, process, cache); all are asked for replication. */
+int dg_cmd_monitor_begin(struct dg_cmd_monitor *cm, const struct dg_target *const *targets,
+                         int ntargets, int workers, struct dg_runner_cfg *cfg, struct dg_err *err);
 /* Stops the sampler and moves its points into rec (rec NULL: drops them); safe to call twice. */
 void dg_cmd_monitor_end(struct dg_cmd_monitor *cm, struct dg_run_record *rec);
 /* --monitor-device DEV: sets *out, or fills err (DG_ERR_USER) with why DEV is neither "none"

@@ -1,7 +1,9 @@
 /* monitor.c (cmd) — sets the host and engine monitor up around one run: finds the server's
  * data directory, device and process through the driver, feeds the engine's cache counters
  * (the database's from a connection of its own, or the workers' own connections' through
- * the runner), starts and stops the sampler and hands its points to the run record. */
+ * the runner) and every target's replication (a connection of its own each, reconnected
+ * after a loss at most every DG_CMD_REPL_RETRY_S s), starts and stops the sampler and hands
+ * its points to the run record. */
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +32,65 @@ static int cache_from_server(void *ctx, uint64_t *hits, uint64_t *misses)
     return dg_cache_stats(&cm->conn, hits, misses, &ignore) ? -1 : 0;
 }
 
+/* Target target's replication on its own connection, (re)connected lazily: a server that is
+ * away (a failover) costs one connect attempt every few seconds, never a stalled monitor. */
+static int repl_from_target(void *ctx, int target, struct dg_repl_row *rows, int max)
+{
+    struct dg_cmd_monitor *cm = ctx;
+    struct dg_cmd_repl *r = &cm->repl[target];
+    if (!r->t)
+        return 0;
+    dg_ns now = dg_now_ns();
+    struct dg_err e = {0};
+    if (!r->connected) {
+        if (now < r->next_try_ns)
+            return -1;
+        r->next_try_ns = now + DG_CMD_REPL_RETRY_S * DG_NS_PER_S;
+        struct dg_connect_opts co = {.application = "dbgauge-monitor", .connect_timeout_s = 2};
+        if (dg_connect(r->t, &co, &r->conn, &e))
+            return -1;
+        r->connected = 1;
+    }
+    int n = dg_replication(&r->conn, rows, max, &e);
+    if (n < 0 && e.cls != DG_ERR_USER && e.cls != DG_ERR_RETRY) {
+        dg_disconnect(&r->conn);
+        r->connected = 0;
+        r->next_try_ns = dg_now_ns() + DG_CMD_REPL_RETRY_S * DG_NS_PER_S;
+    }
+    return n;
+}
+
+/* One slot per target; the ones whose driver tells its replication get a target. */
+static int repl_setup(struct dg_cmd_monitor *cm, const struct dg_target *const *targets, int n,
+                      struct dg_monitor_opts *mo, struct dg_err *err)
+{
+    int any = 0;
+    for (int k = 0; k < n; k++)
+        any |= dg_driver_has(targets[k]->drv, replication);
+    if (!any)
+        return 0;
+    if (!(cm->repl = calloc((size_t)n, sizeof *cm->repl)))
+        return dg_err_set(err, DG_ERR_FATAL, 0, "out of memory");
+    cm->nrepl = n;
+    for (int k = 0; k < n; k++)
+        if (dg_driver_has(targets[k]->drv, replication))
+            cm->repl[k].t = targets[k];
+    mo->repl = repl_from_target;
+    mo->repl_ctx = cm;
+    mo->repl_targets = n;
+    return 0;
+}
+
+static void repl_free(struct dg_cmd_monitor *cm)
+{
+    for (int k = 0; k < cm->nrepl; k++)
+        if (cm->repl[k].connected)
+            dg_disconnect(&cm->repl[k].conn);
+    free(cm->repl);
+    cm->repl = NULL;
+    cm->nrepl = 0;
+}
+
 static void on_start(void *ctx, dg_ns start_ns, dg_ns warm_end_ns)
 {
     struct dg_cmd_monitor *cm = ctx;
@@ -50,12 +111,15 @@ int dg_cmd_monitor_device_opt(const char *dev, const char **out, struct dg_err *
     return ok ? 0 : dg_err_set(err, DG_ERR_USER, 0, "--monitor-device: '%s' is not a device in /proc/diskstats (or 'none')", dev);
 }
 
-int dg_cmd_monitor_begin(struct dg_cmd_monitor *cm, const struct dg_target *t, int workers,
-                         struct dg_runner_cfg *cfg, struct dg_err *err)
+int dg_cmd_monitor_begin(struct dg_cmd_monitor *cm, const struct dg_target *const *targets,
+                         int ntargets, int workers, struct dg_runner_cfg *cfg, struct dg_err *err)
 {
+    const struct dg_target *t = targets[0];
     cm->conn = (struct dg_conn_h){0};
     cm->mon = NULL;
     cm->conn_cache = NULL;
+    cm->repl = NULL;
+    cm->nrepl = 0;
     cm->workers = workers;
     cm->device[0] = '\0';
     if (!cm->enabled)
@@ -88,7 +152,8 @@ int dg_cmd_monitor_begin(struct dg_cmd_monitor *cm, const struct dg_target *t, i
     mo.cache_ctx = cm;
     if (!mo.cache || mo.cache == cache_from_workers)
         dg_disconnect(&cm->conn); /* nothing more to ask the engine */
-    if (dg_monitor_start(&mo, &cm->mon, err)) {
+    if (repl_setup(cm, targets, ntargets, &mo, err) || dg_monitor_start(&mo, &cm->mon, err)) {
+        repl_free(cm);
         dg_disconnect(&cm->conn);
         free(cm->conn_cache);
         cm->conn_cache = NULL;
@@ -107,20 +172,28 @@ void dg_cmd_monitor_end(struct dg_cmd_monitor *cm, struct dg_run_record *rec)
         return;
     }
     struct dg_monitor_point *pts;
-    size_t n;
-    dg_monitor_stop(cm->mon, &pts, &n);
+    struct dg_repl_point *rp;
+    size_t n, nr;
+    dg_monitor_stop_all(cm->mon, &pts, &n, &rp, &nr);
     cm->mon = NULL;
     dg_disconnect(&cm->conn);
+    repl_free(cm);
     free(cm->conn_cache);
     cm->conn_cache = NULL;
-    if (rec && rec->nseries) /* the seconds the run's series has, no more */
+    if (rec && rec->nseries) { /* the seconds the run's series has, no more */
         n = dg_monitor_trim(pts, n, rec->series[0].second, rec->series[rec->nseries - 1].second);
+        nr = dg_monitor_trim_repl(rp, nr, rec->series[0].second, rec->series[rec->nseries - 1].second);
+    }
     if (rec) {
         free(rec->monitor);
         rec->monitor = pts;
         rec->nmonitor = n;
+        free(rec->repl);
+        rec->repl = rp;
+        rec->nrepl = nr;
         snprintf(rec->monitor_device, sizeof rec->monitor_device, "%s", cm->device);
     } else {
         free(pts);
+        free(rp);
     }
 }

@@ -218,7 +218,7 @@ static void on_start(void *ctx, dg_ns start_ns, dg_ns warm_end_ns)
 static int measure(struct life *L)
 {
     const struct dg_run_opts *c = &L->p->c;
-    const struct dg_target *tptr[DG_MAX_TARGETS];
+    const struct dg_target *tptr[DG_MAX_TARGETS + 1]; /* and the read target, for the monitor */
     for (int k = 0; k < L->n; k++)
         tptr[k] = &L->ts[k].t;
     struct dg_runner_cfg cfg = {.model = c->model, .rate_per_s = c->rate, .arrivals = c->arrivals,
@@ -241,8 +241,11 @@ static int measure(struct life *L)
     }
     L->mon = (struct dg_cmd_monitor){.enabled = !c->no_monitor, .device_opt = c->monitor_device};
     /* The monitor watches the first target's host and device; its cache counters add up
-     * every worker's connection. */
-    if (dg_cmd_monitor_begin(&L->mon, tptr[0], c->vus, &cfg, &L->err)) /* the run goes on without it */
+     * every worker's connection; it asks every target's replication. */
+    int nmon = L->n;
+    if (L->read.t.drv) /* the replica's replication too (its lag behind the primary), numbered as in the result */
+        tptr[nmon++] = &L->read.t;
+    if (dg_cmd_monitor_begin(&L->mon, tptr, nmon, c->vus, &cfg, &L->err)) /* the run goes on without it */
         fprintf(stderr, "dbgauge %s: monitor: %s; running without it\n", L->cmd, L->err.msg);
     if (c->nfaults) {
         L->chained_start = cfg.on_start;

@@ -5,6 +5,7 @@
 
 #include "cmd/cmd.h"
 #include "core/opts.h"
+#include "report/repl.h"
 #include "report/summary.h"
 #include "results/store.h"
 
@@ -87,12 +88,16 @@ int dg_cmd_runs(int argc, char **argv)
         else {
             if (json) {
                 cJSON *doc = dg_report_run_json(&rec);
-                if (monitor)
+                if (monitor) {
                     cJSON_AddItemToObject(doc, "monitor_series", dg_report_monitor_series_json(&rec));
+                    cJSON_AddItemToObject(doc, "replication", dg_report_repl_json(&rec));
+                    cJSON_AddItemToObject(doc, "replication_summary", dg_report_repl_summary_json(&rec));
+                }
                 dg_print_json(doc);
-            } else if (monitor)
+            } else if (monitor) {
                 dg_report_monitor_text(stdout, &rec);
-            else if (series)
+                dg_report_repl_text(stdout, &rec);
+            } else if (series)
                 dg_report_series_text(stdout, &rec);
             else
                 dg_report_run_text(stdout, &rec);

@@ -74,6 +74,8 @@ struct dg_connect_opts {
     int create;              /* SQLite: create the file if missing (load); 0: it must exist */
     const char *application; /* shown to the server where it can (application_name) */
     uint64_t memory_bytes;   /* > 0 with DG_CAP_MEMORY_SESSION: set_memory right after connecting */
+    int connect_timeout_s;   /* > 0: give up connecting after this long (where the driver can;
+                              * the URL's own setting wins); 0: the driver's default */
 };
 
 /* Facts about the server, recorded with every run. Plain value: no pointers. */

@@ -1,7 +1,8 @@
 /* monitor.c — the sampler thread: once the run's clock is known it snapshots /proc (and the
  * engine's cache counters, through the callback) at every second boundary of the run's series
- * and turns two snapshots into one point. It shares only its mutex with the caller; it never
- * touches a worker or a connection of the run. */
+ * and turns two snapshots into one point; a second thread asks each target's replication at
+ * the same boundaries. They share only their mutex with the caller; they never touch a worker
+ * or a connection of the run. */
 #include "core/monitor.h"
 
 #include <ctype.h>
@@ -36,6 +37,10 @@ struct dg_monitor {
     dg_ns start_ns, warm_end_ns;
     struct dg_monitor_point *pts;
     size_t n, cap;
+    pthread_t rth; /* the replication thread, when o.repl_targets > 0 */
+    int rth_on;
+    struct dg_repl_point *rpts;
+    size_t rn, rcap;
 };
 
 static long read_proc(struct dg_monitor *m, const char *rel)
@@ -158,21 +163,22 @@ static int emit(struct dg_monitor *m, int64_t second, const struct snap *a, cons
     return 0;
 }
 
-static void *monitor_main(void *arg)
+/* Waits for the run's clock; 0 with it, -1 when stopped before it came. */
+static int wait_epoch(struct dg_monitor *m, dg_ns *start, dg_ns *warm_end)
 {
-    struct dg_monitor *m = arg;
     pthread_mutex_lock(&m->mu);
     while (!m->have_epoch && !m->stop)
         pthread_cond_wait(&m->cv, &m->mu);
     int have = m->have_epoch;
-    dg_ns start = m->start_ns, warm_end = m->warm_end_ns;
+    *start = m->start_ns;
+    *warm_end = m->warm_end_ns;
     pthread_mutex_unlock(&m->mu);
-    if (!have)
-        return NULL;
-    /* The first point is the first second of the series: the warm-up's, rounded up. */
-    int64_t k = -(int64_t)((warm_end - start + DG_NS_PER_S - 1) / DG_NS_PER_S);
-    struct snap prev, cur;
-    take(m, &prev);
+    return have ? 0 : -1;
+}
+
+/* Waits for the end of second k (warm_end + (k + 1) s). 1: reached; 0: stopped inside it. */
+static int wait_second_end(struct dg_monitor *m, dg_ns warm_end, int64_t k)
+{
     for (;;) {
         dg_ns boundary = (dg_ns)((int64_t)warm_end + (k + 1) * (int64_t)DG_NS_PER_S);
         struct timespec ts = {(time_t)(boundary / DG_NS_PER_S), (long)(boundary % DG_NS_PER_S)};
@@ -181,9 +187,25 @@ static void *monitor_main(void *arg)
             pthread_cond_timedwait(&m->cv, &m->mu, &ts);
         int stop = m->stop;
         pthread_mutex_unlock(&m->mu);
-        int reached = dg_now_ns() >= boundary;
-        if (!reached && !stop)
-            continue;
+        if (dg_now_ns() >= boundary)
+            return 1;
+        if (stop)
+            return 0;
+    }
+}
+
+static void *monitor_main(void *arg)
+{
+    struct dg_monitor *m = arg;
+    dg_ns start, warm_end;
+    if (wait_epoch(m, &start, &warm_end))
+        return NULL;
+    /* The first point is the first second of the series: the warm-up's, rounded up. */
+    int64_t k = -(int64_t)((warm_end - start + DG_NS_PER_S - 1) / DG_NS_PER_S);
+    struct snap prev, cur;
+    take(m, &prev);
+    for (;;) {
+        int reached = wait_second_end(m, warm_end, k);
         take(m, &cur);
         if (cur.t > prev.t && emit(m, k, &prev, &cur))
             break; /* out of memory: keep what we have */
@@ -191,6 +213,47 @@ static void *monitor_main(void *arg)
             break; /* stopped inside second k: that was its last, partial point */
         prev = cur;
         k++;
+    }
+    return NULL;
+}
+
+/* Asks every target's replication, as of the end of second k; -1 when memory ran out. */
+static int repl_sample(struct dg_monitor *m, int64_t k)
+{
+    struct dg_repl_row rows[DG_REPL_MAX];
+    for (int t = 0; t < m->o.repl_targets; t++) {
+        int n = m->o.repl(m->o.repl_ctx, t, rows, DG_REPL_MAX);
+        for (int i = 0; i < n && i < DG_REPL_MAX; i++) {
+            if (m->rn == m->rcap) {
+                size_t cap = m->rcap ? m->rcap * 2 : 256;
+                struct dg_repl_point *p = realloc(m->rpts, cap * sizeof *p);
+                if (!p)
+                    return -1;
+                m->rpts = p;
+                m->rcap = cap;
+            }
+            m->rpts[m->rn++] = (struct dg_repl_point){.second = k, .target = t, .row = rows[i]};
+        }
+    }
+    return 0;
+}
+
+static void *repl_main(void *arg)
+{
+    struct dg_monitor *m = arg;
+    dg_ns start, warm_end;
+    if (wait_epoch(m, &start, &warm_end))
+        return NULL;
+    int64_t k = -(int64_t)((warm_end - start + DG_NS_PER_S - 1) / DG_NS_PER_S);
+    for (;;) {
+        int reached = wait_second_end(m, warm_end, k);
+        if (repl_sample(m, k) || !reached)
+            break;
+        /* A slow server: the seconds that went by while it answered have no rows. */
+        int64_t now_k = ((int64_t)dg_now_ns() - (int64_t)warm_end) / (int64_t)DG_NS_PER_S;
+        if ((int64_t)dg_now_ns() < (int64_t)warm_end)
+            now_k -= 1;
+        k = now_k > k ? now_k : k + 1;
     }
     return NULL;
 }
@@ -212,7 +275,19 @@ int dg_monitor_start(const struct dg_monitor_opts *o, struct dg_monitor **out, s
     pthread_condattr_setclock(&ca, CLOCK_MONOTONIC); /* boundaries are on the run's clock */
     pthread_cond_init(&m->cv, &ca);
     pthread_condattr_destroy(&ca);
-    if (pthread_create(&m->th, NULL, monitor_main, m)) {
+    int bad = pthread_create(&m->th, NULL, monitor_main, m) != 0;
+    if (!bad && o->repl && o->repl_targets > 0) {
+        m->rth_on = pthread_create(&m->rth, NULL, repl_main, m) == 0;
+        if (!m->rth_on) { /* the sampler waits for its clock: stopping it ends it at once */
+            pthread_mutex_lock(&m->mu);
+            m->stop = 1;
+            pthread_cond_broadcast(&m->cv);
+            pthread_mutex_unlock(&m->mu);
+            pthread_join(m->th, NULL);
+            bad = 1;
+        }
+    }
+    if (bad) {
         pthread_cond_destroy(&m->cv);
         pthread_mutex_destroy(&m->mu);
         free(m->text);
@@ -237,8 +312,16 @@ void dg_monitor_epoch(struct dg_monitor *m, dg_ns start_ns, dg_ns warm_end_ns)
 
 void dg_monitor_stop(struct dg_monitor *m, struct dg_monitor_point **pts, size_t *n)
 {
+    dg_monitor_stop_all(m, pts, n, NULL, NULL);
+}
+
+void dg_monitor_stop_all(struct dg_monitor *m, struct dg_monitor_point **pts, size_t *n,
+                         struct dg_repl_point **repl, size_t *nrepl)
+{
     *pts = NULL;
     *n = 0;
+    if (repl)
+        *repl = NULL, *nrepl = 0;
     if (!m)
         return;
     pthread_mutex_lock(&m->mu);
@@ -246,11 +329,19 @@ void dg_monitor_stop(struct dg_monitor *m, struct dg_monitor_point **pts, size_t
     pthread_cond_broadcast(&m->cv);
     pthread_mutex_unlock(&m->mu);
     pthread_join(m->th, NULL);
+    if (m->rth_on)
+        pthread_join(m->rth, NULL);
     if (m->n) {
         *pts = m->pts;
         *n = m->n;
     } else {
         free(m->pts);
+    }
+    if (repl && m->rn) {
+        *repl = m->rpts;
+        *nrepl = m->rn;
+    } else {
+        free(m->rpts);
     }
     pthread_cond_destroy(&m->cv);
     pthread_mutex_destroy(&m->mu);

@@ -1,7 +1,8 @@
 /* monitor.h — the host and engine monitor: pure parsers of /proc text (CPU, block device,
  * process I/O and memory), the device that holds a path, and a sampler thread that turns
  * snapshots into one point per second of a run, numbered as the run's per-second series.
- * Knows no database: engine cache figures come through a callback. Never on the hot path. */
+ * Knows no database: engine cache figures and replication rows come through callbacks. Never
+ * on the hot path. */
 #ifndef DG_MONITOR_H
 #define DG_MONITOR_H
 
@@ -9,6 +10,7 @@
 #include <stdint.h>
 
 #include "core/clock.h"
+#include "core/driver.h"
 #include "core/err.h"
 
 /* ---- parsers: text in, struct out; 0 on success, -1 when the text lacks what is asked ---- */
@@ -80,14 +82,31 @@ struct dg_monitor_point {
     double cache_hits_per_s, cache_misses_per_s;
 };
 
+/* One row of a server's replication in one second of a run (core/driver.h's struct
+ * dg_repl_row), as the sampler gives them and the store keeps them. */
+struct dg_repl_point {
+    int64_t second; /* as the series': sampled at the end of [second, second + 1) */
+    int target;     /* index of the target that told it */
+    struct dg_repl_row row;
+};
+
 /* Engine cache counters since some fixed moment; return 0, or -1 when not available now. */
 typedef int (*dg_monitor_cache_fn)(void *ctx, uint64_t *hits, uint64_t *misses);
+/* Target target's replication now: up to max rows, their count (0: none), -1 when it cannot
+ * tell now (a lost server: the callback reconnects when it sees fit). Called once a second
+ * from the replication thread only, never concurrently; it should not block for long. */
+typedef int (*dg_monitor_repl_fn)(void *ctx, int target, struct dg_repl_row *rows, int max);
 
 struct dg_monitor_opts {
     const char *device;         /* block device name in /proc/diskstats; NULL/"" / "none": no disk */
     long server_pid;            /* > 0: that process and its children; 0: none */
     dg_monitor_cache_fn cache;  /* may be NULL; called from the monitor thread only */
     void *cache_ctx;
+    /* Replication: repl_targets > 0 starts a thread of its own (a slow server never delays
+     * the host's points) asking repl for targets 0 .. repl_targets - 1 each second. */
+    dg_monitor_repl_fn repl;
+    void *repl_ctx;
+    int repl_targets;
     const char *proc_root;      /* "/proc" unless a test says otherwise */
 };
 
@@ -102,8 +121,13 @@ void dg_monitor_epoch(struct dg_monitor *m, dg_ns start_ns, dg_ns warm_end_ns);
 /* Ends the thread (a last partial second is emitted) and frees m. *pts (malloc'd, the caller's)
  * and *n receive the points, seconds in order; NULL and 0 when none. */
 void dg_monitor_stop(struct dg_monitor *m, struct dg_monitor_point **pts, size_t *n);
+/* The same, also handing over the replication rows (second, then target, in order; NULL and
+ * 0 when none) when repl is non-NULL. */
+void dg_monitor_stop_all(struct dg_monitor *m, struct dg_monitor_point **pts, size_t *n,
+                         struct dg_repl_point **repl, size_t *nrepl);
 /* Keeps the points with first <= second <= last (in place); returns the new count. */
 size_t dg_monitor_trim(struct dg_monitor_point *pts, size_t n, int64_t first, int64_t last);
+size_t dg_monitor_trim_repl(struct dg_repl_point *pts, size_t n, int64_t first, int64_t last);
 
 /* Means of the measured window (second >= 0), each over the points where it is available
  * (-1 when none is); cache_hit_ratio = hits / (hits + misses) over the window, -1 without. */

@@ -191,6 +191,15 @@ size_t dg_monitor_trim(struct dg_monitor_point *pts, size_t n, int64_t first, in
     return o;
 }
 
+size_t dg_monitor_trim_repl(struct dg_repl_point *pts, size_t n, int64_t first, int64_t last)
+{
+    size_t o = 0;
+    for (size_t i = 0; i < n; i++)
+        if (pts[i].second >= first && pts[i].second <= last)
+            pts[o++] = pts[i];
+    return o;
+}
+
 struct mean {
     double sum;
     size_t n;

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "report/chart.h"
+#include "report/repl.h"
 #include "report/summary.h"
 
 static const char csv_header[] =
@@ -207,6 +208,10 @@ static cJSON *run_json(const struct dg_run_record *r)
         cJSON_AddNumberToObject(o, "threads", r->vus);
     if (r->nmonitor) /* "monitor" holds the measured means; the samples sit beside them */
         cJSON_AddItemToObject(o, "monitor_series", dg_report_monitor_series_json(r));
+    if (r->nrepl) { /* as `runs show ID --monitor --json` */
+        cJSON_AddItemToObject(o, "replication", dg_report_repl_json(r));
+        cJSON_AddItemToObject(o, "replication_summary", dg_report_repl_summary_json(r));
+    }
     cJSON *pct = cJSON_AddObjectToObject(o, "percentiles");
     for (int t = 0; t < r->ntypes; t++) {
         cJSON *arr = cJSON_AddArrayToObject(pct, r->txn[t].name);

@@ -73,8 +73,11 @@ int dg_html_monitor_charts(FILE *out, const char *prefix, const struct dg_run_re
 {
     struct dg_chart c;
     int rc = 0;
+    for (int bytes = 0; bytes < 2; bytes++)
+        if (dg_chart_run_has_repl(r, bytes))
+            rc |= dg_html_emit(out, &c, dg_chart_run_repl(&c, prefix, r, bytes));
     if (!r->nmonitor)
-        return 0;
+        return rc;
     rc |= dg_html_emit(out, &c, dg_chart_run_monitor(&c, prefix, r, DG_MON_CPU));
     rc |= dg_html_emit(out, &c, dg_chart_run_monitor(&c, prefix, r, DG_MON_DISK));
     rc |= dg_html_emit(out, &c, dg_chart_run_monitor(&c, prefix, r, DG_MON_IOPS));

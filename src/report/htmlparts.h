@@ -13,7 +13,8 @@
 void dg_html_monitor_cards(FILE *out, const struct dg_run_record *r);
 /* The measured-window means as a key/value table (for the configuration area). */
 void dg_html_monitor_means(FILE *out, const struct dg_run_record *r);
-/* The CPU, disk MB/s and disk IOPS charts; 0, or -1 out of memory. */
+/* The replication charts (replay lag, bytes behind: when the run has replication rows), then
+ * the CPU, disk MB/s and disk IOPS charts (when monitored); 0, or -1 out of memory. */
 int dg_html_monitor_charts(FILE *out, const char *prefix, const struct dg_run_record *r);
 /* The per-target table, the spread table and the two per-target charts (nothing for a
  * one-target run); 0, or -1 out of memory. */

@@ -5,8 +5,7 @@
 
 #include <string.h>
 
-/* "12.3" or "-" when not available */
-static const char *fig(double v, const char *fmt, char *buf, size_t n)
+const char *dg_report_fig(double v, const char *fmt, char *buf, size_t n)
 {
     if (v < 0)
         snprintf(buf, n, "-");
@@ -26,15 +25,15 @@ void dg_report_monitor_line(FILE *out, const char *indent, const struct dg_run_r
         snprintf(ratio, sizeof ratio, "%.2f%%", 100 * s.cache_hit_ratio);
     fprintf(out, "%smonitor  CPU user %s%% sys %s%% iowait %s%%; disk %s read %s write %s MB/s, "
                  "IOPS %s/%s, await %s ms; cache hit ratio %s\n",
-            indent, fig(s.cpu_user_pct, "%.1f", a, sizeof a), fig(s.cpu_sys_pct, "%.1f", b, sizeof b),
-            fig(s.cpu_iowait_pct, "%.1f", c, sizeof c), r->monitor_device[0] ? r->monitor_device : "none",
-            fig(s.disk_read_mb_s, "%.2f", d, sizeof d), fig(s.disk_write_mb_s, "%.2f", e, sizeof e),
-            fig(s.disk_read_iops, "%.0f", f, sizeof f), fig(s.disk_write_iops, "%.0f", g, sizeof g),
-            fig(s.disk_await_ms, "%.2f", h, sizeof h), ratio);
+            indent, dg_report_fig(s.cpu_user_pct, "%.1f", a, sizeof a),
+            dg_report_fig(s.cpu_sys_pct, "%.1f", b, sizeof b), dg_report_fig(s.cpu_iowait_pct, "%.1f", c, sizeof c),
+            r->monitor_device[0] ? r->monitor_device : "none", dg_report_fig(s.disk_read_mb_s, "%.2f", d, sizeof d),
+            dg_report_fig(s.disk_write_mb_s, "%.2f", e, sizeof e), dg_report_fig(s.disk_read_iops, "%.0f", f, sizeof f),
+            dg_report_fig(s.disk_write_iops, "%.0f", g, sizeof g), dg_report_fig(s.disk_await_ms, "%.2f", h, sizeof h),
+            ratio);
 }
 
-/* Adds a number, or null when not available. */
-static void num(cJSON *o, const char *name, double v)
+void dg_report_json_num(cJSON *o, const char *name, double v)
 {
     if (v < 0)
         cJSON_AddNullToObject(o, name);
@@ -52,20 +51,20 @@ cJSON *dg_report_monitor_json(const struct dg_run_record *r)
     cJSON_AddStringToObject(o, "device", r->monitor_device[0] ? r->monitor_device : "none");
     cJSON_AddNumberToObject(o, "samples", (double)r->nmonitor);
     cJSON_AddNumberToObject(o, "measured_samples", (double)s.n);
-    num(o, "cpu_user_pct", s.cpu_user_pct);
-    num(o, "cpu_sys_pct", s.cpu_sys_pct);
-    num(o, "cpu_iowait_pct", s.cpu_iowait_pct);
-    num(o, "disk_read_mb_s", s.disk_read_mb_s);
-    num(o, "disk_write_mb_s", s.disk_write_mb_s);
-    num(o, "disk_read_iops", s.disk_read_iops);
-    num(o, "disk_write_iops", s.disk_write_iops);
-    num(o, "disk_await_ms", s.disk_await_ms);
-    num(o, "server_rss_bytes", s.server_rss_bytes);
-    num(o, "server_read_mb_s", s.server_read_mb_s);
-    num(o, "server_write_mb_s", s.server_write_mb_s);
-    num(o, "cache_hits_per_s", s.cache_hits_per_s);
-    num(o, "cache_misses_per_s", s.cache_misses_per_s);
-    num(o, "cache_hit_ratio", s.cache_hit_ratio);
+    dg_report_json_num(o, "cpu_user_pct", s.cpu_user_pct);
+    dg_report_json_num(o, "cpu_sys_pct", s.cpu_sys_pct);
+    dg_report_json_num(o, "cpu_iowait_pct", s.cpu_iowait_pct);
+    dg_report_json_num(o, "disk_read_mb_s", s.disk_read_mb_s);
+    dg_report_json_num(o, "disk_write_mb_s", s.disk_write_mb_s);
+    dg_report_json_num(o, "disk_read_iops", s.disk_read_iops);
+    dg_report_json_num(o, "disk_write_iops", s.disk_write_iops);
+    dg_report_json_num(o, "disk_await_ms", s.disk_await_ms);
+    dg_report_json_num(o, "server_rss_bytes", s.server_rss_bytes);
+    dg_report_json_num(o, "server_read_mb_s", s.server_read_mb_s);
+    dg_report_json_num(o, "server_write_mb_s", s.server_write_mb_s);
+    dg_report_json_num(o, "cache_hits_per_s", s.cache_hits_per_s);
+    dg_report_json_num(o, "cache_misses_per_s", s.cache_misses_per_s);
+    dg_report_json_num(o, "cache_hit_ratio", s.cache_hit_ratio);
     return o;
 }
 
@@ -80,14 +79,17 @@ void dg_report_monitor_text(FILE *out, const struct dg_run_record *r)
         const struct dg_monitor_point *p = &r->monitor[k];
         char v[13][24];
         fprintf(out, "%7lld  %6s %6s %6s  %8s %8s %7s %7s %8s  %9s %8s %8s  %10s %10s\n",
-                (long long)p->second, fig(p->cpu_user_pct, "%.1f", v[0], 24),
-                fig(p->cpu_sys_pct, "%.1f", v[1], 24), fig(p->cpu_iowait_pct, "%.1f", v[2], 24),
-                fig(p->disk_read_mb_s, "%.2f", v[3], 24), fig(p->disk_write_mb_s, "%.2f", v[4], 24),
-                fig(p->disk_read_iops, "%.0f", v[5], 24), fig(p->disk_write_iops, "%.0f", v[6], 24),
-                fig(p->disk_await_ms, "%.2f", v[7], 24),
-                fig(p->server_rss_bytes < 0 ? -1 : p->server_rss_bytes / 1e6, "%.1f", v[8], 24),
-                fig(p->server_read_mb_s, "%.2f", v[9], 24), fig(p->server_write_mb_s, "%.2f", v[10], 24),
-                fig(p->cache_hits_per_s, "%.0f", v[11], 24), fig(p->cache_misses_per_s, "%.0f", v[12], 24));
+                (long long)p->second, dg_report_fig(p->cpu_user_pct, "%.1f", v[0], 24),
+                dg_report_fig(p->cpu_sys_pct, "%.1f", v[1], 24), dg_report_fig(p->cpu_iowait_pct, "%.1f", v[2], 24),
+                dg_report_fig(p->disk_read_mb_s, "%.2f", v[3], 24),
+                dg_report_fig(p->disk_write_mb_s, "%.2f", v[4], 24),
+                dg_report_fig(p->disk_read_iops, "%.0f", v[5], 24),
+                dg_report_fig(p->disk_write_iops, "%.0f", v[6], 24), dg_report_fig(p->disk_await_ms, "%.2f", v[7], 24),
+                dg_report_fig(p->server_rss_bytes < 0 ? -1 : p->server_rss_bytes / 1e6, "%.1f", v[8], 24),
+                dg_report_fig(p->server_read_mb_s, "%.2f", v[9], 24),
+                dg_report_fig(p->server_write_mb_s, "%.2f", v[10], 24),
+                dg_report_fig(p->cache_hits_per_s, "%.0f", v[11], 24),
+                dg_report_fig(p->cache_misses_per_s, "%.0f", v[12], 24));
     }
     if (!r->nmonitor)
         fprintf(out, "(no monitor samples: the run was made with --no-monitor or before the monitor existed)\n");
@@ -101,19 +103,19 @@ cJSON *dg_report_monitor_series_json(const struct dg_run_record *r)
         cJSON *o = cJSON_CreateObject();
         cJSON_AddNumberToObject(o, "second", (double)p->second);
         cJSON_AddStringToObject(o, "phase", p->second < 0 ? "warmup" : "measure");
-        num(o, "cpu_user_pct", p->cpu_user_pct);
-        num(o, "cpu_sys_pct", p->cpu_sys_pct);
-        num(o, "cpu_iowait_pct", p->cpu_iowait_pct);
-        num(o, "disk_read_mb_s", p->disk_read_mb_s);
-        num(o, "disk_write_mb_s", p->disk_write_mb_s);
-        num(o, "disk_read_iops", p->disk_read_iops);
-        num(o, "disk_write_iops", p->disk_write_iops);
-        num(o, "disk_await_ms", p->disk_await_ms);
-        num(o, "server_rss_bytes", p->server_rss_bytes);
-        num(o, "server_read_mb_s", p->server_read_mb_s);
-        num(o, "server_write_mb_s", p->server_write_mb_s);
-        num(o, "cache_hits_per_s", p->cache_hits_per_s);
-        num(o, "cache_misses_per_s", p->cache_misses_per_s);
+        dg_report_json_num(o, "cpu_user_pct", p->cpu_user_pct);
+        dg_report_json_num(o, "cpu_sys_pct", p->cpu_sys_pct);
+        dg_report_json_num(o, "cpu_iowait_pct", p->cpu_iowait_pct);
+        dg_report_json_num(o, "disk_read_mb_s", p->disk_read_mb_s);
+        dg_report_json_num(o, "disk_write_mb_s", p->disk_write_mb_s);
+        dg_report_json_num(o, "disk_read_iops", p->disk_read_iops);
+        dg_report_json_num(o, "disk_write_iops", p->disk_write_iops);
+        dg_report_json_num(o, "disk_await_ms", p->disk_await_ms);
+        dg_report_json_num(o, "server_rss_bytes", p->server_rss_bytes);
+        dg_report_json_num(o, "server_read_mb_s", p->server_read_mb_s);
+        dg_report_json_num(o, "server_write_mb_s", p->server_write_mb_s);
+        dg_report_json_num(o, "cache_hits_per_s", p->cache_hits_per_s);
+        dg_report_json_num(o, "cache_misses_per_s", p->cache_misses_per_s);
         cJSON_AddItemToArray(arr, o);
     }
     return arr;

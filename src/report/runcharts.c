@@ -1,5 +1,6 @@
 /* runcharts.c — builds the charts of runs (per second: throughput, latency, errors and
- * reconnects, the monitor's series, each with the run's outages and faults drawn on it;
+ * reconnects, the monitor's series and replication lag, each with the run's outages and
+ * faults drawn on it;
  * percentile curves from the full histograms; each target's figures), of groups and of
  * experiments (a figure per step, with percent changes).
  * Reads records only; renders nothing. */
@@ -10,6 +11,7 @@
 #include <string.h>
 
 #include "core/spread.h"
+#include "report/repl.h"
 
 
 static void make_id(char *buf, size_t n, const char *prefix, const char *what)
@@ -304,6 +306,47 @@ int dg_chart_run_monitor(struct dg_chart *c, const char *id_prefix, const struct
     for (size_t i = 0; i < r->nmonitor; i++)
         c->x[i] = (double)r->monitor[i].second;
     shade_warmup(c, r->nmonitor, r->nmonitor ? r->monitor[0].second : 0);
+    return mark_events(c, r);
+}
+
+int dg_chart_run_has_repl(const struct dg_run_record *r, int bytes)
+{
+    for (size_t k = 0; k < r->nrepl; k++)
+        if ((bytes ? r->repl[k].row.lag_bytes : r->repl[k].row.replay_lag_s) >= 0)
+            return 1;
+    return 0;
+}
+
+int dg_chart_run_repl(struct dg_chart *c, const char *id_prefix, const struct dg_run_record *r, int bytes)
+{
+    struct dg_repl_peer peers[DG_REPL_MAX_PEERS];
+    int n = dg_repl_peers(r, peers, DG_CHART_MAX_SERIES);
+    int64_t lo = r->nrepl ? r->repl[0].second : 0, hi = r->nrepl ? r->repl[r->nrepl - 1].second : -1;
+    char id[40], title[200], name[64];
+    make_id(id, sizeof id, id_prefix, bytes ? "replbytes" : "repllag");
+    snprintf(title, sizeof title, "Run %lld: replication, %s per second and peer", (long long)r->id,
+             bytes ? "bytes sent (or received) and not replayed" : "replay lag");
+    if (dg_chart_init(c, id, title, "second", bytes ? "bytes" : "s", (size_t)(hi - lo + 1)))
+        return -1;
+    double *v[DG_REPL_MAX_PEERS];
+    for (int i = 0; i < n; i++) {
+        if (r->ntargets > 1)
+            snprintf(name, sizeof name, "#%d %s", peers[i].target + 1, peers[i].name);
+        else
+            snprintf(name, sizeof name, "%s", peers[i].name);
+        if (!(v[i] = dg_chart_add(c, name, bytes ? "bytes" : "s", 0)))
+            return -1;
+    }
+    for (int64_t s = lo; s <= hi; s++)
+        c->x[s - lo] = (double)s;
+    for (size_t k = 0; k < r->nrepl; k++) {
+        const struct dg_repl_point *p = &r->repl[k];
+        int i = dg_repl_peer_index(peers, n, p);
+        double y = bytes ? p->row.lag_bytes : p->row.replay_lag_s;
+        if (i >= 0 && y >= 0)
+            v[i][p->second - lo] = y;
+    }
+    shade_warmup(c, c->nx, lo);
     return mark_events(c, r);
 }
 

@@ -31,6 +31,11 @@ int dg_chart_run_percentiles(struct dg_chart *c, const char *id_prefix, const st
 enum dg_monitor_chart { DG_MON_CPU = 0, DG_MON_DISK, DG_MON_IOPS };
 int dg_chart_run_monitor(struct dg_chart *c, const char *id_prefix, const struct dg_run_record *r,
                          enum dg_monitor_chart which);
+/* The replication rows per second (x: every second from the first row's to the last's), one
+ * series per target and peer: replay lag in s, or (bytes) the bytes not replayed yet; a
+ * second without a row is a gap. dg_chart_run_has_repl: whether any row has that figure. */
+int dg_chart_run_repl(struct dg_chart *c, const char *id_prefix, const struct dg_run_record *r, int bytes);
+int dg_chart_run_has_repl(const struct dg_run_record *r, int bytes);
 /* A run with several targets (r->ntargets >= 1): bars per target (x "#1".."#n"), then the
  * plain mean of the targets and (throughput) the run's total; the headline and the second
  * figure, or (latency) the all-types avg and p95 in ms. Each target's percent from the mean

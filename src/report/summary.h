@@ -21,6 +21,10 @@ void dg_report_series_text(FILE *out, const struct dg_run_record *r);
 /* The monitor: one text line of measured means ("" when the run was not monitored), the
  * means as a new JSON object (NULL when not monitored), the per-second points as text and
  * as a new JSON array. */
+/* "12.3" by fmt into buf, or "-" when v < 0 (not available); returns buf. */
+const char *dg_report_fig(double v, const char *fmt, char *buf, size_t n);
+/* Adds v to o as name, or null when v < 0 (not available). */
+void dg_report_json_num(cJSON *o, const char *name, double v);
 void dg_report_monitor_line(FILE *out, const char *indent, const struct dg_run_record *r);
 cJSON *dg_report_monitor_json(const struct dg_run_record *r);
 void dg_report_monitor_text(FILE *out, const struct dg_run_record *r);

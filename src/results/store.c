@@ -350,7 +350,8 @@ int dg_store_put(struct dg_store *s, struct dg_run_record *r, struct dg_err *err
     sqlite3_finalize(st);
     st = NULL;
     if (dg_store_put_monitor(s, r, err) || (r->ntargets && dg_store_put_targets(s, r, err)) ||
-        dg_store_put_figures(s, r, err) || dg_store_put_faults(s, r, err) || dg_store_put_audit(s, r, err))
+        dg_store_put_figures(s, r, err) || dg_store_put_faults(s, r, err) || dg_store_put_audit(s, r, err) ||
+        dg_store_put_repl(s, r, err))
         goto out;
     rc = exec(s->db, "COMMIT", err);
 out:
@@ -581,7 +582,7 @@ int dg_store_get(struct dg_store *s, int64_t id, int with_series, struct dg_run_
     }
     sqlite3_finalize(st);
     /* The monitor's points always: the run's summary shows their means. */
-    if (dg_store_get_monitor(s, r, err) || dg_store_get_targets(s, r, err) ||
+    if (dg_store_get_monitor(s, r, err) || dg_store_get_repl(s, r, err) || dg_store_get_targets(s, r, err) ||
         dg_store_get_figures(s, r, err) || dg_store_get_faults(s, r, err) || dg_store_get_audit(s, r, err) ||
         (with_series && read_series(s, r, err))) {
         dg_run_record_free(r);
@@ -651,6 +652,7 @@ void dg_run_record_free(struct dg_run_record *r)
     }
     dg_store_free_targets(r);
     dg_store_free_faults(r);
+    dg_store_free_repl(r);
 }
 
 void dg_txn_summary_from_hist(struct dg_txn_summary *t)

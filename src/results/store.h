@@ -36,13 +36,6 @@ struct dg_txn_summary {
 /* One target of a run with several targets at once (table run_target, its types in
  * run_target_txn). Latency over all its types together comes from the merge of its types'
  * histograms. */
-/* One row of a server's replication in one second of a run (core/driver.h). */
-struct dg_repl_point {
-    int64_t second; /* as the series' */
-    int target;     /* index of the target that told it */
-    struct dg_repl_row row;
-};
-
 struct dg_target_summary {
     int idx;               /* 0-based, in command-line order */
     char target[1024];     /* redacted */
@@ -126,7 +119,7 @@ struct dg_run_record {
     /* Schema 11: replication as each target saw it, one row per target, peer and second
      * (table run_replication; always read back); the audit made after the run (run_audit:
      * audited 0 when none was), for the failover figures. */
-    struct dg_repl_point *repl;    /* owned */
+    struct dg_repl_point *repl;    /* owned (struct dg_repl_point: core/monitor.h) */
     size_t nrepl;
     int audited;
     struct dg_audit_summary audit;

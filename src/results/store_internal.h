@@ -38,6 +38,11 @@ void dg_store_free_targets(struct dg_run_record *r);
  * transaction). */
 int dg_store_put_monitor(struct dg_store *s, const struct dg_run_record *r, struct dg_err *err);
 int dg_store_get_monitor(struct dg_store *s, struct dg_run_record *r, struct dg_err *err);
+/* store_repl.c: the replication rows of run r->id (put: inside the caller's transaction; get:
+ * always, in order of second then as sampled); free: r->repl. */
+int dg_store_put_repl(struct dg_store *s, const struct dg_run_record *r, struct dg_err *err);
+int dg_store_get_repl(struct dg_store *s, struct dg_run_record *r, struct dg_err *err);
+void dg_store_free_repl(struct dg_run_record *r);
 
 /* store_figures.c: schema 9's migration (table run_figure, filled for older runs from their
  * old columns), and the figures of run r->id and its targets (put: inside the caller's

@@ -1,6 +1,8 @@
 /* test_monitor.c — the monitor's pure parts on saved /proc files (tests/fixtures/proc/, two
  * snapshots each, deltas checked against hand-computed figures), the device of a path, the
- * summary, and the sampler thread on a fake /proc: second numbering, server process tree. */
+ * summary, and the sampler thread on a fake /proc: second numbering, server process tree; the
+ * replication thread with a callback: its rows numbered as the host's points, a target that
+ * cannot tell (-1) or answers slowly never holding the host's points back. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -254,6 +256,79 @@ static void test_sampler(struct dg_test *t)
     }
 }
 
+/* Target 0 tells two peers each second; target 1 cannot tell on its 2nd call (a lost server)
+ * and answers its 3rd after 1.6 s (a slow one). */
+struct fake_repl {
+    int calls[2];
+};
+
+static int fake_repl(void *ctx, int target, struct dg_repl_row *rows, int max)
+{
+    struct fake_repl *f = ctx;
+    int call = ++f->calls[target];
+    if (target == 1 && call == 2)
+        return -1;
+    if (target == 1 && call == 3) {
+        struct timespec ts = {1, 600 * 1000000};
+        nanosleep(&ts, NULL);
+    }
+    int n = target == 0 ? 2 : 1;
+    for (int i = 0; i < n && i < max; i++) {
+        rows[i] = (struct dg_repl_row){.replay_lag_s = call, .lag_bytes = -1};
+        snprintf(rows[i].name, sizeof rows[i].name, "peer%d", i);
+    }
+    return n;
+}
+
+static void test_repl_sampler(struct dg_test *t)
+{
+    struct fake_repl f = {0};
+    struct dg_monitor_opts o = {.device = "none", .repl = fake_repl, .repl_ctx = &f, .repl_targets = 2};
+    struct dg_monitor *m;
+    struct dg_err err;
+    if (dg_monitor_start(&o, &m, &err)) {
+        CHECK(t, 0, "replication: the sampler starts", "%s", err.msg);
+        return;
+    }
+    dg_ns now = dg_now_ns();
+    dg_monitor_epoch(m, now, now + 500 * DG_NS_PER_MS); /* warm-up: second -1 */
+    struct timespec ts = {5, 300 * 1000000};
+    nanosleep(&ts, NULL); /* into second 4 */
+    struct dg_monitor_point *p;
+    struct dg_repl_point *r;
+    size_t n, nr;
+    dg_monitor_stop_all(m, &p, &n, &r, &nr);
+    int consecutive = n > 0;
+    for (size_t i = 1; i < n; i++)
+        consecutive &= p[i].second == p[i - 1].second + 1;
+    CHECK(t, n >= 6 && p[0].second == -1 && consecutive, "replication: a slow target never holds the host's points back",
+          "n %zu", n);
+    int ordered = nr > 0, t0 = 0, t1 = 0, first1 = 0;
+    for (size_t i = 0; i < nr; i++) {
+        ordered &= i == 0 || r[i].second > r[i - 1].second ||
+                   (r[i].second == r[i - 1].second && r[i].target >= r[i - 1].target);
+        t0 += r[i].target == 0;
+        t1 += r[i].target == 1;
+        first1 += r[i].target == 1 && r[i].second == -1;
+    }
+    /* target 0: two rows each sampled second; target 1: none for its lost second; the 1.6 s it
+     * took skips a second for both */
+    CHECK(t, nr && r[0].second == -1 && ordered && t0 == 2 * f.calls[0] && t1 == f.calls[1] - 1 && first1 == 1,
+          "replication: rows by second then target, numbered as the host's points, none for a lost target",
+          "nr %zu t0 %d/%d t1 %d/%d", nr, t0, f.calls[0], t1, f.calls[1]);
+    CHECK(t, f.calls[0] >= 4 && f.calls[0] <= (int)n - 1 && r[nr - 1].second <= p[n - 1].second,
+          "replication: the seconds a slow answer took are skipped, not sampled late in a burst",
+          "%d calls over %zu host points", f.calls[0], n);
+    size_t in = 0;
+    for (size_t i = 0; i < nr; i++)
+        in += r[i].second >= 0 && r[i].second <= 1;
+    size_t kept = dg_monitor_trim_repl(r, nr, 0, 1);
+    CHECK(t, kept == in && in > 0 && r[0].second == 0 && r[kept - 1].second == 1,
+          "replication: trimmed to the series' seconds", "kept %zu of %zu", kept, in);
+    free(p);
+    free(r);
+}
+
 int main(void)
 {
     struct dg_test t = {0};
@@ -261,5 +336,6 @@ int main(void)
     test_device(&t);
     test_summary(&t);
     test_sampler(&t);
+    test_repl_sampler(&t);
     return dg_test_done(&t);
 }

@@ -388,6 +388,30 @@ static int my_rollback(struct dg_conn *c, struct dg_err *err)
 
 /* ---- server facts and knobs ------------------------------------------------------------ */
 
+/* The parts of wsrep_provider_options that shape a Galera run (the whole text is kilobytes):
+ * "gcache.size = 128M; gcs.fc_limit = 16; ..." as far as value[96] holds. */
+static void add_provider_options(struct dg_server_info *info, const char *all)
+{
+    static const char *const keys[] = {"gcache.size", "gcs.fc_limit", "gcs.fc_factor",
+                                       "evs.suspect_timeout", "repl.commit_order"};
+    char out[96] = "";
+    size_t o = 0;
+    for (size_t k = 0; k < sizeof keys / sizeof *keys; k++) {
+        const char *p = all ? strstr(all, keys[k]) : NULL;
+        if (!p || (p > all && p[-1] != ' ' && p[-1] != ';'))
+            continue;
+        size_t len = strcspn(p, ";");
+        int w = snprintf(out + o, sizeof out - o, "%s%.*s", o ? "; " : "", (int)len, p);
+        if (w < 0 || (size_t)w >= sizeof out - o) {
+            out[o] = '\0'; /* whole parts only */
+            break;
+        }
+        o += (size_t)w;
+    }
+    if (o) /* nothing for a server without Galera */
+        dg_server_info_add(info, "wsrep_provider_options", out);
+}
+
 static int my_server_info(struct dg_conn *c, struct dg_server_info *info, struct dg_err *err)
 {
     memset(info, 0, sizeof *info);
@@ -399,13 +423,25 @@ static int my_server_info(struct dg_conn *c, struct dg_server_info *info, struct
                            "'sync_binlog','max_connections','transaction_isolation',"
                            "'tx_isolation','innodb_log_file_size','innodb_flush_method',"
                            "'innodb_doublewrite','log_bin','innodb_io_capacity',"
-                           "'version_comment')"))
+                           "'version_comment','binlog_format','wsrep_on','wsrep_sync_wait',"
+                           "'wsrep_provider_options')"))
         return dg_my_conn_err(c, "server settings", err);
     MYSQL_RES *r = mysql_store_result(c->my);
     if (!r)
         return dg_my_conn_err(c, "server settings", err);
     MYSQL_ROW row;
-    while ((row = mysql_fetch_row(r)) != NULL)
+    while ((row = mysql_fetch_row(r)) != NULL) {
+        if (!strcmp(row[0], "wsrep_provider_options"))
+            add_provider_options(info, row[1]);
+        else
+            dg_server_info_add(info, row[0], row[1]);
+    }
+    mysql_free_result(r);
+    /* The cluster's size at connect (a status, not a variable; none without Galera). */
+    if (mysql_query(c->my, "SHOW GLOBAL STATUS LIKE 'wsrep_cluster_size'") ||
+        !(r = mysql_store_result(c->my)))
+        return dg_my_conn_err(c, "server status", err);
+    if ((row = mysql_fetch_row(r)) != NULL)
         dg_server_info_add(info, row[0], row[1]);
     mysql_free_result(r);
     return 0;

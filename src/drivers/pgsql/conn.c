@@ -177,9 +177,12 @@ static int pg_connect(const char *url, const struct dg_connect_opts *opts, struc
      * that drops packets does not hang the run) unless PGCONNECT_TIMEOUT says otherwise, and
      * the application name unless the URL carries one. */
     const char *keys[5], *vals[5];
+    char timeout[16] = "10";
+    if (opts && opts->connect_timeout_s > 0)
+        snprintf(timeout, sizeof timeout, "%d", opts->connect_timeout_s);
     int k = 0;
-    if (!getenv("PGCONNECT_TIMEOUT"))
-        keys[k] = "connect_timeout", vals[k++] = "10";
+    if (!getenv("PGCONNECT_TIMEOUT") || (opts && opts->connect_timeout_s > 0))
+        keys[k] = "connect_timeout", vals[k++] = timeout;
     if (opts && opts->application && *opts->application)
         keys[k] = "application_name", vals[k++] = opts->application;
     keys[k] = "dbname", vals[k++] = url;
@@ -309,7 +312,8 @@ static int pg_server_info(struct dg_conn *c, struct dg_server_info *info, struct
                            "'shared_buffers','synchronous_commit','fsync','max_connections',"
                            "'work_mem','effective_cache_size','wal_level','full_page_writes',"
                            "'checkpoint_timeout','max_wal_size','default_transaction_isolation',"
-                           "'server_version_num') ORDER BY name");
+                           "'server_version_num','synchronous_standby_names') "
+                           "UNION ALL SELECT 'in_recovery', pg_is_in_recovery()::text ORDER BY 1");
     if (!res || PQresultStatus(res) != PGRES_TUPLES_OK) {
         int rc = dg_pg_res_err(c, res, "server settings", err);
         PQclear(res);
@@ -372,6 +376,7 @@ const struct dg_driver dg_driver_pgsql = {
     .cache_stats = dg_pg_cache_stats,
     .server_local = dg_pg_server_local,
     .conn_where = pg_conn_where,
+    .replication = dg_pg_replication,
     .server_pid = dg_pg_server_pid,
     .server_restart = dg_pg_server_restart,
 };

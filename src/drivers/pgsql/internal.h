@@ -102,6 +102,8 @@ int dg_pg_bulk_end(struct dg_bulk *b, struct dg_err *err);
 /* stats.c: the monitor's calls */
 int dg_pg_cache_stats(struct dg_conn *c, uint64_t *hits, uint64_t *misses, struct dg_err *err);
 int dg_pg_server_local(struct dg_conn *c, char *data_dir, size_t n, long *pid, struct dg_err *err);
+/* repl.c: the replication slot (struct dg_repl_row): a primary's standbys, or a standby itself. */
+int dg_pg_replication(struct dg_conn *c, struct dg_repl_row *rows, int max, struct dg_err *err);
 /* ctl.c: the postmaster of data_dir (0: none), and pg_ctl restart of it. */
 long dg_pg_server_pid(const char *data_dir);
 int dg_pg_server_restart(const char *data_dir, const char *ctl, struct dg_err *err);
