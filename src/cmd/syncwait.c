@@ -29,7 +29,7 @@ static int behind(struct dg_conn_h *h, char *buf, size_t n, struct dg_err *err)
     struct dg_repl_row rows[DG_REPL_MAX];
     int got = dg_replication(h, rows, DG_REPL_MAX, err);
     for (int i = 0; i < got; i++)
-        if (rows[i].behind) {
+        if (rows[i].behind && !strcmp(rows[i].name, "self")) { /* not a primary's standbys */
             behind_text(&rows[i], buf, n);
             return 1;
         }

@@ -105,7 +105,10 @@ struct dg_repl_row {
     /* Galera: wsrep_cluster_size, wsrep_flow_control_paused, wsrep_local_recv_queue,
      * wsrep_local_send_queue, wsrep_local_cert_failures (cumulative). */
     double cluster_size, flow_paused, recv_queue, send_queue, cert_failures;
-    int behind; /* 1: this server received changes it has not applied yet (catching up) */
+    int behind; /* 1: the row's server has changes it has not applied yet. On a "self" row: this
+                 * server is catching up (a Galera node not Synced or with a receive queue; a
+                 * standby with WAL not replayed whose last replay is over a second old), what
+                 * --sync-wait waits for; on a standby's row of a primary: WAL not replayed there */
 };
 
 /* Opaque per-driver objects. A driver's struct may carry anything; the core only passes them back. */

@@ -27,8 +27,8 @@ check "a new run's types store in_doubt, its series reconnects on type-0 rows on
 sqlite3 "$RES" "
 INSERT INTO run_fault VALUES ($ID, 0, 1.0, 1.002, 1.4, 0, 'pg_ctl -D /tmp/pg stop -m immediate');
 INSERT INTO run_fault VALUES ($ID, 1, 2.0, 2.001, NULL, 137, 'sleep 9 && echo ''<b>&\"x\"''');
-INSERT INTO run_outage VALUES ($ID, 0, 0, -0.5, 0.3, NULL, NULL, 3, 2, NULL);
-INSERT INTO run_outage VALUES ($ID, 1, 0, 1.1, 0.9, 1.2, 1.6, 212, 57, '127.0.0.1:5432');
+INSERT INTO run_outage (run_id, seq, target_idx, start_s, duration_s, first_commit_s, recovery_s, errors, reconnects, back_on) VALUES ($ID, 0, 0, -0.5, 0.3, NULL, NULL, 3, 2, NULL);
+INSERT INTO run_outage (run_id, seq, target_idx, start_s, duration_s, first_commit_s, recovery_s, errors, reconnects, back_on) VALUES ($ID, 1, 0, 1.1, 0.9, 1.2, 1.6, 212, 57, '127.0.0.1:5432');
 UPDATE run SET arrivals = 150, late = 1, skipped = 0 WHERE id = $ID;
 UPDATE run_txn SET errors = errors + 5, in_doubt = 2 WHERE run_id = $ID AND seq = 0;
 UPDATE run_series SET reconnects = 7, errors = errors + 3 WHERE run_id = $ID AND seq = 0 AND second = 1;"

@@ -84,7 +84,11 @@ int dg_pg_replication(struct dg_conn *c, struct dg_repl_row *rows, int max, stru
         x->flush_lag_s = strtod(PQgetvalue(res, r, 4), NULL);
         x->replay_lag_s = strtod(PQgetvalue(res, r, 5), NULL);
         x->lag_bytes = strtod(PQgetvalue(res, r, 6), NULL);
-        x->behind = x->lag_bytes > 0;
+        /* A standby's row on its primary: WAL not replayed there yet. The server's own row
+         * ("self"): catching up, i.e. WAL received and not replayed and the last replayed
+         * transaction over a second old — a standby of a busy primary always has a little in
+         * flight, and is not to be waited for (cmd/syncwait.c reads only "self" rows). */
+        x->behind = x->lag_bytes > 0 && (strcmp(x->name, "self") || x->replay_lag_s > 1.0);
     }
     PQclear(res);
     return n;
