@@ -60,7 +60,7 @@ row() {
     for n in 1 4; do
         local v=${NOPM[$name.$n]:-} b=${NOPM[$base.$n]:-} c=${CPU[$name.$n]:-}
         if [[ -z $v ]]; then printf ' %10s %8s %8s' - - -; continue; fi
-        printf ' %10.0f %7.1f%% %8.4f' "$v" "$(awk -v v="$v" -v b="$b" 'BEGIN { print b > 0 ? 100 * (v - b) / b : 0 }')" "$c"
+        printf ' %10.0f %7.1f%% %8.4f' "$v" "$(awk -v v="$v" -v b="$b" 'BEGIN { print (b > 0 ? 100 * (v - b) / b : 0) }')" "$c"
     done
     echo
 }
