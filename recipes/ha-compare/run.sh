@@ -13,7 +13,7 @@
 # Each prints `dbgauge compare` of its experiments (per step, % change from the first) or the
 # failover table. The servers come from tests/servers.sh on 127.0.0.1 (started here, stopped at
 # exit); the results stay in $RESULTS (default ./ha-compare.db). Sizes: ROWS=1000000
-# ITER=10 (iterations per read thread) TXNS=1000 (per user) SECS=10 (half a failover run)
+# ITER=10 (iterations per read thread) TXNS=3000 (per user) SECS=10 (half a failover run)
 # W=4. Needs the packages of scripts/deps.sh and root (the servers' users).
 set -uo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -23,7 +23,7 @@ SRV=$ROOT/tests/servers.sh
 RESULTS=${RESULTS:-$PWD/ha-compare.db}
 ROWS=${ROWS:-1000000}
 ITER=${ITER:-10}
-TXNS=${TXNS:-1000}
+TXNS=${TXNS:-3000}
 SECS=${SECS:-10}
 W=${W:-4}
 WHAT=${1:-}
@@ -102,11 +102,11 @@ writes() {
     "$DG" compare "exp:$mysingle" "exp:$galera" --results "$RESULTS"
 }
 
-# failover_run NAME ARGS...: one TPC-C run with its failover; its JSON kept as NAME.json
+# failover_run NAME SECONDS ARGS...: one TPC-C run with its failover; its JSON kept as NAME.json
 failover_run() {
-    local name=$1
-    shift
-    "$DG" tpcc run --vus 4 --duration "$((2 * SECS))s" --warmup 2s --results "$RESULTS" --json \
+    local name=$1 secs=$2
+    shift 2
+    "$DG" tpcc run --vus 4 --duration "${secs}s" --warmup 2s --results "$RESULTS" --json \
         --label "ha-compare failover $name" "$@" >"$TMP/$name.json" 2>"$TMP/$name.err" ||
         echo "$name: run failed: $(tail -n 3 "$TMP/$name.err")" >&2
 }
@@ -118,19 +118,20 @@ failover() {
     "$DG" tpcc load --target "$DG_PGR_PRIMARY_URL" --warehouses "$W" --drop >/dev/null 2>&1
     "$DG" tpcc load --target "$DG_GAL_URL1" --warehouses "$W" --drop >/dev/null 2>&1
     # FCI-like: one server, its failover a hard stop and a restart on the same storage
-    failover_run fci --target "$DG_PG_URL" --fault "$at:$SRV restart pg"
+    failover_run fci $((2 * SECS)) --target "$DG_PG_URL" --fault "$at:$SRV restart pg"
     # synchronous standby, promoted when the primary dies
     "$SRV" sync pgrep on >/dev/null
-    failover_run sync --target "$DG_PGR_URL" --fault "$at:$SRV crash pgrep primary && $SRV promote pgrep standby1"
+    failover_run sync $((2 * SECS)) --target "$DG_PGR_URL" --fault "$at:$SRV crash pgrep primary && $SRV promote pgrep standby1"
     # asynchronous standby that had fallen behind (its walreceiver stopped 3 s before)
     "$SRV" stop pgrep >/dev/null 2>&1
     DG_PGR_STANDBYS=1 "$SRV" start pgrep >>"$TMP/servers.log" 2>&1
     . "$DG_SERVERS_ENV"
     "$DG" tpcc load --target "$DG_PGR_PRIMARY_URL" --warehouses "$W" --drop >/dev/null 2>&1
-    failover_run async --target "$DG_PGR_URL" --fault "$((SECS / 2 - 3))s:$SRV walrcv-stop pgrep standby1" \
+    failover_run async $((2 * SECS)) --target "$DG_PGR_URL" --fault "$((SECS / 2 - 3))s:$SRV walrcv-stop pgrep standby1" \
         --fault "$at:$SRV crash pgrep primary && $SRV walrcv-kill pgrep standby1 && $SRV promote pgrep standby1"
-    # Galera: node 2 killed and started again (IST) while the users run on all three
-    failover_run galera --cluster "mysql://dbgauge@127.0.0.1:$DG_GAL_PORT1,127.0.0.1:$DG_GAL_PORT2,127.0.0.1:$DG_GAL_PORT3/dbgauge" \
+    # Galera: node 2 killed and started again (IST) while the users run on all three; its
+    # restart (position recovery, then IST) takes some 20 s here: a longer window
+    failover_run galera $((6 * SECS)) --cluster "mysql://dbgauge@127.0.0.1:$DG_GAL_PORT1,127.0.0.1:$DG_GAL_PORT2,127.0.0.1:$DG_GAL_PORT3/dbgauge" \
         --fault "$at:$SRV crash galera 2 && sleep 2 && $SRV revive galera 2"
     echo "== one failover each (4 users, W=$W): RTO (s without a commit), recovery (to 90% of the rate), RPO (acknowledged New-Orders lost, s of them)"
     python3 - "$TMP" <<'EOF'

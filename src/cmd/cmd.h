@@ -162,8 +162,9 @@ void dg_cmd_audit_after(const struct dg_wl_cli *cli, const struct dg_run_opts *c
 /* targets.c: several targets at once. */
 /* Splits the virtual users over n targets into out[n]: per_target each when per_target > 0,
  * else vus / n each with the remainder to the first ones. Prints a usage error and returns
- * DG_EXIT_USAGE when a target would get none. */
-int dg_targets_split(const char *cmd, int n, int vus, int per_target, int *out);
+ * DG_EXIT_USAGE when a target would get none, unless it is a node of a cluster (cluster[k]
+ * > 0: the cluster's database has users on its other nodes). */
+int dg_targets_split(const char *cmd, int n, int vus, int per_target, const int *cluster, int *out);
 /* What a command knows of each target. */
 struct dg_target_src {
     const struct dg_target *target;

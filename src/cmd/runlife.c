@@ -112,7 +112,7 @@ static int read_target_ready(struct life *L)
 static int targets_ready(struct life *L)
 {
     const struct dg_run_opts *c = &L->p->c;
-    if (dg_targets_split(L->cmd, L->n, c->vus, c->vus_per_target, L->split))
+    if (dg_targets_split(L->cmd, L->n, c->vus, c->vus_per_target, c->target_cluster, L->split))
         return DG_EXIT_USAGE;
     if (!(L->ts = calloc((size_t)L->n, sizeof *L->ts)))
         return DG_EXIT_FAILED;

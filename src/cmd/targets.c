@@ -7,18 +7,20 @@
 #include "cmd/cmd.h"
 #include "core/figures.h"
 
-int dg_targets_split(const char *cmd, int n, int vus, int per_target, int *out)
+int dg_targets_split(const char *cmd, int n, int vus, int per_target, const int *cluster, int *out)
 {
     if (per_target > 0) {
         for (int k = 0; k < n; k++)
             out[k] = per_target;
         return 0;
     }
-    if (vus < n)
-        return dg_usage_error(cmd, "--vus %d is fewer than the %d targets: each needs one "
-                                   "(or give --vus-per-target N)", vus, n);
-    for (int k = 0; k < n; k++)
+    for (int k = 0; k < n; k++) {
         out[k] = vus / n + (k < vus % n);
+        /* a node of a cluster may go without: its database has users on the other nodes */
+        if (!out[k] && !cluster[k])
+            return dg_usage_error(cmd, "--vus %d is fewer than the %d targets: each needs one "
+                                       "(or give --vus-per-target N)", vus, n);
+    }
     return 0;
 }
 

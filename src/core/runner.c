@@ -147,7 +147,8 @@ static int setup_workers(struct runner *r, struct dg_err *err)
     int split_ok = cfg->ntargets == 0, first = 0;
     for (int k = 0; k < cfg->ntargets; k++) { /* workers [first, first + n) serve target k */
         int n = cfg->target_workers[k];
-        split_ok = n > 0 && first + n <= nw;
+        /* a node of a cluster may have no worker (fewer users than nodes), no other target */
+        split_ok = (n > 0 || cfg->targets[k]->cluster > 0) && first + n <= nw;
         for (int i = first; split_ok && i < first + n; i++) {
             r->w[i].target = k;
             r->w[i].term_index = i - first;
@@ -162,7 +163,8 @@ static int setup_workers(struct runner *r, struct dg_err *err)
         r->w = NULL;
         return dg_err_set(err, DG_ERR_USER, 0, cfg->model == DG_LOAD_THINK
                           ? "keying and think times take one target"
-                          : "every target needs at least one worker, and they must add up to the workers");
+                          : "every target but a cluster's node needs at least one worker, and they must add up "
+                            "to the workers");
     }
     const int scheduled = cfg->model != DG_LOAD_CLOSED;
     for (int i = 0; i < nw; i++) {

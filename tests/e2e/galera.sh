@@ -124,6 +124,11 @@ check "... shows the cause certification" grep -q "certification" "$T_TMP/cl.htm
 check "... and the nodes as nodes of cluster 1" grep -q "node 2 of cluster 1" "$T_TMP/cl.html"
 expect_exit "tpcc check on node 2 after the cluster run passes" 0 tpcc check --target "$DG_GAL_URL2"
 expect_exit "tpcc audit of the cluster run: every acknowledged write is there" 0 tpcc audit "${id:-0}" --results "$RES"
+expect_exit "one user over the 3 nodes: a cluster's node may go without" 0 tpcc run --cluster "$CL" --vus 1 \
+    --duration 2s --warmup 0 --results "$RES" --json
+check "... node 1 has the user and commits, nodes 2 and 3 none" python3 -c 'import json,sys
+t = json.load(open(sys.argv[1]))["targets"]
+sys.exit(not ([x["vus"] for x in t] == [1, 0, 0] and t[0]["committed"] > 0 and t[1]["committed"] == 0))' "$T_TMP/last.out"
 
 # --- node 2 killed under load and started again (IST) -----------------------------------
 run_dg "$T_TMP/crash.json" "$T_TMP/crash.err" tpcc run --cluster "$CL" --vus 6 --duration 40s --results "$RES" \
