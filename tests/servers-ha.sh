@@ -489,6 +489,33 @@ gal_ports() {
     for ((n = 1; n <= GAL_NODES; n++)); do gal_conf "$n"; done
 }
 
+# gal_join N: node N joins the running cluster by SST, three tries. Its ports were free when
+# picked, but in the ephemeral range an outgoing connection can take one before the node (or
+# its SST's rsync daemon) binds it: a failed try keeps its log (mariadbd.log.tryK), empties
+# the half-copied data directory and takes new ports of its own (the others need not know
+# them: a joiner reaches the group through node 1's address).
+gal_join() {
+    local n=$1 try dir client group
+    dir=$(env_get DG_GAL_DIR)/n$n
+    for try in 1 2 3; do
+        gal_launch "$n" && return 0
+        ((try < 3)) || break
+        mv "$dir/mariadbd.log" "$dir/mariadbd.log.try$try" 2>/dev/null
+        find "$dir/data" -mindepth 1 -delete 2>/dev/null
+        mapfile -t client < <(free_ports 1 $((GAL_PORT_FIRST + 50 * try)))
+        mapfile -t group < <(free_ports 3 $((GAL_GROUP_PORT_FIRST + 50 * try)))
+        ((${#client[@]} == 1 && ${#group[@]} == 3)) || return 1
+        env_set "DG_GAL_PORT$n" "${client[0]}"
+        env_set "DG_GAL_GCOMM_PORT$n" "${group[0]}"
+        env_set "DG_GAL_IST_PORT$n" "${group[1]}"
+        env_set "DG_GAL_SST_PORT$n" "${group[2]}"
+        gal_conf "$n"
+        ((EUID == 0)) && chown -R mysql: "$dir"
+        say "galera: node $n did not join (try $try, log kept as mariadbd.log.try$try); again on other ports"
+    done
+    return 1
+}
+
 gal_start() {
     local pid
     pid=$(env_get DG_GAL_PID1)
@@ -545,7 +572,7 @@ gal_start() {
     fi
     # One joiner at a time: a donor serves one SST at a time.
     for ((n = 2; n <= GAL_NODES; n++)); do
-        gal_launch "$n" || { gal_stop; die "galera: node $n did not join (log in $dir/n$n/mariadbd.log)"; }
+        gal_join "$n" || { gal_stop; die "galera: node $n did not join (logs in $dir/n$n/)"; }
         env_put "DG_GAL_PID$n" "$pid"
     done
 
