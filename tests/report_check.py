@@ -18,7 +18,7 @@
 #   report_check.py exact-json FILE.json RESULTS.db          (stored doubles read back bit for bit)
 #   report_check.py compare-exp OUT.txt COMPARE.html RESULTS.db EA EB   (steps paired by swept value)
 #   report_check.py events REPORT.html RUN.json RUN.txt RESULTS.db RUN_ID   (outages, faults, schedule, in doubt)
-import csv, html.parser, json, math, os, re, sqlite3, struct, subprocess, sys, tempfile
+import csv, html.parser, json, math, os, re, shutil, sqlite3, struct, subprocess, sys, tempfile
 
 def check(cond, name, detail=""):
     print(("ok - " if cond else "not ok - ") + name + ("" if cond or not detail else ": " + str(detail)))
@@ -352,9 +352,16 @@ def compare_groups_check(path, dbp, groups, html_path=None):
           c and [s.get("labels") for s in c["series"]])
 
 def browser(path, shot, label=None):
+    profile = tempfile.mkdtemp(prefix="dg-chromium.")  # removed below: one per call would pile up in /tmp
+    try:
+        browse(path, shot, label, profile)
+    finally:
+        shutil.rmtree(profile, ignore_errors=True)
+
+def browse(path, shot, label, profile):
     base = ["/usr/bin/chromium", "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
             "--disable-component-update", "--disable-sync", "--no-first-run", "--proxy-server=127.0.0.1:9",
-            "--user-data-dir=" + tempfile.mkdtemp(prefix="dg-chromium."), "--virtual-time-budget=8000", "--window-size=1280,5600"]
+            "--user-data-dir=" + profile, "--virtual-time-budget=8000", "--window-size=1280,5600"]
     url = "file://" + os.path.abspath(path)
     try:
         dom = subprocess.run(base + ["--dump-dom", url], capture_output=True, text=True, timeout=120).stdout
