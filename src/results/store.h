@@ -16,7 +16,7 @@
 #include "core/series.h"
 #include "core/workload.h"
 
-#define DG_STORE_SCHEMA_VERSION 11
+#define DG_STORE_SCHEMA_VERSION 12
 
 struct dg_txn_summary {
     char name[32];
@@ -52,6 +52,24 @@ struct dg_target_summary {
     double avg_ms, p50_ms, p95_ms, p99_ms, max_ms; /* all types together */
     int ntypes;
     struct dg_txn_summary txn[DG_MAX_TYPES];      /* histograms owned */
+};
+
+/* Schema 12: one client process (MPI rank) of a run driven from several (table run_rank, its
+ * figures in run_rank_figure). Rank 0 stores the run; each rank's row says what its own share
+ * measured, so the report can show the per-host figures and their spread. */
+struct dg_rank_summary {
+    int rank;
+    char host[64];
+    char state[12];         /* "ok", "interrupted" (stopped early), "dead" (never reported: no figures) */
+    int vus, terminals, workers_failed;
+    uint64_t committed, errors; /* over every type, measured window */
+    double measured_s;
+    double client_cpu_s;     /* the rank's own process CPU in the window */
+    double clock_offset_ms;  /* its monotonic clock minus rank 0's, as measured before the start */
+    double start_offset_ms;  /* its window's start minus rank 0's, in rank 0's clock */
+    double p50_ms, p95_ms, p99_ms; /* all its types together */
+    int nfigures;            /* the run's headline figures over this rank's counts alone */
+    struct dg_figure figures[DG_MAX_FIGURES];
 };
 
 /* One run as stored. Filled by the command that ran it, or read back by dg_store_get. */
@@ -123,6 +141,10 @@ struct dg_run_record {
     size_t nrepl;
     int audited;
     struct dg_audit_summary audit;
+    /* Schema 12: a run driven from several processes (mpirun): one row per rank, in rank
+     * order, owned (NULL and 0 for a run of one process; always read back). */
+    struct dg_rank_summary *ranks;
+    int nranks;
 };
 
 struct dg_store;
