@@ -5,6 +5,7 @@
 
 #include "cmd/cmd.h"
 #include "core/workload.h"
+#include "dist/ranks.h"
 
 static const struct {
     const char *name;
@@ -30,7 +31,8 @@ static void usage(FILE *out)
                  "exit status: 0 ok, 1 the run or a check failed, 2 bad usage or input\n");
 }
 
-int main(int argc, char **argv)
+/* The command itself, between MPI's start and end. */
+static int dispatch(int argc, char **argv)
 {
     if (argc < 2) {
         usage(stderr);
@@ -52,4 +54,15 @@ int main(int argc, char **argv)
             return commands[i].run(argc - 1, argv + 1);
     fprintf(stderr, "dbgauge: unknown command '%s' (see dbgauge --help)\n", argv[1]);
     return DG_EXIT_USAGE;
+}
+
+int main(int argc, char **argv)
+{
+    /* Under mpirun every rank runs the same command line: one run, several client processes
+     * (dist/ranks.h); without it this does nothing. */
+    if (dg_ranks_init(&argc, &argv))
+        return DG_EXIT_FAILED;
+    int rc = dispatch(argc, argv);
+    dg_ranks_finalize(0, rc);
+    return rc;
 }

@@ -13,6 +13,7 @@
 #include "core/monitor.h"
 #include "core/runner.h"
 #include "core/wlcli.h"
+#include "dist/ranks.h"
 #include "results/store.h"
 
 enum { DG_EXIT_OK = 0, DG_EXIT_FAILED = 1, DG_EXIT_USAGE = 2 };
@@ -94,6 +95,28 @@ int dg_run_life(struct dg_life *l);
 /* A run command: one run life, or one per virtual-user count of p->c.sweep, the runs grouped
  * and rendered as one table. Returns an exit status. */
 int dg_cmd_run(const struct dg_wl_cmdline *p, struct dg_step *step, int argc, char **argv);
+
+/* ranked.c: one run from several processes (MPI ranks). Rank k's share of vus workers and
+ * of `terminals` terminals of a run of `scale` units (0: none): workers [base, base + n) in
+ * even contiguous slices; the terminals by unit (terminal i is of unit i mod scale — TPC-C's
+ * home warehouse), whole units per rank, or contiguous slices when they do not divide. */
+struct dg_rank_share {
+    int base, n;
+    int *term_ids; /* owned; nterms of them (their numbers in the whole run) */
+    int nterms;
+};
+int dg_rank_share(int k, int size, int vus, int terminals, int scale, struct dg_rank_share *out);
+void dg_rank_share_free(struct dg_rank_share *s);
+/* What rank 0 needs to make each rank's row: the run's figure table and its totals. */
+struct dg_rank_figs {
+    const struct dg_figure_def *figs;
+    int nfigs;
+    int vus, terminals, scale, standard_times;
+};
+/* Rank 0, after dg_rank_gather: one row per rank (*rows owned by the caller, rr->size of them),
+ * and every reported rank's result merged into mine. Returns 0, or -1 out of memory. */
+int dg_rank_results(struct dg_rank_run *rr, struct dg_run_result *mine, const struct dg_rank_figs *f,
+                    struct dg_rank_summary **rows, int *nrows);
 
 /* What a command knows about a run beyond the runner's result. */
 struct dg_record_src {

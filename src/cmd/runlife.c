@@ -43,6 +43,10 @@ struct life {
     struct dg_fault_run *faults;
     struct dg_fault_event fault_events[DG_MAX_FAULTS];
     int nfault_events;
+    /* Several processes (mpirun): this rank's share and the run's ranks (rr.size 1: alone). */
+    struct dg_rank_run rr;
+    struct dg_rank_share share;
+    int windowed; /* the ranks measured together: they end together (dg_rank_done) */
 };
 
 /* Target k of the options: its URL parsed, its cluster (a node of --cluster) set. */
@@ -107,6 +111,19 @@ static int read_target_ready(struct life *L)
     return 0;
 }
 
+/* An agreement of the ranks before the window (dist/ranks.h): 0 when every rank is ready,
+ * else the failing rank's status, said by rank 0 (that rank said its own message itself). */
+static int rank_agree(struct life *L, int rc)
+{
+    if (L->rr.size <= 1)
+        return rc;
+    char why[600];
+    int got = dg_rank_agree(&L->rr, rc, rc ? (L->err.msg[0] ? L->err.msg : "not ready") : "", why, sizeof why);
+    if (got && !rc && L->rr.rank == 0)
+        fprintf(stderr, "dbgauge %s: %s\n", L->cmd, why);
+    return got;
+}
+
 /* The memory knob first (one target only): what the run records is the engine after it;
  * then every target must be ready before anything is measured. */
 static int targets_ready(struct life *L)
@@ -119,15 +136,21 @@ static int targets_ready(struct life *L)
     if (open_target(L->cmd, c, 0, &L->ts[0].t))
         return DG_EXIT_USAGE;
     L->mst = L->in->memory ? L->in->memory : &L->own_mst;
-    if (!L->in->memory && dg_memory_apply(&L->ts[0].t, &c->mem, &L->own_mst, &L->err))
+    /* Several ranks: rank 0 alone applies the memory options and readies the targets first (a
+     * workload's shared_open may make DDL: once), then the others (agreements 1 and 2). */
+    int rc = L->rr.rank > 0 ? rank_agree(L, 0) : 0;
+    if (rc)
+        return rc;
+    if (!L->in->memory && L->rr.rank == 0 && dg_memory_apply(&L->ts[0].t, &c->mem, &L->own_mst, &L->err))
         return dg_report_err(L->cmd, &L->err);
     struct dg_rng rng;
     dg_rng_seed(&rng, c->seed);
-    int rc;
     for (int k = 0; k < L->n; k++)
         if ((rc = target_ready(L, k, &rng)))
             return rc;
     if (c->read_target && (rc = read_target_ready(L)))
+        return rc;
+    if (L->rr.rank == 0 && L->rr.size > 1 && (rc = rank_agree(L, 0)))
         return rc;
     L->facts.server_blocks_hit = L->facts.server_blocks_read = -1;
     if (L->cli->facts)
@@ -181,9 +204,13 @@ static const struct dg_figure_def *run_figures(const struct life *L, int *n)
 }
 
 /* Every 10 s: the run's first two figures over the interval, retries and errors. */
-static void run_tick(void *ctx, const struct dg_tick *t)
+static void run_tick(void *ctx, const struct dg_tick *own)
 {
-    const struct life *L = ctx;
+    struct life *L = ctx;
+    if (L->rr.rank > 0)
+        return; /* rank 0 speaks for the run */
+    struct dg_tick merged = *own, *t = &merged;
+    dg_rank_tick(&L->rr, &merged); /* the other ranks' counts, from their beats */
     int nfig;
     const struct dg_figure_def *figs = run_figures(L, &nfig);
     struct dg_fig_run fr = {.measured_s = t->interval_s};
@@ -214,6 +241,57 @@ static void on_start(void *ctx, dg_ns start_ns, dg_ns warm_end_ns)
         fprintf(stderr, "dbgauge %s: %s\n", L->cmd, err.msg);
 }
 
+/* The runner's hooks for several ranks: one start line, beats and stops in the window. */
+static dg_ns rank_start(void *ctx, int ok, struct dg_err *err)
+{
+    return dg_rank_start(&((struct life *)ctx)->rr, ok, err);
+}
+
+static int rank_poll(void *ctx, dg_ns now, const struct dg_series *se)
+{
+    return dg_rank_poll(&((struct life *)ctx)->rr, now, se);
+}
+
+/* This rank's share of the run (its workers, terminals, arrivals) and the hooks. */
+static void rank_cfg(struct life *L, struct dg_runner_cfg *cfg)
+{
+    const struct dg_run_opts *c = &L->p->c;
+    cfg->workers = L->share.n;
+    cfg->worker_base = L->share.base;
+    cfg->workers_total = c->vus;
+    cfg->rate_per_s = c->rate * L->share.n / c->vus;
+    if (c->model == DG_LOAD_THINK) {
+        cfg->terminals = L->share.nterms;
+        cfg->terminal_ids = L->share.term_ids;
+        cfg->terminals_total = L->facts.terminals;
+    }
+    cfg->start_at = rank_start;
+    cfg->poll = rank_poll;
+    cfg->rank_ctx = L;
+}
+
+/* After the window: every rank's result to rank 0, which makes a row per rank and merges them
+ * into its own. Returns 0, or -1 with L->err. */
+static int rank_results(struct life *L)
+{
+    if (L->rr.size <= 1)
+        return 0;
+    if (dg_rank_gather(&L->rr, &L->res, L->res.interrupted))
+        return dg_err_set(&L->err, DG_ERR_FATAL, 0, "the ranks' results could not be gathered (out of memory)");
+    if (L->rr.rank > 0)
+        return 0;
+    int nfig;
+    const struct dg_figure_def *figs = run_figures(L, &nfig);
+    const struct dg_run_opts *c = &L->p->c;
+    struct dg_rank_figs f = {.figs = figs, .nfigs = nfig, .vus = c->vus,
+                             .terminals = c->model == DG_LOAD_THINK ? L->facts.terminals : 0,
+                             .scale = c->model == DG_LOAD_THINK ? L->facts.scale : 0,
+                             .standard_times = c->model == DG_LOAD_THINK && c->think_scale == 1.0};
+    if (dg_rank_results(&L->rr, &L->res, &f, &L->rec.ranks, &L->rec.nranks))
+        return dg_err_set(&L->err, DG_ERR_FATAL, 0, "out of memory merging the ranks' results");
+    return 0;
+}
+
 /* The runner over every target, watched by the monitor. */
 static int measure(struct life *L)
 {
@@ -239,7 +317,8 @@ static int measure(struct life *L)
         cfg.shareds = L->shareds;
         cfg.target_workers = L->split;
     }
-    L->mon = (struct dg_cmd_monitor){.enabled = !c->no_monitor, .device_opt = c->monitor_device};
+    /* Several ranks: the database's host and the engine are sampled once, by rank 0. */
+    L->mon = (struct dg_cmd_monitor){.enabled = !c->no_monitor && L->rr.rank == 0, .device_opt = c->monitor_device};
     /* The monitor watches the first target's host and device; its cache counters add up
      * every worker's connection; it asks every target's replication. */
     int nmon = L->n;
@@ -247,20 +326,26 @@ static int measure(struct life *L)
         tptr[nmon++] = &L->read.t;
     if (dg_cmd_monitor_begin(&L->mon, tptr, nmon, c->vus, &cfg, &L->err)) /* the run goes on without it */
         fprintf(stderr, "dbgauge %s: monitor: %s; running without it\n", L->cmd, L->err.msg);
-    if (c->nfaults) {
+    if (L->rr.size > 1)
+        rank_cfg(L, &cfg);
+    if (c->nfaults && L->rr.rank == 0) {
         L->chained_start = cfg.on_start;
         L->chained_ctx = cfg.start_ctx;
         cfg.on_start = on_start;
         cfg.start_ctx = L;
     }
-    if (L->cli->measure_begin)
+    if (L->cli->measure_begin && L->rr.rank == 0)
         L->cli->measure_begin(L->shareds[0], &L->keep);
     int ran = dg_runner_run(&cfg, &L->res, &L->err);
     L->nfault_events = dg_faults_finish(L->faults, L->fault_events, DG_MAX_FAULTS);
     L->faults = NULL;
     if (ran)
+        return L->rr.rank == 0 || !L->rr.peer_failed /* else rank 0 says which rank failed */
+               ? dg_report_err(L->cmd, &L->err) : (L->err.cls == DG_ERR_USER ? DG_EXIT_USAGE : DG_EXIT_FAILED);
+    L->windowed = L->rr.size > 1;
+    if (rank_results(L))
         return dg_report_err(L->cmd, &L->err);
-    if (L->cli->measure_end) {
+    if (L->cli->measure_end && L->rr.rank == 0) {
         uint64_t txns = 0;
         for (int k = 0; k < L->res.ntypes; k++)
             txns += L->res.counts[k].committed + L->res.counts[k].rollbacks + L->res.counts[k].errors;
@@ -390,6 +475,10 @@ static int record(struct life *L)
     rec->server_blocks_hit = L->facts.server_blocks_hit;
     rec->server_blocks_read = L->facts.server_blocks_read;
     rec->group_id = L->in->group_id > 0 ? L->in->group_id : 0;
+    if (L->rr.why[0]) { /* a rank was lost: the others' figures are kept, the run failed */
+        snprintf(rec->status, sizeof rec->status, "failed");
+        snprintf(rec->error, sizeof rec->error, "%s", L->rr.why);
+    }
     return record_faults(L);
 }
 
@@ -434,7 +523,10 @@ static int keep_and_show(struct life *L)
         dg_report_run_text(text, &L->rec);
         if (c->json && !L->in->step)
             dg_print_json(dg_report_run_json(&L->rec));
-        if (L->res.interrupted)
+        if (L->rr.why[0])
+            fprintf(stderr, "dbgauge %s: %s; what the other ranks measured is stored as run %lld, marked failed\n",
+                    L->cmd, L->rr.why, (long long)id);
+        else if (L->res.interrupted)
             fprintf(stderr, "dbgauge %s: interrupted; what was measured is stored as run %lld, marked incomplete\n",
                     L->cmd, (long long)id);
     }
@@ -445,22 +537,43 @@ static int keep_and_show(struct life *L)
     return why ? DG_EXIT_FAILED : DG_EXIT_OK;
 }
 
+/* Everything before the window: the targets ready, the store open (rank 0), the share of
+ * this rank, every rank agreed. Returns an exit status. */
+static int before_window(struct life *L)
+{
+    const struct dg_run_opts *c = &L->p->c;
+    int rc = targets_ready(L);
+    if (rc)
+        return rc;
+    if (L->rr.rank == 0 && dg_store_open(c->results, &L->store, &L->err))
+        return dg_report_err(L->cmd, &L->err);
+    if (L->rr.size > 1) {
+        int scale = c->model == DG_LOAD_THINK ? L->facts.scale : 0;
+        int terms = c->model == DG_LOAD_THINK ? L->facts.terminals : 0;
+        if (c->vus < L->rr.size || (terms && (scale > 0 ? scale : terms) < L->rr.size))
+            return dg_usage_error(L->cmd, "%d ranks need at least one virtual user%s each (--vus %d%s)",
+                                  L->rr.size, terms ? " and one warehouse of terminals" : "", c->vus,
+                                  terms ? ", and the scale" : "");
+        if (dg_rank_share(L->rr.rank, L->rr.size, c->vus, terms, scale, &L->share))
+            return dg_err_set(&L->err, DG_ERR_FATAL, 0, "out of memory"), dg_report_err(L->cmd, &L->err);
+    }
+    return rank_agree(L, 0);
+}
+
 int dg_run_life(struct dg_life *l)
 {
     struct life L = {.in = l, .p = l->p, .cli = l->p->wl->cli, .cmd = l->p->cmd, .n = l->p->c.ntargets};
     L.mst = &L.own_mst;
     l->run_id = 0;
     l->interrupted = 0;
-    int rc = targets_ready(&L);
+    int rc = dg_rank_run_init(&L.rr, l->p->wl->ntypes) ? DG_EXIT_FAILED : before_window(&L);
     if (rc)
         goto out;
-    rc = DG_EXIT_FAILED;
-    if (dg_store_open(l->p->c.results, &L.store, &L.err)) {
-        rc = dg_report_err(L.cmd, &L.err);
+    if (L.rr.rank == 0)
+        start_line(&L);
+    if ((rc = measure(&L)) || L.rr.rank > 0) /* rank 0 records, stores and shows the run */
         goto out;
-    }
-    start_line(&L);
-    if ((rc = measure(&L)) || (rc = record(&L) ? DG_EXIT_FAILED : 0))
+    if ((rc = record(&L) ? DG_EXIT_FAILED : 0))
         goto out;
     l->interrupted = L.res.interrupted;
     const struct dg_target *tptr[DG_MAX_TARGETS];
@@ -469,6 +582,10 @@ int dg_run_life(struct dg_life *l)
     dg_cmd_audit_after(L.cli, &l->p->c, tptr, L.n, &L.rec, L.cmd);
     rc = keep_and_show(&L);
 out:
+    if (L.rr.size > 1 && L.rr.stage < DG_RANK_STAGES)
+        dg_rank_fail_early(&L.rr, rc, L.err.msg[0] ? L.err.msg : "failed before measuring");
+    else if (L.windowed) /* every rank ends with rank 0's status, and knows the stored run */
+        rc = dg_rank_done(&L.rr, rc, &l->run_id, &l->interrupted);
     if (rc && l->step && !l->step->error[0])
         snprintf(l->step->error, sizeof l->step->error, "%s", L.err.msg[0] ? L.err.msg : "failed before measuring");
     dg_cmd_monitor_end(&L.mon, NULL);
@@ -483,5 +600,10 @@ out:
     dg_run_record_free(&L.rec);
     dg_run_result_free(&L.res);
     dg_store_close(L.store);
+    dg_rank_share_free(&L.share);
+    int lost = L.rr.ndead;
+    dg_rank_run_free(&L.rr);
+    if (lost) /* the ranks cannot meet again: what was measured is stored, end here */
+        dg_ranks_finalize(1, rc);
     return rc;
 }

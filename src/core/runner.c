@@ -96,9 +96,10 @@ static int fill_targets(struct runner *r, struct dg_run_result *res)
     for (int k = 0; k < n; k++) {
         struct dg_target_result *tr = &res->targets[k];
         sum_counts(r, 2, k, tr->counts);
-        tr->workers = k == r->read_index ? cfg->workers : cfg->ntargets ? cfg->target_workers[k] : cfg->workers;
-        for (int i = 0; i < cfg->workers; i++)
+        for (int i = 0; i < cfg->workers; i++) { /* this process's workers: other ranks add theirs */
+            tr->workers += k == r->read_index || r->w[i].target == k;
             tr->workers_failed += (k == r->read_index || r->w[i].target == k) && atomic_load(&r->w[i].state) == W_GAVE_UP;
+        }
         for (int t = 0; t < cfg->wl->ntypes; t++) {
             if (!(tr->hist[t] = merged(r, H_LATENCY, t, k)))
                 return -1;
@@ -144,21 +145,25 @@ static int setup_workers(struct runner *r, struct dg_err *err)
     if (!r->w)
         return dg_err_set(err, DG_ERR_FATAL, 0, "out of memory");
     memset(r->w, 0, sizeof(struct worker) * (size_t)nw);
+    /* Numbered over every rank of the run: worker i here is worker base + i of total. */
+    int base = cfg->workers_total ? cfg->worker_base : 0, total = cfg->workers_total ? cfg->workers_total : nw;
     int split_ok = cfg->ntargets == 0, first = 0;
     for (int k = 0; k < cfg->ntargets; k++) { /* workers [first, first + n) serve target k */
         int n = cfg->target_workers[k];
         /* a node of a cluster may have no worker (fewer users than nodes), no other target */
-        split_ok = (n > 0 || cfg->targets[k]->cluster > 0) && first + n <= nw;
-        for (int i = first; split_ok && i < first + n; i++) {
-            r->w[i].target = k;
-            r->w[i].term_index = i - first;
-            r->w[i].nterms = n;
+        split_ok = (n > 0 || cfg->targets[k]->cluster > 0) && first + n <= total;
+        for (int g = first; split_ok && g < first + n; g++) {
+            if (g < base || g >= base + nw)
+                continue; /* another rank's */
+            r->w[g - base].target = k;
+            r->w[g - base].term_index = g - first;
+            r->w[g - base].nterms = n;
         }
         if (!split_ok)
             break;
         first += n;
     }
-    if (!split_ok || (cfg->ntargets > 0 && first != nw) || (cfg->ntargets > 1 && cfg->model == DG_LOAD_THINK)) {
+    if (!split_ok || (cfg->ntargets > 0 && first != total) || (cfg->ntargets > 1 && cfg->model == DG_LOAD_THINK)) {
         free(r->w);
         r->w = NULL;
         return dg_err_set(err, DG_ERR_USER, 0, cfg->model == DG_LOAD_THINK
@@ -171,9 +176,10 @@ static int setup_workers(struct runner *r, struct dg_err *err)
         struct worker *w = &r->w[i];
         w->r = r;
         w->index = i;
+        w->global = base + i;
         if (cfg->ntargets == 0) {
-            w->term_index = i;
-            w->nterms = nw;
+            w->term_index = base + i;
+            w->nterms = total;
         }
         w->term = calloc(1, cfg->wl->terminal_size);
         w->saved = calloc(1, cfg->wl->terminal_size);
@@ -185,7 +191,7 @@ static int setup_workers(struct runner *r, struct dg_err *err)
         }
         if (scheduled)
             missing |= !(w->lag = dg_hist_new());
-        dg_rng_seed(&w->think_rng, dg_mix64(cfg->seed ^ 0x7417ull) + (uint64_t)i);
+        dg_rng_seed(&w->think_rng, dg_mix64(cfg->seed ^ 0x7417ull) + (uint64_t)w->global);
         if (!w->term || !w->saved || missing || dg_sec_feed_init(&w->feed)) {
             free_workers(r);
             return dg_err_set(err, DG_ERR_FATAL, 0, "out of memory");
@@ -212,26 +218,30 @@ static int setup_terminals(struct runner *r, struct dg_err *err)
         return dg_err_set(err, DG_ERR_FATAL, 0, "out of memory for %zu terminals", nt);
     for (size_t i = 0; i < nt; i++) {
         unsigned char *t = dg_runner_term_at(r, (uint32_t)i);
-        cfg->wl->terminal_init(cfg->ntargets > 0 ? cfg->shareds[0] : cfg->shared, (int)i, (int)nt, t,
-                               dg_mix64(cfg->seed + 0x100000001b3ull * (uint64_t)(i + 1)));
+        /* Its number over every rank: the same terminal, home and seed as in a run of one. */
+        int id = cfg->terminal_ids ? cfg->terminal_ids[i] : (int)i;
+        int of = cfg->terminal_ids ? cfg->terminals_total : (int)nt;
+        cfg->wl->terminal_init(cfg->ntargets > 0 ? cfg->shareds[0] : cfg->shared, id, of, t,
+                               dg_mix64(cfg->seed + 0x100000001b3ull * (uint64_t)(id + 1)));
         r->next_type[i] = (uint8_t)cfg->wl->next_type(t);
     }
     return 0;
 }
 
 /* At the start line: the clock of the run and the first arrivals or terminals' due times. */
-static void setup_clock(struct runner *r)
+static void setup_clock(struct runner *r, dg_ns start)
 {
     const struct dg_runner_cfg *cfg = r->cfg;
-    r->start_ns = dg_now_ns();
+    r->start_ns = start ? start : dg_now_ns();
     r->warm_end_ns = r->start_ns + (cfg->txns_per_worker ? 0 : cfg->warmup_ns);
     r->end_ns = cfg->txns_per_worker ? UINT64_MAX : r->warm_end_ns + cfg->duration_ns;
     if (cfg->model == DG_LOAD_RATE)
-        dg_arrival_init(&r->arrivals, cfg->rate_per_s, cfg->arrivals, r->start_ns, dg_mix64(cfg->seed ^ 0xa11ull));
+        dg_arrival_init(&r->arrivals, cfg->rate_per_s, cfg->arrivals, r->start_ns,
+                        dg_mix64(cfg->seed ^ 0xa11ull) + (uint64_t)cfg->worker_base);
     if (cfg->model == DG_LOAD_THINK) {
         /* Terminals start as if each had just begun to think, so they do not all key at once. */
         struct dg_rng rng;
-        dg_rng_seed(&rng, dg_mix64(cfg->seed ^ 0x5a7ull));
+        dg_rng_seed(&rng, dg_mix64(cfg->seed ^ 0x5a7ull) + (uint64_t)cfg->worker_base);
         for (int i = 0; i < cfg->terminals; i++) {
             int type = r->next_type[i];
             dg_ns due = r->start_ns + dg_runner_scaled_ns(r, cfg->wl->keying_s, type);
@@ -264,7 +274,17 @@ static int start_workers(struct runner *r, int *starting, struct dg_run_result *
             atomic_store(&r->stop, 1);
         }
     *starting = !atomic_load(&r->stop);
-    setup_clock(r);
+    dg_ns start = 0;
+    if (cfg->start_at) { /* the other ranks: every one ready, one start line */
+        pthread_mutex_unlock(&r->mu);
+        start = cfg->start_at(cfg->rank_ctx, *starting, err);
+        pthread_mutex_lock(&r->mu);
+        if (!start && *starting) {
+            *starting = 0;
+            atomic_store(&r->stop, 1);
+        }
+    }
+    setup_clock(r, start);
     res->started_wall = dg_wall_s();
     if (*starting && cfg->on_start)
         cfg->on_start(cfg->start_ctx, r->start_ns, r->warm_end_ns);
@@ -339,6 +359,12 @@ static int watch_window(struct runner *r, int created, struct watch *wt, struct 
         int64_t now_s = ((int64_t)now - (int64_t)r->warm_end_ns) / (int64_t)DG_NS_PER_S;
         if (dg_series_collect(&res->series, &r->w[0].feed, sizeof r->w[0], created, now_s - 5, 0))
             return dg_err_set(err, DG_ERR_FATAL, 0, "out of memory for the per-second series");
+        if (cfg->poll && cfg->poll(cfg->rank_ctx, now, &res->series)) { /* another rank says stop */
+            res->interrupted = 1;
+            wt->stop_ns = now;
+            atomic_store(&r->end_ns, now);
+            return 0;
+        }
         if (now >= next_tick) {
             tick(cfg, &res->series, &ticked);
             next_tick += cfg->tick_ns;

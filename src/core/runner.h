@@ -99,6 +99,21 @@ struct dg_runner_cfg {
      * then has two per-target shares: [0] the other types on the target, [1] the read-only
      * ones on the read target; outages of the read target are target 1's. */
     const struct dg_target *read_target;
+    /* One share of a run driven from several processes (MPI ranks), or zeros for a run of
+     * one. Worker i here is worker worker_base + i of workers_total (which numbers its
+     * terminal and seeds it, and which target_workers[] — then counts over all ranks — places);
+     * DG_LOAD_THINK: terminal i here is terminal terminal_ids[i] of terminals_total. */
+    int worker_base, workers_total;
+    const int *terminal_ids;
+    int terminals_total;
+    /* Called by the main thread once every worker has connected (ok 1) or one failed (ok 0,
+     * err says why): returns the start line on the monotonic clock, having waited for it, or
+     * 0 when the run must not start (err says why). NULL: now. */
+    dg_ns (*start_at)(void *ctx, int ok, struct dg_err *err);
+    /* Called by the main thread every 200 ms at most in the window, with the series so far:
+     * 1 ends the window now, as Ctrl-C does. NULL: none. */
+    int (*poll)(void *ctx, dg_ns now, const struct dg_series *se);
+    void *rank_ctx;
 };
 
 /* An arrival that starts more than this after its intended time is late (DG_LOAD_RATE): the

@@ -56,6 +56,7 @@ struct outage_track {
 struct worker {
     struct runner *r;
     int index;
+    int global;               /* its number over every rank of the run (index with one process) */
     int target;               /* which target it connects to (0 with one target) */
     int term_index, nterms;   /* its terminal's number within that target, of how many */
     pthread_t th;

@@ -21,7 +21,7 @@ static void note_error(struct worker *w, int type, const struct dg_err *e)
 {
     if (w->first_error[0])
         return;
-    snprintf(w->first_error, sizeof w->first_error, "worker %d, %s: %s error%s%s: %s", w->index + 1,
+    snprintf(w->first_error, sizeof w->first_error, "worker %d, %s: %s error%s%s: %s", w->global + 1,
              w->r->cfg->wl->type_names[type], dg_err_class_name(e->cls), e->sqlstate[0] ? " " : "",
              e->sqlstate, e->msg);
 }
@@ -44,7 +44,7 @@ static int open_conn(struct worker *w, int read, struct dg_err *err)
 {
     const struct dg_runner_cfg *cfg = w->r->cfg;
     char app[32];
-    snprintf(app, sizeof app, "dbgauge-%c%d", read ? 'r' : 'w', w->index + 1);
+    snprintf(app, sizeof app, "dbgauge-%c%d", read ? 'r' : 'w', w->global + 1);
     struct dg_connect_opts co = {.application = app, .memory_bytes = cfg->session_memory_bytes};
     struct dg_conn_h *h = read ? &w->rconn : &w->conn;
     if (dg_connect(read ? cfg->read_target : target_of(w), &co, h, err))
@@ -448,7 +448,7 @@ static int worker_start(struct worker *w)
     const struct dg_runner_cfg *cfg = r->cfg;
     int failed = open_worker(w, &w->start_err) != 0;
     cfg->wl->terminal_init(shared_of(w), w->term_index, w->nterms, w->term,
-                           dg_mix64(cfg->seed + 0x100000001b3ull * (uint64_t)(w->index + 1)));
+                           dg_mix64(cfg->seed + 0x100000001b3ull * (uint64_t)(w->global + 1)));
     atomic_store(&w->state, failed ? W_START_FAILED : W_WAITING);
     pthread_mutex_lock(&r->mu);
     r->ready++;
