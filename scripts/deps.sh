@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # deps.sh — makes sure the Debian packages dbgauge needs are installed: as root it installs
 # what is missing; as another user it prints the exact apt-get line and fails.
-#   scripts/deps.sh build   compiler, Meson, the libraries, node + npm (the report's chart library)
+#   scripts/deps.sh build   compiler, Meson, the libraries, Open MPI, node + npm (the report's chart library)
 #   scripts/deps.sh test    build + what the tests need (PostgreSQL and MariaDB servers, Galera, python3, chromium)
 #   scripts/deps.sh bench   test + the peers and profilers the bench/ scripts use
 #   scripts/deps.sh --list test   only print the packages
@@ -12,13 +12,16 @@ if [[ ${1:-} == --list ]]; then
     shift
 fi
 
-build_pkgs="gcc libc6-dev meson ninja-build pkg-config libsqlite3-dev libpq-dev libcjson-dev libmariadb-dev libinih-dev unixodbc-dev python3"
+# libopenmpi-dev + openmpi-bin: load from several client hosts (`mpirun -n N dbgauge ...`);
+# the build turns MPI on when libopenmpi-dev is there (meson option mpi=auto).
+build_pkgs="gcc libc6-dev meson ninja-build pkg-config libsqlite3-dev libpq-dev libcjson-dev libmariadb-dev libinih-dev unixodbc-dev python3 libopenmpi-dev openmpi-bin"
 # The report's chart library comes from npm at build time; a node that brings its own npm
 # (NodeSource) counts: ask for the Debian packages only when the commands are missing.
 command -v node >/dev/null 2>&1 || build_pkgs="$build_pkgs nodejs"
 command -v npm >/dev/null 2>&1 || build_pkgs="$build_pkgs npm"
-# galera-4 and rsync: the Galera cluster of tests/servers.sh (its provider, its SST method)
-test_pkgs="$build_pkgs postgresql-15 postgresql-client-15 sqlite3 iproute2 time chromium mariadb-server mariadb-client galera-4 rsync unixodbc odbc-postgresql odbc-mariadb libsqliteodbc tdsodbc"
+# galera-4 and rsync: the Galera cluster of tests/servers.sh (its provider, its SST method);
+# iputils-ping and procps: the namespace "hosts" of tests/hosts-ns.sh (a ping before any traffic)
+test_pkgs="$build_pkgs iputils-ping procps postgresql-15 postgresql-client-15 sqlite3 iproute2 time chromium mariadb-server mariadb-client galera-4 rsync unixodbc odbc-postgresql odbc-mariadb libsqliteodbc tdsodbc"
 bench_pkgs="$test_pkgs valgrind postgresql-contrib bc time sysbench"
 
 case ${1:-build} in

@@ -221,9 +221,11 @@ static int run_steps(const struct dg_jobfile *jf, struct plan_step *plan, int n,
 {
     struct dg_err err;
     int interrupted = 0;
+    const int lead = dg_ranks_rank() == 0; /* several ranks: rank 0 speaks and stores */
     for (int i = 0; i < n && !interrupted; i++) {
-        fprintf(stderr, "\n== experiment %lld, step %d/%d [%s] %s\n", (long long)exp_id, i + 1, n,
-                jf->steps[i].section, plan[i].swept_json);
+        if (lead)
+            fprintf(stderr, "\n== experiment %lld, step %d/%d [%s] %s\n", (long long)exp_id, i + 1, n,
+                    jf->steps[i].section, plan[i].swept_json);
         struct dg_step st = {.experiment_id = exp_id, .index = i + 1, .swept_json = plan[i].swept_json,
                              .text = json ? stderr : stdout};
         int src = dg_cmd_run(&plan[i].cl, &st, plan[i].argc, plan[i].argv);
@@ -231,6 +233,8 @@ static int run_steps(const struct dg_jobfile *jf, struct plan_step *plan, int n,
             continue;
         (*nfailed)++;
         interrupted = !strcmp(st.error, "interrupted");
+        if (!lead)
+            continue;
         if (!st.run_id && store_failed(results, exp_id, i + 1, &plan[i], &jf->steps[i],
                                        st.error[0] ? st.error : "failed", &st.run_id, &err))
             fprintf(stderr, "dbgauge experiment: step %d could not be stored as failed: %s\n", i + 1, err.msg);
@@ -358,18 +362,26 @@ int dg_cmd_experiment(int argc, char **argv)
         goto out;
     }
     struct dg_store *store;
-    int64_t exp_id;
-    if (dg_store_open(results, &store, &err)) {
+    int64_t exp_id = 0;
+    /* Several ranks run the same steps; rank 0 alone keeps the experiment (a failure to open
+     * the store there stops it before any step, and the others at their first agreement). */
+    const int lead = dg_ranks_rank() == 0;
+    if (lead && dg_store_open(results, &store, &err)) {
         rc = dg_report_err(cmd, &err);
         goto out;
     }
-    int bad = dg_store_experiment_begin(store, path, label ? label : "", n, &exp_id, &err);
-    dg_store_close(store);
+    int bad = lead && dg_store_experiment_begin(store, path, label ? label : "", n, &exp_id, &err);
+    if (lead)
+        dg_store_close(store);
     if (bad) {
         rc = dg_report_err(cmd, &err);
         goto out;
     }
     int nfailed = 0, interrupted = run_steps(&jf, plan, n, results, json, exp_id, &nfailed);
+    if (!lead) {
+        rc = nfailed ? DG_EXIT_FAILED : DG_EXIT_OK;
+        goto out;
+    }
     if (dg_store_open(results, &store, &err) == 0) {
         dg_store_experiment_end(store, exp_id, interrupted ? "interrupted" : nfailed ? "failed" : "complete", &err);
         dg_store_close(store);

@@ -586,6 +586,8 @@ out:
         dg_rank_fail_early(&L.rr, rc, L.err.msg[0] ? L.err.msg : "failed before measuring");
     else if (L.windowed) /* every rank ends with rank 0's status, and knows the stored run */
         rc = dg_rank_done(&L.rr, rc, &l->run_id, &l->interrupted);
+    if (l->step && l->interrupted && L.rr.rank > 0) /* an experiment stops on every rank */
+        snprintf(l->step->error, sizeof l->step->error, "interrupted");
     if (rc && l->step && !l->step->error[0])
         snprintf(l->step->error, sizeof l->step->error, "%s", L.err.msg[0] ? L.err.msg : "failed before measuring");
     dg_cmd_monitor_end(&L.mon, NULL);

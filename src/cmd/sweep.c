@@ -66,11 +66,14 @@ int dg_cmd_run(const struct dg_wl_cmdline *p, struct dg_step *step, int argc, ch
     struct dg_err err;
     if (dg_target_parse(p->c.targets[0], &t0, &err))
         return dg_usage_error(p->cmd, "--target: %s", err.msg);
-    if (dg_memory_apply(&t0, &p->c.mem, &mst, &err))
+    /* Several ranks: rank 0 applies them (its run lives wait for it), and alone renders. */
+    const int lead = dg_ranks_rank() == 0;
+    if (lead && dg_memory_apply(&t0, &p->c.mem, &mst, &err))
         return dg_report_err(p->cmd, &err);
     for (int i = 0; i < p->c.nsweep && !interrupted; i++) {
         q.c.vus = p->c.sweep[i];
-        fprintf(stderr, "step %d/%d: %d thread%s\n", i + 1, p->c.nsweep, q.c.vus, q.c.vus == 1 ? "" : "s");
+        if (lead)
+            fprintf(stderr, "step %d/%d: %d thread%s\n", i + 1, p->c.nsweep, q.c.vus, q.c.vus == 1 ? "" : "s");
         l = (struct dg_life){.p = &q, .step = step, .argc = argc, .argv = argv, .quiet = 1,
                              .group_id = n ? ids[0] : -1, .memory = &mst};
         int got = dg_run_life(&l);
@@ -84,6 +87,8 @@ int dg_cmd_run(const struct dg_wl_cmdline *p, struct dg_step *step, int argc, ch
             rc = got;
     }
     dg_memory_release(&mst);
+    if (!lead)
+        return rc;
     int shown = show_group(p, step, ids, n);
     if (interrupted)
         fprintf(stderr, "dbgauge %s: interrupted; the steps done are stored, the last marked incomplete\n", p->cmd);

@@ -163,27 +163,70 @@ static int parse(struct dg_wl_cmdline *p, int argc, char **argv)
     return 0;
 }
 
-static int run_action(struct dg_wl_cmdline *p, int argc, char **argv)
+/* The hooks an action gets under mpirun (struct dg_wl_ranks). */
+static int ranks_agree(void *ctx, int failed, struct dg_err *err)
+{
+    char why[600];
+    if (!dg_rank_agree(ctx, failed ? (err->cls == DG_ERR_USER ? DG_EXIT_USAGE : DG_EXIT_FAILED) : 0,
+                       failed ? err->msg : "", why, sizeof why))
+        return 0;
+    if (!failed)
+        dg_err_set(err, DG_ERR_FATAL, 0, "%s", why);
+    return -1;
+}
+
+static int ranks_sum(void *ctx, uint64_t *v, int n)
+{
+    return dg_rank_sum(ctx, v, n);
+}
+
+static int run_action(struct dg_wl_cmdline *p, int argc, char **argv, struct dg_rank_run *rr)
 {
     struct dg_err err = {0};
     cJSON *doc = p->c.json ? cJSON_CreateObject() : NULL;
     if (doc)
         cJSON_AddNumberToObject(doc, "schema_version", DG_JSON_SCHEMA_VERSION);
     struct dg_wl_act a = {.cmd = p->cmd, .c = &p->c, .o = p->o, .text = p->c.json ? stderr : stdout,
-                          .json = doc, .argc = argc, .argv = argv, .read_run = dg_cmd_read_run};
+                          .json = doc, .argc = argc, .argv = argv, .read_run = dg_cmd_read_run,
+                          .ranks = {.rank = rr ? rr->rank : 0, .size = rr ? rr->size : 1, .agree = ranks_agree,
+                                    .sum = ranks_sum, .ctx = rr}};
     /* Its targets have applied what they received before it reads them (tpcc check). */
     int got = dg_sync_wait_targets(p->cmd, &p->c, &err);
     if (got == 0)
         got = p->sub->action(&a, &err);
     if (got < 0) {
         cJSON_Delete(doc);
+        if (rr && rr->rank > 0 && rr->peer_failed) /* another rank's failure: rank 0 says it */
+            return err.cls == DG_ERR_USER ? DG_EXIT_USAGE : DG_EXIT_FAILED;
         return dg_report_err(p->cmd, &err);
     }
-    if (doc && cJSON_GetArraySize(doc) > 1)
+    if (doc && cJSON_GetArraySize(doc) > 1 && a.ranks.rank == 0)
         dg_print_json(doc);
     else
         cJSON_Delete(doc);
     return got ? DG_EXIT_FAILED : DG_EXIT_OK;
+}
+
+/* Under mpirun: an action that does not split its work runs on rank 0, and every rank ends
+ * with its status. */
+static int action_on_rank0(struct dg_wl_cmdline *p, int argc, char **argv, struct dg_rank_run *rr)
+{
+    int64_t run_id = 0;
+    int interrupted = 0, rc = rr->rank == 0 ? run_action(p, argc, argv, NULL) : 0;
+    return dg_rank_done(rr, rc, &run_id, &interrupted);
+}
+
+/* An action, alone or as one rank of several. */
+static int action(struct dg_wl_cmdline *p, int argc, char **argv)
+{
+    if (dg_ranks_size() <= 1)
+        return run_action(p, argc, argv, NULL);
+    struct dg_rank_run rr;
+    if (dg_rank_run_init(&rr, 1))
+        return DG_EXIT_FAILED;
+    int rc = p->sub->ranked ? run_action(p, argc, argv, &rr) : action_on_rank0(p, argc, argv, &rr);
+    dg_rank_run_free(&rr);
+    return rc;
 }
 
 static int sub_names(const struct dg_wl_cli *cli, char *buf, size_t n)
@@ -226,12 +269,12 @@ int dg_cmd_workload(const struct dg_workload *wl, int argc, char **argv)
         return DG_EXIT_FAILED;
     int rc;
     if (sub->raw)
-        rc = run_action(&p, argc - 2, argv + 2);
+        rc = action(&p, argc - 2, argv + 2);
     else if ((rc = parse(&p, argc - named, argv + named)) < 0)
         rc = DG_EXIT_OK; /* --help */
     else if (rc == 0) /* getopt moved the arguments after the options: argv[optind..] */
         rc = sub->kind == DG_SUB_RUN ? dg_cmd_run(&p, NULL, argc + 1, argv - 1)
-                                     : run_action(&p, argc - named - optind, argv + named + optind);
+                                     : action(&p, argc - named - optind, argv + named + optind);
     dg_wl_cmdline_free(&p);
     return rc;
 }

@@ -111,6 +111,17 @@ void dg_stored_run_free(struct dg_stored_run *r);
 
 /* What an action gets: the options, where text goes, and with --json a document (holding
  * schema_version) to add its keys to, which cmd/ prints on stdout (NULL without --json). */
+/* Several processes (mpirun) run one action together: this is rank `rank` of `size`. */
+struct dg_wl_ranks {
+    int rank, size;
+    /* A meeting of every rank, each saying whether it failed (err): returns 0 when none did,
+     * else -1 with err naming the first rank that failed. Every rank makes the same calls. */
+    int (*agree)(void *ctx, int failed, struct dg_err *err);
+    /* Sums n counters over the ranks, in place on every rank. Returns 0, or -1. */
+    int (*sum)(void *ctx, uint64_t *v, int n);
+    void *ctx;
+};
+
 struct dg_wl_act {
     const char *cmd; /* "tpcc load", for messages */
     const struct dg_run_opts *c;
@@ -122,6 +133,8 @@ struct dg_wl_act {
     /* Reads run id of the results file (c->results) into *out. Returns 0, 1 when there is no
      * such run, -1 with err. */
     int (*read_run)(const struct dg_wl_act *a, int64_t id, struct dg_stored_run *out, struct dg_err *err);
+    /* Under mpirun, for an action whose struct dg_wl_sub.ranked is set (size 1: alone). */
+    struct dg_wl_ranks ranks;
 };
 
 enum dg_sub_kind { DG_SUB_RUN = 0, DG_SUB_ACTION };
@@ -133,6 +146,8 @@ struct dg_wl_sub {
     const char *common;   /* an action's common options beyond target and json ("seed") */
     int hidden;           /* not in the help (developers' tools) */
     int raw;              /* takes its own arguments: no option parsing */
+    int ranked;           /* an action that splits its work over several ranks itself (a->ranks);
+                           * under mpirun any other runs on rank 0 alone, the others wait for it */
     /* DG_SUB_ACTION: returns 0 (done), 1 (done, but what it checked failed: exit 1) or -1
      * with err (DG_ERR_USER: exit 2). */
     int (*action)(const struct dg_wl_act *a, struct dg_err *err);

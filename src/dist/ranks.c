@@ -199,6 +199,13 @@ int dg_rank_agree(struct dg_rank_run *rr, int rc, const char *msg, char *why, si
     return out;
 }
 
+int dg_rank_sum(struct dg_rank_run *rr, uint64_t *v, int n)
+{
+    if (rr->size <= 1)
+        return 0;
+    return MPI_Allreduce(MPI_IN_PLACE, v, n, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD) == MPI_SUCCESS ? 0 : -1;
+}
+
 void dg_rank_fail_early(struct dg_rank_run *rr, int rc, const char *msg)
 {
     if (rr->size > 1 && rr->stage < DG_RANK_STAGES)
@@ -459,6 +466,13 @@ int dg_rank_agree(struct dg_rank_run *rr, int rc, const char *msg, char *why, si
     if (why && whylen)
         snprintf(why, whylen, "%s", msg ? msg : "");
     return rc;
+}
+int dg_rank_sum(struct dg_rank_run *rr, uint64_t *v, int n)
+{
+    (void)rr;
+    (void)v;
+    (void)n;
+    return 0;
 }
 void dg_rank_fail_early(struct dg_rank_run *rr, int rc, const char *msg)
 {

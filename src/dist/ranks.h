@@ -64,6 +64,9 @@ struct dg_rank_run {
 int dg_rank_run_init(struct dg_rank_run *rr, int ntypes);
 void dg_rank_run_free(struct dg_rank_run *rr);
 
+/* Sums n counters over every rank, in place. Returns 0, or -1. */
+int dg_rank_sum(struct dg_rank_run *rr, uint64_t *v, int n);
+
 /* The agreements before the window, in this order on every rank (a rank that fails before
  * one still makes it, with its failure, so nobody waits):
  *   1 rank 0 has applied the memory options and readied the targets (its workload's shared

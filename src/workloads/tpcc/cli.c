@@ -221,15 +221,22 @@ static int act_load(const struct dg_wl_act *a, struct dg_err *err)
     if (parse_target(a->c->target, &t, err))
         return -1;
     struct load_view view = {.tty = isatty(2), .last_print = -1e9};
+    /* Several ranks load their own warehouses; rank 0 speaks for them (its own progress). */
+    const int lead = a->ranks.rank == 0;
     struct tpcc_load_opts lo = {.target = &t, .warehouses = o->warehouses, .jobs = o->jobs, .drop = o->drop,
-                                .seed = a->c->seed, .progress = load_progress, .progress_ctx = &view};
+                                .seed = a->c->seed, .progress = lead ? load_progress : NULL, .progress_ctx = &view,
+                                .ranks = a->ranks.size > 1 ? &a->ranks : NULL};
     struct tpcc_load_result res;
-    fprintf(stderr, "loading %d warehouse%s into %s\n", o->warehouses, o->warehouses == 1 ? "" : "s", t.redacted);
+    if (lead)
+        fprintf(stderr, "loading %d warehouse%s into %s%s\n", o->warehouses, o->warehouses == 1 ? "" : "s",
+                t.redacted, a->ranks.size > 1 ? " from several ranks" : "");
     int rc = tpcc_load(&lo, &res, err);
-    if (view.tty)
+    if (view.tty && lead)
         fprintf(stderr, "\n");
     if (rc)
         return -1;
+    if (!lead)
+        return 0;
     double mb = (double)res.bytes / 1e6;
     fprintf(stderr,
             "loaded %d warehouse%s: %llu rows, %.1f MB in %.2f s (%.0f rows/s, %.1f MB/s); data %.2f s, "
@@ -315,7 +322,7 @@ static int act_sql(const struct dg_wl_act *a, struct dg_err *err)
 }
 
 static const struct dg_wl_sub subs[] = {
-    {.name = "load", .kind = DG_SUB_ACTION, .synopsis = "[--target URL] [--warehouses N] [--jobs J] [--drop] [--seed S] [--json]",
+    {.name = "load", .kind = DG_SUB_ACTION, .ranked = 1, .synopsis = "[--target URL] [--warehouses N] [--jobs J] [--drop] [--seed S] [--json]",
      .common = "seed", .action = act_load},
     {.name = "run", .kind = DG_SUB_RUN, .synopsis = "[--target URL]... [--vus N | --vus-per-target N] [--duration T | --txns-per-vu N]\n"
                                                     "      [--rate R [--arrivals KIND] | --think-time ...] [options]"},

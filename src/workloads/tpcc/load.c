@@ -9,6 +9,7 @@
 
 #include "core/clock.h"
 #include "core/pool.h"
+#include "core/wlcli.h"
 #include "workloads/tpcc/tpcc_internal.h"
 
 struct loader {
@@ -20,6 +21,8 @@ struct loader {
     int warehouses_done;
     uint64_t rows, bytes;
     dg_ns t0;
+    int first_unit; /* the pool's item i is unit first_unit + i (several ranks: this one's share) */
+    int nwarehouses; /* of them here */
 };
 
 struct gen {
@@ -31,15 +34,15 @@ struct gen {
 
 /* A unit is loaded: its rows into the totals, and the progress told (the pool's item_done:
  * one call at a time). */
-static void report(void *ctx, void *state, int unit)
+static void report(void *ctx, void *state, int item)
 {
     struct loader *ld = ctx;
     struct gen *g = state;
-    int warehouse_done = unit != 0;
+    int warehouse_done = ld->first_unit + item != 0;
     ld->rows += g->rows;
     ld->bytes += g->bytes;
     ld->warehouses_done += warehouse_done;
-    struct tpcc_load_progress p = {ld->warehouses_done, ld->o->warehouses, ld->rows, ld->bytes,
+    struct tpcc_load_progress p = {ld->warehouses_done, ld->nwarehouses, ld->rows, ld->bytes,
                                    (double)(dg_now_ns() - ld->t0) / 1e9};
     if (ld->o->progress)
         ld->o->progress(ld->o->progress_ctx, &p);
@@ -320,10 +323,11 @@ static int load_orders(struct gen *g, int w, int d, struct dg_err *err)
 
 /* One unit in one transaction: 0 is ITEM, w a whole warehouse. Each unit has its own random
  * stream, so the data do not depend on which connection loads it. */
-static int load_unit(void *ctx, void *state, int unit, struct dg_err *err)
+static int load_unit(void *ctx, void *state, int item, struct dg_err *err)
 {
-    (void)ctx;
+    const struct loader *ld = ctx;
     struct gen *g = state;
+    int unit = ld->first_unit + item;
     dg_rng_seed(&g->rng, dg_mix64(g->ld->o->seed) ^ (uint64_t)unit * 0x9e3779b97f4a7c15ull);
     if (dg_begin(&g->h, DG_ISO_DEFAULT, 1, err))
         return -1;
@@ -403,13 +407,60 @@ static int open_index_conn(void *ctx, int thread, void **state, struct dg_err *e
     return 0;
 }
 
+/* The tables, made by rank 0 (or the only process). */
+static int make_schema(const struct tpcc_load_opts *o, struct dg_conn_h *h, struct dg_err *err)
+{
+    if (o->drop && tpcc_schema_drop(h, err))
+        return -1;
+    if (tpcc_schema_create(h, err)) {
+        if (err->cls == DG_ERR_USER || strstr(err->msg, "already exists"))
+            dg_err_set(err, DG_ERR_USER, err->code,
+                       "cannot create the TPC-C tables (%.300s); use --drop to rebuild", err->msg);
+        return -1;
+    }
+    return 0;
+}
+
+/* This process's units over its jobs: ITEM and its warehouses. */
+static int load_data(struct loader *ld, int jobs, int nunits, struct dg_err *err)
+{
+    struct dg_pool_job data = {.ctx = ld, .thread_open = open_gen, .item = load_unit, .item_done = report,
+                               .thread_close = close_gen};
+    return dg_pool_run(&data, jobs, nunits, err);
+}
+
+/* Keys and indexes after the data, spread over the jobs; statistics; the run's constants;
+ * the server-side transactions of --mode procedures, where the engine has them. */
+static int make_keys(const struct tpcc_load_opts *o, struct loader *ld, struct dg_conn_h *h, int jobs,
+                     struct dg_err *err)
+{
+    struct index_ctx ic = {o->target, tpcc_schema_index_sql(dg_conn_dialect(h))};
+    int nindex = 0;
+    while (ic.sql[nindex])
+        nindex++;
+    struct dg_pool_job index = {.ctx = &ic, .thread_open = open_index_conn, .item = index_item,
+                                .thread_close = close_gen};
+    if (dg_pool_run(&index, jobs, nindex, err))
+        return -1;
+    if (dg_exec(h, tpcc_analyze_sql(dg_conn_dialect(h)), err) || tpcc_meta_write(h, &ld->c_load, o->warehouses, err))
+        return -1;
+    return tpcc_proc_dialect(dg_conn_dialect(h)) && tpcc_procedures_install(h, err) ? -1 : 0;
+}
+
+/* Several ranks meet: 0 when none failed; else -1 with err (the first failing rank's). */
+static int meet(const struct dg_wl_ranks *rk, int rc, struct dg_err *err)
+{
+    return rk ? rk->agree(rk->ctx, rc != 0, err) : rc;
+}
+
 int tpcc_load(const struct tpcc_load_opts *o, struct tpcc_load_result *res, struct dg_err *err)
 {
     memset(res, 0, sizeof *res);
+    const struct dg_wl_ranks *rk = o->ranks && o->ranks->size > 1 ? o->ranks : NULL;
+    const int lead = !rk || rk->rank == 0;
     struct loader ld = {.o = o};
     struct dg_conn_h h = {0};
     struct dg_rng rng;
-    int rc = -1;
     dg_rng_seed(&rng, o->seed ^ 0x5eedull);
     ld.c_load.c_last = (int)dg_rng_range(&rng, 0, 255);
     ld.c_load.c_id = (int)dg_rng_range(&rng, 0, 1023);
@@ -418,61 +469,46 @@ int tpcc_load(const struct tpcc_load_opts *o, struct tpcc_load_result *res, stru
     struct tm tm;
     localtime_r(&t, &tm);
     ld.now_len = strftime(ld.now, sizeof ld.now, "%Y-%m-%d %H:%M:%S", &tm);
+    /* Rank r's warehouses; rank 0 also ITEM (unit 0). One file with one writer at a time
+     * (SQLite) gains nothing from several: rank 0 loads it all, the others only meet. */
+    int split = rk && !dg_dialect(dg_driver_dialect(o->target->drv))->single_writer;
+    int lo = split ? (int)((int64_t)o->warehouses * rk->rank / rk->size) : 0;
+    int hi = split ? (int)((int64_t)o->warehouses * (rk->rank + 1) / rk->size) : lead ? o->warehouses : 0;
+    ld.first_unit = lead ? 0 : lo + 1;
+    ld.nwarehouses = hi - lo;
+    int nunits = hi - lo + lead;
 
+    /* Every rank meets at each step, whatever happened before it, so none waits alone. */
     struct dg_connect_opts co = {.create = 1, .application = "dbgauge-load"};
-    if (dg_connect(o->target, &co, &h, err))
-        goto out;
-    if (dg_load_mode(&h, 1, err))
-        goto out;
-    if (o->drop && tpcc_schema_drop(&h, err))
-        goto out;
-    if (tpcc_schema_create(&h, err)) {
-        if (err->cls == DG_ERR_USER || strstr(err->msg, "already exists"))
-            dg_err_set(err, DG_ERR_USER, err->code,
-                       "cannot create the TPC-C tables (%.300s); use --drop to rebuild", err->msg);
-        goto out;
-    }
-
+    int rc = lead ? dg_connect(o->target, &co, &h, err) || dg_load_mode(&h, 1, err) || make_schema(o, &h, err) : 0;
+    if ((rc = meet(rk, rc, err)) == 0 && !lead && nunits > 0)
+        rc = dg_connect(o->target, &co, &h, err) || dg_load_mode(&h, 1, err);
     /* One SQLite file has one writer at a time: more jobs would only queue on its lock. */
     int jobs = o->jobs < 1 ? 1 : o->jobs > 64 ? 64 : o->jobs;
-    if (dg_dialect(dg_conn_dialect(&h))->single_writer)
+    if (!rc && h.drv && dg_dialect(dg_conn_dialect(&h))->single_writer)
         jobs = 1;
-    if (jobs > o->warehouses + 1)
-        jobs = o->warehouses + 1;
+    if (jobs > nunits)
+        jobs = nunits > 0 ? nunits : 1;
     res->jobs_used = jobs;
-
     ld.t0 = dg_now_ns();
-    struct dg_pool_job data = {.ctx = &ld, .thread_open = open_gen, .item = load_unit, .item_done = report,
-                               .thread_close = close_gen};
-    if (dg_pool_run(&data, jobs, o->warehouses + 1, err)) /* unit 0 is ITEM, then each warehouse */
-        goto out;
+    if (!rc && nunits > 0)
+        rc = load_data(&ld, jobs, nunits, err);
+    rc = meet(rk, rc, err); /* every rank's warehouses are in */
     dg_ns t_data = dg_now_ns();
-
-    /* Keys and indexes after the data, spread over the jobs. */
-    struct index_ctx ic = {o->target, tpcc_schema_index_sql(dg_conn_dialect(&h))};
-    int nindex = 0;
-    while (ic.sql[nindex])
-        nindex++;
-    struct dg_pool_job index = {.ctx = &ic, .thread_open = open_index_conn, .item = index_item,
-                                .thread_close = close_gen};
-    if (dg_pool_run(&index, jobs, nindex, err))
-        goto out;
-    if (dg_exec(&h, tpcc_analyze_sql(dg_conn_dialect(&h)), err) ||
-        tpcc_meta_write(&h, &ld.c_load, o->warehouses, err))
-        goto out;
-    /* The server-side transactions of --mode procedures, where the engine has them. */
-    if (tpcc_proc_dialect(dg_conn_dialect(&h)) && tpcc_procedures_install(&h, err))
-        goto out;
-    if (dg_load_mode(&h, 0, err))
-        goto out;
+    if (!rc && lead)
+        rc = make_keys(o, &ld, &h, jobs, err);
+    if (!rc && h.drv)
+        rc = dg_load_mode(&h, 0, err);
+    rc = meet(rk, rc, err);
     dg_ns t_end = dg_now_ns();
-    res->rows = ld.rows;
-    res->bytes = ld.bytes;
+    uint64_t totals[2] = {ld.rows, ld.bytes};
+    if (rk && rk->sum(rk->ctx, totals, 2) && !rc)
+        rc = dg_err_set(err, DG_ERR_FATAL, 0, "the ranks' row counts could not be summed");
+    res->rows = totals[0];
+    res->bytes = totals[1];
     res->data_seconds = (double)(t_data - ld.t0) / 1e9;
     res->index_seconds = (double)(t_end - t_data) / 1e9;
     res->seconds = (double)(t_end - ld.t0) / 1e9;
-    rc = 0;
-out:
     dg_disconnect(&h);
-    return rc;
+    return rc ? -1 : 0;
 }

@@ -110,6 +110,9 @@ struct tpcc_load_opts {
     uint64_t seed;
     tpcc_progress_fn progress; /* called from the loading threads, serialised */
     void *progress_ctx;
+    /* NULL, or several processes loading together (mpirun): rank 0 makes the schema, ITEM,
+     * the keys and indexes; each rank loads its own warehouses, [W*r/N + 1, W*(r+1)/N]. */
+    const struct dg_wl_ranks *ranks;
 };
 struct tpcc_load_result {
     uint64_t rows, bytes;
