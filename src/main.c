@@ -43,7 +43,8 @@ static int dispatch(int argc, char **argv)
         return DG_EXIT_OK;
     }
     if (!strcmp(argv[1], "--version")) {
-        printf("dbgauge %s\n", DG_VERSION);
+        const char *mpi = dg_ranks_library();
+        printf("dbgauge %s (mpi: %s)\n", DG_VERSION, mpi ? mpi : "not built");
         return DG_EXIT_OK;
     }
     for (int i = 0; dg_workloads[i]; i++)

@@ -73,6 +73,13 @@ int dg_ranks_rank(void)
         MPI_Comm_rank(MPI_COMM_WORLD, &r);
     return r;
 }
+
+const char *dg_ranks_library(void)
+{
+#define DG_STR_(x) #x
+#define DG_STR(x) DG_STR_(x)
+    return "Open MPI " DG_STR(OMPI_MAJOR_VERSION) "." DG_STR(OMPI_MINOR_VERSION) "." DG_STR(OMPI_RELEASE_VERSION);
+}
 #else
 int dg_ranks_init(int *argc, char ***argv)
 {
@@ -94,6 +101,10 @@ int dg_ranks_size(void)
 int dg_ranks_rank(void)
 {
     return 0;
+}
+const char *dg_ranks_library(void)
+{
+    return NULL;
 }
 #endif
 
@@ -434,12 +445,14 @@ int dg_rank_done(struct dg_rank_run *rr, int rc, int64_t *run_id, int *interrupt
 {
     if (rr->size <= 1)
         return rc;
-    int64_t v[3] = {rc, *run_id, *interrupted};
+    /* The run's status, its id in the store, whether it was interrupted, and how many ranks
+     * were lost: a rank that knows of a loss must not wait for the lost one in MPI_Finalize. */
+    int64_t v[4] = {rc, *run_id, *interrupted, rr->ndead};
     if (rr->rank == 0) {
         for (int k = 1; k < rr->size; k++)
             if (rr->peers[k].state != DG_RANK_DEAD) {
                 MPI_Request q;
-                if (MPI_Isend(v, 3, MPI_INT64_T, k, TAG_DONE, MPI_COMM_WORLD, &q) == MPI_SUCCESS)
+                if (MPI_Isend(v, 4, MPI_INT64_T, k, TAG_DONE, MPI_COMM_WORLD, &q) == MPI_SUCCESS)
                     MPI_Wait(&q, MPI_STATUS_IGNORE);
             }
         return rc;
@@ -450,9 +463,11 @@ int dg_rank_done(struct dg_rank_run *rr, int rc, int64_t *run_id, int *interrupt
         if (MPI_Probe(0, MPI_ANY_TAG, MPI_COMM_WORLD, &st) != MPI_SUCCESS)
             return RC_FAILED;
         if (st.MPI_TAG == TAG_DONE) {
-            MPI_Recv(v, 3, MPI_INT64_T, 0, TAG_DONE, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            MPI_Recv(v, 4, MPI_INT64_T, 0, TAG_DONE, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
             *run_id = v[1];
             *interrupted = (int)v[2];
+            if (v[3] > rr->ndead)
+                rr->ndead = (int)v[3];
             return (int)v[0];
         }
         int junk[64];

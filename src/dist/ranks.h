@@ -27,6 +27,8 @@ int dg_ranks_init(int *argc, char ***argv);
 void dg_ranks_finalize(int abandon, int status);
 int dg_ranks_size(void);
 int dg_ranks_rank(void);
+/* "Open MPI 4.1.4" when built with MPI, NULL without (shown by --version). */
+const char *dg_ranks_library(void);
 
 /* A rank beats this often in the window, and may be silent this long before rank 0 counts it
  * lost (after a stop: three beats). */
