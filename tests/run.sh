@@ -155,7 +155,7 @@ elif [[ -z $only || conformance/odbc == *"$only"* ]]; then
 fi
 for s in tests/e2e/*.sh; do
     name=e2e/$(basename "$s" .sh)
-    if [[ $use_pg == 0 && ($name == e2e/pgsql || $name == e2e/crash || $name == e2e/replication) ]]; then
+    if [[ $use_pg == 0 && ($name == e2e/pgsql || $name == e2e/crash || $name == e2e/replication || $name == e2e/mpi_hosts) ]]; then
         echo "# $name: not run (--no-pg)"
         continue
     fi

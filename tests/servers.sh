@@ -22,6 +22,10 @@
 #   tests/servers.sh start|stop galera       a 3-node MariaDB Galera cluster
 #   tests/servers.sh crash|revive|restart galera 1|2|3   SIGKILL a node; start it again (IST)
 # The env file is tests/out/servers.env unless DG_SERVERS_ENV names another.
+# DG_PG_LISTEN_EXTRA=198.18.0.1,198.18.0.5 (start pg): the server also listens on these addresses
+# (only addresses inside 198.18.0.0/15, the benchmark range the namespace hosts of
+# tests/hosts-ns.sh use; anything else is refused) and pg_hba lets 198.18.0.0/15 in with the
+# same password authentication as 127.0.0.1.
 set -uo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -150,14 +154,42 @@ pg_stop() {
     say "pg: stopped${pid:+ (pid $pid)}"
 }
 
+# in_bench_range ADDR: true for a dotted IPv4 address inside 198.18.0.0/15
+in_bench_range() {
+    local IFS=. o
+    # shellcheck disable=SC2206
+    local -a q=($1)
+    [[ $1 =~ ^[0-9]{1,3}(\.[0-9]{1,3}){3}$ && ${#q[@]} == 4 ]] || return 1
+    for o in "${q[@]}"; do ((10#$o <= 255)) || return 1; done
+    ((10#${q[0]} == 198 && (10#${q[1]} == 18 || 10#${q[1]} == 19)))
+}
+
+# pg_listen: the listen_addresses value: 127.0.0.1 and DG_PG_LISTEN_EXTRA's addresses, each
+# checked to be inside 198.18.0.0/15 (fails naming the first that is not).
+pg_listen() {
+    local out=127.0.0.1 a
+    local IFS=,
+    for a in ${DG_PG_LISTEN_EXTRA:-}; do
+        a=${a// /}
+        [[ -n $a ]] || continue
+        if ! in_bench_range "$a"; then
+            say "pg: DG_PG_LISTEN_EXTRA: '$a' is not an address inside 198.18.0.0/15 (the test hosts' range); refused"
+            return 1
+        fi
+        out+=",$a"
+    done
+    echo "$out"
+}
+
 pg_start() {
-    local pid
+    local pid listen
     pid=$(env_get DG_PG_PID)
     if pid_alive "$pid"; then
         say "pg: already running (pid $pid); $ENV_FILE is current"
         return 0
     fi
     env_drop PG # a stale record from a run that died
+    listen=$(pg_listen) || return 1
     need_packages "$PG_BIN/initdb" $PG_PACKAGES || return 1
     id postgres >/dev/null 2>&1 || { ((EUID != 0)) || die "pg: no 'postgres' user"; }
 
@@ -176,6 +208,10 @@ pg_start() {
         pg_stop
         die "pg: initdb failed"
     fi
+    # the namespace hosts reach the server over their veth: the password as from 127.0.0.1
+    if [[ $listen != 127.0.0.1 ]]; then
+        echo "host all all 198.18.0.0/15 scram-sha-256" | as_user postgres tee -a "$data/pg_hba.conf" >/dev/null
+    fi
 
     local tries=0 started=0
     while ((tries++ < 5)); do
@@ -183,7 +219,7 @@ pg_start() {
         # the last setting wins: rewrite ours at each attempt
         {
             echo "# dbgauge test server"
-            echo "listen_addresses = '127.0.0.1'"
+            echo "listen_addresses = '$listen'"
             echo "port = $port"
             echo "unix_socket_directories = '$data'"
             echo "password_encryption = 'scram-sha-256'"
@@ -205,6 +241,7 @@ pg_start() {
     pid=$(head -n 1 "$data/postmaster.pid")
     env_put DG_PG_PID "$pid"
     env_put DG_PG_PORT "$port"
+    env_put DG_PG_LISTEN "$listen"
 
     local psql=("$PG_BIN/psql" -X -q -v ON_ERROR_STOP=1 -h "$data" -p "$port" -U postgres -d postgres)
     if ! as_user postgres "${psql[@]}" -c "CREATE ROLE $PG_USER_NAME LOGIN PASSWORD '$PG_PASSWORD'" ||
@@ -216,7 +253,7 @@ pg_start() {
     env_put DG_PG_PASSWORD "$PG_PASSWORD"
     # superuser over the unix socket (trust), for tests that need ALTER SYSTEM
     env_put DG_PG_ADMIN_URL "postgresql:///postgres?host=$data&port=$port&user=postgres"
-    say "pg: PostgreSQL $("$PG_BIN/postgres" -V | awk '{print $3}') on 127.0.0.1:$port, pid $pid, data $data"
+    say "pg: PostgreSQL $("$PG_BIN/postgres" -V | awk '{print $3}') on ${listen//,/ and }:$port, pid $pid, data $data"
 }
 
 # Stops the recorded server at once (no checkpoint, as a power cut would).
