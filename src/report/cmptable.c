@@ -65,6 +65,16 @@ static int run_rows(struct dg_compare *c, int side, const struct dg_run_record *
     return rc;
 }
 
+static int run_ranks(struct dg_cmp_ranks *k, const struct dg_run_record *r)
+{
+    const struct dg_figure *f = dg_ranks_fig(r, 0);
+    k->nranks = r->nranks;
+    if (f)
+        k->fig = *f;
+    k->counted = r->nranks ? dg_ranks_spread(r, &k->head, NULL) : 0;
+    return k->counted < 0 ? -1 : 0;
+}
+
 static int cmp_int(const void *a, const void *b) { return *(const int *)a - *(const int *)b; }
 
 int dg_cmp_thread_counts(const struct dg_report_item *items, int n, int *out, int cap)
@@ -120,7 +130,7 @@ int dg_compare_build(struct dg_compare *c, const struct dg_report_item *items, i
         snprintf(c->side[i], sizeof c->side[i], "%s %lld%s%.40s", items[i].exp ? "exp" : dg_report_item_kind_name(items[i].kind),
                  (long long)items[i].id, label[0] ? " " : "", label);
         if (items[i].kind == DG_ITEM_RUN)
-            rc |= run_rows(c, i, f);
+            rc |= run_rows(c, i, f) | run_ranks(&c->ranks[i], f);
     }
     if (items[0].kind == DG_ITEM_EXPERIMENT)
         rc |= dg_compare_exp_rows(c, items, n);

@@ -17,9 +17,18 @@ struct dg_cmp_row {
     double v[DG_CMP_MAX_SIDES]; /* NAN where a side lacks the figure */
 };
 
+/* A run driven from several processes (MPI ranks): how many, how many reported figures, and
+ * the spread of the headline over those (core/spread; its indexes are rank numbers). */
+struct dg_cmp_ranks {
+    int nranks, counted;   /* nranks 0: a run of one process */
+    struct dg_spread head;
+    struct dg_figure fig;  /* the headline as the ranks have it (its label and decimals) */
+};
+
 struct dg_compare {
     int nsides;
     char side[DG_CMP_MAX_SIDES][64]; /* "run 3" / "group 7", with the label */
+    struct dg_cmp_ranks ranks[DG_CMP_MAX_SIDES]; /* runs compared: each side's ranks */
     struct dg_cmp_row *rows;         /* owned */
     int nrows, cap;
 };

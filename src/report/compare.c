@@ -9,6 +9,25 @@
 
 #include "report/htmlpage.h"
 #include "report/runcharts.h"
+#include "report/summary.h"
+
+/* Side i's ranks in a line ("3 ranks, 1 dead; NOPM mean ...: fastest rank 0, slowest rank 2")
+ * into buf, "" for a run of one process. Returns buf. */
+static const char *ranks_line(const struct dg_compare *c, int i, char *buf, size_t n)
+{
+    const struct dg_cmp_ranks *k = &c->ranks[i];
+    char sp[256];
+    buf[0] = '\0';
+    if (!k->nranks)
+        return buf;
+    int o = snprintf(buf, n, "%d ranks", k->nranks);
+    if (k->counted < k->nranks && o >= 0 && (size_t)o < n)
+        o += snprintf(buf + o, n - (size_t)o, ", %d without figures", k->nranks - k->counted);
+    if (k->counted > 1 && o >= 0 && (size_t)o < n)
+        snprintf(buf + o, n - (size_t)o, "; %s",
+                 dg_report_spread_text(sp, sizeof sp, k->fig.label, k->fig.decimals, &k->head, "rank ", 0));
+    return buf;
+}
 
 void dg_compare_text(FILE *out, const struct dg_compare *c)
 {
@@ -41,6 +60,11 @@ void dg_compare_text(FILE *out, const struct dg_compare *c)
         }
         fprintf(out, "\n");
     }
+    for (int i = 0; i < c->nsides; i++) {
+        char line[320];
+        if (*ranks_line(c, i, line, sizeof line))
+            fprintf(out, "ranks of %s: %s\n", c->side[i], line);
+    }
     fprintf(out, "(change: each side against %s, from the stored figures)\n", c->side[0]);
 }
 
@@ -72,6 +96,16 @@ static void html_table(FILE *out, const struct dg_compare *c)
         fprintf(out, "</tr>\n");
     }
     fprintf(out, "</tbody></table>\n");
+    for (int i = 0; i < c->nsides; i++) {
+        char line[320];
+        if (!*ranks_line(c, i, line, sizeof line))
+            continue;
+        fprintf(out, "<p class=\"ranks-note\" data-side=\"%d\">ranks of ", i);
+        dg_html_text(out, c->side[i]);
+        fprintf(out, ": ");
+        dg_html_text(out, line);
+        fprintf(out, "</p>\n");
+    }
 }
 
 int dg_compare_sides_chart(struct dg_chart *ch, const char *id, const char *title, const char *x_label,

@@ -229,6 +229,7 @@ static int run_section(FILE *out, const struct dg_run_record *r)
     dg_html_events(out, r);
     rc |= dg_html_emit(out, &c, dg_chart_run_percentiles(&c, prefix, r));
     rc |= dg_html_targets(out, prefix, r);
+    rc |= dg_html_ranks(out, r);
     rc |= dg_html_monitor_charts(out, prefix, r);
     run_config(out, r);
     fprintf(out, "</section>\n");

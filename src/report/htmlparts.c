@@ -1,10 +1,11 @@
 /* htmlparts.c — the parts of a run's HTML section that only some runs have: the monitor's
  * headline cards, measured means and charts, a multi-target run's per-target charts, table
- * and spread, and the tables of outages and faults. Every user text through dg_html_text; reads records only, computes only means. */
+ * and spread, a ranked run's per-rank table and spread, and the tables of outages and faults. Every user text through dg_html_text; reads records only, computes only means. */
 #include "report/htmlparts.h"
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "core/spread.h"
 #include "report/runcharts.h"
@@ -84,15 +85,25 @@ int dg_html_monitor_charts(FILE *out, const char *prefix, const struct dg_run_re
     return rc;
 }
 
-static void spread_row(FILE *out, const char *key, const char *name, const struct dg_spread *s, int decimals)
+/* The spread table's title and head: the mean of what (of), its members named who ("#", "rank"). */
+static void spread_head(FILE *out, const char *of, const char *who)
+{
+    fprintf(out, "<h3>spread (around the plain mean of the %s)</h3>"
+                 "<table class=\"data spread\"><thead><tr><th>figure</th><th>mean</th><th>min</th>"
+                 "<th>min %s</th><th>min from mean %%</th><th>max</th><th>max %s</th><th>max from mean %%</th>"
+                 "</tr></thead><tbody>\n", of, who, who);
+}
+
+/* One row of it: the members numbered index + base (targets from 1, ranks by rank number). */
+static void spread_row(FILE *out, const char *key, const char *name, const struct dg_spread *s, int decimals, int base)
 {
     fprintf(out, "<tr data-spread=\"%s\"><td>%s</td>", key, name);
     dg_html_num_td(out, s->mean, decimals);
     dg_html_num_td(out, s->min, decimals);
-    dg_html_num_td(out, s->min_idx + 1, 0);
+    dg_html_num_td(out, s->min_idx + base, 0);
     dg_html_num_td(out, s->min_pct, 1);
     dg_html_num_td(out, s->max, decimals);
-    dg_html_num_td(out, s->max_idx + 1, 0);
+    dg_html_num_td(out, s->max_idx + base, 0);
     dg_html_num_td(out, s->max_pct, 1);
     fprintf(out, "</tr>\n");
 }
@@ -143,12 +154,10 @@ int dg_html_targets(FILE *out, const char *prefix, const struct dg_run_record *r
             dg_html_num_td(out, x[i], d[i]);
         fprintf(out, "</tr>\n");
     }
-    fprintf(out, "</tbody></table>\n<h3>spread (around the plain mean of the targets)</h3>"
-                 "<table class=\"data spread\"><thead><tr><th>figure</th><th>mean</th><th>min</th>"
-                 "<th>min #</th><th>min from mean %%</th><th>max</th><th>max #</th><th>max from mean %%</th>"
-                 "</tr></thead><tbody>\n");
-    spread_row(out, f0 ? f0->name : "", h0, &head, f0 ? f0->decimals : 0);
-    spread_row(out, "avg_ms", "avg latency ms", &lat, 3);
+    fprintf(out, "</tbody></table>\n");
+    spread_head(out, "targets", "#");
+    spread_row(out, f0 ? f0->name : "", h0, &head, f0 ? f0->decimals : 0, 1);
+    spread_row(out, "avg_ms", "avg latency ms", &lat, 3, 1);
     fprintf(out, "</tbody></table>\n<p class=\"spread-note\">fastest: target #%d (%+.1f%% from the mean %s); "
                  "slowest: target #%d (%+.1f%%).</p>\n",
             head.max_idx + 1, head.max_pct, h0, head.min_idx + 1, head.min_pct);
@@ -158,6 +167,65 @@ int dg_html_targets(FILE *out, const char *prefix, const struct dg_run_record *r
     rc |= dg_html_emit(out, &c, dg_chart_run_targets(&c, prefix, r, 0));
     rc |= dg_html_emit(out, &c, dg_chart_run_targets(&c, prefix, r, 1));
     return rc;
+}
+
+/* Rank x's row of the per-rank table (pct: its percent from the mean, NAN: not counted); a
+ * dead rank measured nothing: empty cells. */
+static void rank_row(FILE *out, const struct dg_rank_summary *x, double pct)
+{
+    const int dead = !strcmp(x->state, "dead");
+    const struct dg_figure *g0 = dg_rank_fig(x, 0), *g1 = dg_rank_fig(x, 1);
+    fprintf(out, "<tr data-rank=\"%d\" data-state=\"", x->rank);
+    dg_html_text(out, x->state);
+    fprintf(out, "\">");
+    dg_html_num_td(out, x->rank, 0);
+    fprintf(out, "<td class=\"code\">");
+    dg_html_text(out, x->host);
+    fprintf(out, "</td><td>");
+    dg_html_text(out, x->state);
+    fprintf(out, "</td>");
+    const double m = dead ? NAN : 1; /* what the window measured */
+    const double v[] = {x->vus, x->terminals, m * (double)x->committed, m * (double)x->errors,
+                        g0 ? g0->value : NAN, g1 ? g1->value : NAN, pct, m * x->p50_ms, m * x->p95_ms,
+                        m * x->p99_ms, m * x->client_cpu_s, x->clock_offset_ms, x->start_offset_ms,
+                        x->workers_failed};
+    const int d[] = {0, 0, 0, 0, g0 ? g0->decimals : 0, g1 ? g1->decimals : 0, 1, 3, 3, 3, 3, 3, 3, 0};
+    for (size_t i = 0; i < sizeof v / sizeof *v; i++)
+        dg_html_num_td(out, v[i], d[i]);
+    fprintf(out, "</tr>\n");
+}
+
+int dg_html_ranks(FILE *out, const struct dg_run_record *r)
+{
+    if (r->nranks < 1)
+        return 0;
+    struct dg_spread s;
+    double *pct = malloc(sizeof *pct * (size_t)r->nranks);
+    int n = pct ? dg_ranks_spread(r, &s, pct) : -1;
+    if (n < 0) {
+        free(pct);
+        return -1;
+    }
+    const struct dg_figure *f0 = dg_ranks_fig(r, 0), *f1 = dg_ranks_fig(r, 1);
+    const char *h0 = f0 ? f0->label : "", *h1 = f1 ? f1->label : "";
+    fprintf(out, "<h3>per rank (%d client processes, one measured window)</h3><table class=\"data ranks\"><thead><tr>"
+                 "<th>rank</th><th>host</th><th>state</th><th>VUs</th><th>terminals</th><th>committed</th>"
+                 "<th>errors</th><th>%s</th><th>%s</th><th>%s from mean %%</th><th>p50 ms</th><th>p95 ms</th>"
+                 "<th>p99 ms</th><th>client CPU s</th><th>clock offset ms</th><th>start offset ms</th>"
+                 "<th>VUs stopped</th></tr></thead><tbody>\n",
+            r->nranks, h0, h1, h0);
+    for (int k = 0; k < r->nranks; k++)
+        rank_row(out, &r->ranks[k], pct[k]);
+    fprintf(out, "</tbody></table>\n");
+    if (n > 1) {
+        spread_head(out, "ranks that reported", "rank");
+        spread_row(out, f0 ? f0->name : "", h0, &s, f0 ? f0->decimals : 0, 0);
+        fprintf(out, "</tbody></table>\n<p class=\"spread-note\">fastest: rank %d (%+.1f%% from the mean %s); "
+                     "slowest: rank %d (%+.1f%%).</p>\n",
+                s.max_idx, s.max_pct, h0, s.min_idx, s.min_pct);
+    }
+    free(pct);
+    return 0;
 }
 
 /* A time that never came (stored -1) as an empty cell. */

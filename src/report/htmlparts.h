@@ -19,6 +19,9 @@ int dg_html_monitor_charts(FILE *out, const char *prefix, const struct dg_run_re
 /* The per-target table, the spread table and the two per-target charts (nothing for a
  * one-target run); 0, or -1 out of memory. */
 int dg_html_targets(FILE *out, const char *prefix, const struct dg_run_record *r);
+/* The per-rank table of a run driven from several processes (MPI ranks) and the headline's
+ * spread over the ranks that reported (nothing for a run of one process); 0, or -1 out of memory. */
+int dg_html_ranks(FILE *out, const struct dg_run_record *r);
 
 /* The run's outages and faults as two tables (each only when there is one), in stored order;
  * a time that never came is an empty cell. */

@@ -4,6 +4,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 uint64_t dg_txn_count(const struct dg_txn_summary *t) { return t->committed + t->rollbacks; }
@@ -38,6 +39,57 @@ double dg_target_fig_value(const struct dg_target_summary *t, int k)
 {
     const struct dg_figure *f = dg_target_fig(t, k);
     return f ? f->value : NAN;
+}
+
+const struct dg_figure *dg_rank_fig(const struct dg_rank_summary *x, int k)
+{
+    return k >= 0 && k < x->nfigures ? &x->figures[k] : NULL;
+}
+
+double dg_rank_fig_value(const struct dg_rank_summary *x, int k)
+{
+    const struct dg_figure *f = dg_rank_fig(x, k);
+    return f ? f->value : NAN;
+}
+
+const struct dg_figure *dg_ranks_fig(const struct dg_run_record *r, int k)
+{
+    for (int i = 0; i < r->nranks; i++)
+        if (dg_rank_fig(&r->ranks[i], k))
+            return dg_rank_fig(&r->ranks[i], k);
+    return NULL;
+}
+
+int dg_ranks_spread(const struct dg_run_record *r, struct dg_spread *s, double *pct)
+{
+    *s = (struct dg_spread){0};
+    double *v = malloc(sizeof *v * 2 * (size_t)(r->nranks + 1)); /* the values counted, their pct */
+    int *who = malloc(sizeof *who * (size_t)(r->nranks + 1));    /* the index of each in r->ranks */
+    if (!v || !who) {
+        free(v);
+        free(who);
+        return -1;
+    }
+    int n = 0;
+    for (int k = 0; k < r->nranks; k++) {
+        double x = dg_rank_fig_value(&r->ranks[k], 0);
+        if (pct)
+            pct[k] = NAN;
+        if (isfinite(x)) {
+            who[n] = k;
+            v[n++] = x;
+        }
+    }
+    if (n) {
+        dg_spread_compute(v, n, s, v + n);
+        for (int j = 0; pct && j < n; j++)
+            pct[who[j]] = v[n + j];
+        s->min_idx = r->ranks[who[s->min_idx]].rank;
+        s->max_idx = r->ranks[who[s->max_idx]].rank;
+    }
+    free(v);
+    free(who);
+    return n;
 }
 
 int dg_target_node(const struct dg_run_record *r, int k)

@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/spread.h"
 #include "results/store.h"
 
 /* Completed transactions of one type: committed plus rolled back on purpose. */
@@ -31,6 +32,18 @@ double dg_target_fig_value(const struct dg_target_summary *t, int k);
 const char *dg_target_label(const struct dg_run_record *r, int k, char *buf, size_t n);
 /* The node's number within its cluster (1-based), 0 for a target that is no node. */
 int dg_target_node(const struct dg_run_record *r, int k);
+/* Figure k of rank row x (0: the headline), NULL when it has fewer (a dead rank has none);
+ * its value, NAN when none. */
+const struct dg_figure *dg_rank_fig(const struct dg_rank_summary *x, int k);
+double dg_rank_fig_value(const struct dg_rank_summary *x, int k);
+/* Figure k as r's ranks have it (the first rank's that has it: they share the run's figure
+ * table), NULL when none has. Points into r. */
+const struct dg_figure *dg_ranks_fig(const struct dg_run_record *r, int k);
+/* The spread of the headline (figure 0) over r's ranks that have it (core/spread): *s over
+ * those, its min_idx and max_idx their rank numbers; pct (r->nranks values, the caller's, or
+ * NULL) each rank's percent from the mean, NAN for a rank without figures. Returns how many
+ * ranks it counts (0: *s all zeros), or -1 out of memory. */
+int dg_ranks_spread(const struct dg_run_record *r, struct dg_spread *s, double *pct);
 /* Whether one of r's figures is in seconds (its run time): views then show no "measured s"
  * beside it. */
 int dg_run_has_time_fig(const struct dg_run_record *r);

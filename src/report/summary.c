@@ -116,6 +116,7 @@ void dg_report_run_text(FILE *out, const struct dg_run_record *r)
     dg_report_in_doubt_text(out, r);
     if (r->ntargets)
         dg_report_targets_text(out, r);
+    dg_report_ranks_text(out, r); /* nothing for a run of one process */
     if (r->error[0])
         fprintf(out, "\n  first error: %s\n", r->error);
     if (scheduled(r))
@@ -289,6 +290,7 @@ cJSON *dg_report_run_json(const struct dg_run_record *r)
     cJSON_AddItemToObject(o, "transactions", dg_report_txns_json(r->txn, r->ntypes));
     if (r->ntargets)
         dg_report_targets_json(o, r);
+    dg_report_ranks_json(o, r); /* nothing for a run of one process */
     dg_report_events_json(o, r);
     cJSON *host = cJSON_AddObjectToObject(o, "host");
     cJSON_AddStringToObject(host, "name", r->host.hostname);

@@ -41,6 +41,21 @@ cJSON *dg_report_txns_json(const struct dg_txn_summary *txn, int ntypes);
  * "targets" and "spread" added to the run's JSON object o. */
 void dg_report_targets_text(FILE *out, const struct dg_run_record *r);
 void dg_report_targets_json(cJSON *o, const struct dg_run_record *r);
+/* The spread s of the figure head (with decimals) as one line into buf: "NOPM mean 1,234, min
+ * 1,100 (#2, -10.9%), max 1,300 (#1, +5.3%): fastest #1, slowest #2", each member named who and
+ * its index + base ("#", 1 for targets; "rank ", 0 for ranks, whose indexes are rank numbers).
+ * Returns buf. As a new JSON object (the caller's): mean, min, max, "min_"who and "max_"who
+ * (index + base), min_pct_from_mean, max_pct_from_mean. */
+const char *dg_report_spread_text(char *buf, size_t n, const char *head, int decimals, const struct dg_spread *s,
+                                  const char *who, int base);
+cJSON *dg_report_spread_json(const struct dg_spread *s, const char *who, int base);
+/* Figure f with its decimals and thousands ("1,234.5"), "-" when f is NULL; into buf, returned. */
+const char *dg_report_fig_text(const struct dg_figure *f, char *buf, size_t n);
+/* ranks.c: a run driven from several processes (MPI ranks): the per-rank table and the
+ * headline's spread over the ranks (text; nothing when r->nranks is 0), or "ranks" and
+ * "ranks_spread" added to the run's JSON object o (nothing when r->nranks is 0). */
+void dg_report_ranks_text(FILE *out, const struct dg_run_record *r);
+void dg_report_ranks_json(cJSON *o, const struct dg_run_record *r);
 /* events.c: what the run went through. Text: one line per fault and outage in order of time
  * (nothing when none), the in-doubt errors of all types (nothing when none), the --rate
  * schedule (nothing for other runs and runs stored before schema 10). JSON: "outages" and

@@ -37,10 +37,8 @@ static int compute(const struct dg_run_record *r, struct spreads *s, double *hea
     return 0;
 }
 
-/* Target t's figure k with its decimals and thousands, "-" when it has none. */
-static const char *fig_text(const struct dg_target_summary *t, int k, char *buf, size_t n)
+const char *dg_report_fig_text(const struct dg_figure *f, char *buf, size_t n)
 {
-    const struct dg_figure *f = dg_target_fig(t, k);
     if (!f)
         snprintf(buf, n, "-");
     return f ? dg_report_thousands_dec(f->value, f->decimals, buf, n) : buf;
@@ -63,7 +61,7 @@ void dg_report_targets_text(FILE *out, const struct dg_run_record *r)
         fprintf(out, "\n  (per-target table: out of memory)\n");
         return;
     }
-    char a[32], b[32], c[32], pm[32];
+    char a[32], b[32], pm[32];
     const char *head = fig_label(r, 0, 0);
     snprintf(pm, sizeof pm, "%s+-%%", head);
     int clusters = 0;
@@ -82,8 +80,8 @@ void dg_report_targets_text(FILE *out, const struct dg_run_record *r)
         if (t->cluster)
             dg_target_label(r, k, node, sizeof node);
         fprintf(out, "  %2d  %-34s %-18.18s %4d %4d %10s %10s %+7.1f%% %8.2f %8.2f %8.2f %8.2f %+7.1f%%%s%s%s\n",
-                k + 1, name, eng, t->warehouses, t->vus, fig_text(t, 0, a, sizeof a),
-                fig_text(t, 1, b, sizeof b), pct[k], t->avg_ms, t->p50_ms, t->p95_ms,
+                k + 1, name, eng, t->warehouses, t->vus, dg_report_fig_text(dg_target_fig(t, 0), a, sizeof a),
+                dg_report_fig_text(dg_target_fig(t, 1), b, sizeof b), pct[k], t->avg_ms, t->p50_ms, t->p95_ms,
                 t->p99_ms, pct[r->ntargets + k], node[0] ? "  " : "", node,
                 t->workers_failed ? "  (VUs stopped on errors)" : "");
     }
@@ -94,24 +92,36 @@ void dg_report_targets_text(FILE *out, const struct dg_run_record *r)
             free(pct);
             return;
         }
-    fprintf(out, "  spread   %s mean %s, min %s (#%d, %+.1f%%), max %s (#%d, %+.1f%%): fastest #%d, slowest #%d\n",
-            head, dg_report_thousands_dec(s.head.mean, d, a, sizeof a), dg_report_thousands_dec(s.head.min, d, b, sizeof b),
-            s.head.min_idx + 1, s.head.min_pct, dg_report_thousands_dec(s.head.max, d, c, sizeof c),
-            s.head.max_idx + 1, s.head.max_pct, s.head.max_idx + 1, s.head.min_idx + 1);
+    char line[256];
+    fprintf(out, "  spread   %s\n", dg_report_spread_text(line, sizeof line, head, d, &s.head, "#", 1));
     fprintf(out, "           avg latency mean %.2f ms, min %.2f ms (#%d, %+.1f%%), max %.2f ms (#%d, %+.1f%%)\n",
             s.avg_ms.mean, s.avg_ms.min, s.avg_ms.min_idx + 1, s.avg_ms.min_pct, s.avg_ms.max,
             s.avg_ms.max_idx + 1, s.avg_ms.max_pct);
     free(pct);
 }
 
-static cJSON *spread_json(const struct dg_spread *s)
+const char *dg_report_spread_text(char *buf, size_t n, const char *head, int decimals, const struct dg_spread *s,
+                                  const char *who, int base)
 {
+    char a[32], b[32], c[32];
+    snprintf(buf, n, "%s mean %s, min %s (%s%d, %+.1f%%), max %s (%s%d, %+.1f%%): fastest %s%d, slowest %s%d", head,
+             dg_report_thousands_dec(s->mean, decimals, a, sizeof a), dg_report_thousands_dec(s->min, decimals, b, sizeof b),
+             who, s->min_idx + base, s->min_pct, dg_report_thousands_dec(s->max, decimals, c, sizeof c), who,
+             s->max_idx + base, s->max_pct, who, s->max_idx + base, who, s->min_idx + base);
+    return buf;
+}
+
+cJSON *dg_report_spread_json(const struct dg_spread *s, const char *who, int base)
+{
+    char key[32];
     cJSON *j = cJSON_CreateObject();
     cJSON_AddNumberToObject(j, "mean", s->mean);
     cJSON_AddNumberToObject(j, "min", s->min);
     cJSON_AddNumberToObject(j, "max", s->max);
-    cJSON_AddNumberToObject(j, "min_target", s->min_idx + 1);
-    cJSON_AddNumberToObject(j, "max_target", s->max_idx + 1);
+    snprintf(key, sizeof key, "min_%s", who);
+    cJSON_AddNumberToObject(j, key, s->min_idx + base);
+    snprintf(key, sizeof key, "max_%s", who);
+    cJSON_AddNumberToObject(j, key, s->max_idx + base);
     cJSON_AddNumberToObject(j, "min_pct_from_mean", s->min_pct);
     cJSON_AddNumberToObject(j, "max_pct_from_mean", s->max_pct);
     return j;
@@ -162,8 +172,8 @@ void dg_report_targets_json(cJSON *o, const struct dg_run_record *r)
     }
     cJSON *sp = cJSON_AddObjectToObject(o, "spread");
     cJSON_AddStringToObject(sp, "mean_of", "targets");
-    cJSON_AddItemToObject(sp, fig_label(r, 0, 1), spread_json(&s.head)); /* the headline's name */
-    cJSON_AddItemToObject(sp, "avg_ms", spread_json(&s.avg_ms));
+    cJSON_AddItemToObject(sp, fig_label(r, 0, 1), dg_report_spread_json(&s.head, "target", 1)); /* the headline's name */
+    cJSON_AddItemToObject(sp, "avg_ms", dg_report_spread_json(&s.avg_ms, "target", 1));
     cJSON_AddNumberToObject(sp, "fastest", s.head.max_idx + 1);
     cJSON_AddNumberToObject(sp, "slowest", s.head.min_idx + 1);
     free(pct);

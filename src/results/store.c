@@ -109,8 +109,12 @@ static const char *const migrations[] = {
     /* 11: replication rows, the audit after a run, outages' last commit, certification
      * retries, target roles and clusters (store_ha.c) */
     dg_store_migration_ha,
+    /* 12: the client processes (MPI ranks) of a run driven from several (store_ranks.c) */
+    dg_store_migration_ranks,
 };
 #define NMIGRATIONS ((int)(sizeof migrations / sizeof *migrations))
+_Static_assert(sizeof migrations / sizeof *migrations == DG_STORE_SCHEMA_VERSION,
+               "one migration per schema version (store.h)");
 
 int dg_store_fail(struct dg_err *err, sqlite3 *db, const char *what)
 {
@@ -351,7 +355,7 @@ int dg_store_put(struct dg_store *s, struct dg_run_record *r, struct dg_err *err
     st = NULL;
     if (dg_store_put_monitor(s, r, err) || (r->ntargets && dg_store_put_targets(s, r, err)) ||
         dg_store_put_figures(s, r, err) || dg_store_put_faults(s, r, err) || dg_store_put_audit(s, r, err) ||
-        dg_store_put_repl(s, r, err))
+        dg_store_put_repl(s, r, err) || dg_store_put_ranks(s, r, err))
         goto out;
     rc = exec(s->db, "COMMIT", err);
 out:
@@ -584,7 +588,7 @@ int dg_store_get(struct dg_store *s, int64_t id, int with_series, struct dg_run_
     /* The monitor's points always: the run's summary shows their means. */
     if (dg_store_get_monitor(s, r, err) || dg_store_get_repl(s, r, err) || dg_store_get_targets(s, r, err) ||
         dg_store_get_figures(s, r, err) || dg_store_get_faults(s, r, err) || dg_store_get_audit(s, r, err) ||
-        (with_series && read_series(s, r, err))) {
+        dg_store_get_ranks(s, r, err) || (with_series && read_series(s, r, err))) {
         dg_run_record_free(r);
         return -1;
     }
@@ -653,6 +657,7 @@ void dg_run_record_free(struct dg_run_record *r)
     dg_store_free_targets(r);
     dg_store_free_faults(r);
     dg_store_free_repl(r);
+    dg_store_free_ranks(r);
 }
 
 void dg_txn_summary_from_hist(struct dg_txn_summary *t)

@@ -40,12 +40,12 @@ const char dg_store_migration_figures[] =
     "INSERT OR IGNORE INTO run_figure SELECT t.run_id, t.idx, 1, 'tpm', 'TPM', '/min', 0, COALESCE(t.tpm, 0)"
     " FROM run_target t JOIN run ON run.id = t.run_id WHERE run.workload = 'tpcc';";
 
-static int put_set(sqlite3_stmt *st, int64_t run_id, int target_idx, const struct dg_figure *f, int n)
+int dg_store_put_figure_set(sqlite3_stmt *st, int64_t run_id, int idx, const struct dg_figure *f, int n)
 {
     for (int k = 0; k < n; k++) {
         sqlite3_reset(st);
         sqlite3_bind_int64(st, 1, run_id);
-        sqlite3_bind_int(st, 2, target_idx);
+        sqlite3_bind_int(st, 2, idx);
         sqlite3_bind_int(st, 3, k);
         sqlite3_bind_text(st, 4, f[k].name, -1, SQLITE_TRANSIENT);
         dg_store_bind_text(st, 5, f[k].label);
@@ -64,9 +64,9 @@ int dg_store_put_figures(struct dg_store *s, const struct dg_run_record *r, stru
     if (sqlite3_prepare_v2(s->db, "INSERT INTO run_figure (run_id, target_idx, seq, name, label, unit, "
                            "decimals, value) VALUES (?,?,?,?,?,?,?,?)", -1, &st, NULL) != SQLITE_OK)
         return dg_store_fail(err, s->db, "prepare");
-    int rc = put_set(st, r->id, -1, r->figures, r->nfigures);
+    int rc = dg_store_put_figure_set(st, r->id, -1, r->figures, r->nfigures);
     for (int k = 0; !rc && k < r->ntargets; k++)
-        rc = put_set(st, r->id, k, r->targets[k].figures, r->targets[k].nfigures);
+        rc = dg_store_put_figure_set(st, r->id, k, r->targets[k].figures, r->targets[k].nfigures);
     sqlite3_finalize(st);
     return rc ? dg_store_fail(err, s->db, "insert run_figure") : 0;
 }
@@ -88,16 +88,20 @@ int dg_store_get_figures(struct dg_store *s, struct dg_run_record *r, struct dg_
         struct dg_figure *set = idx < 0 ? r->figures : n ? r->targets[idx].figures : NULL;
         if (!n || *n >= DG_MAX_FIGURES)
             continue; /* a target not read (dg_store_list), or more than a record holds */
-        struct dg_figure *f = &set[(*n)++];
-        memset(f, 0, sizeof *f);
-        dg_store_copy_col(st, 1, f->name, sizeof f->name);
-        dg_store_copy_col(st, 2, f->label, sizeof f->label);
-        dg_store_copy_col(st, 3, f->unit, sizeof f->unit);
-        f->decimals = sqlite3_column_int(st, 4);
-        f->value = sqlite3_column_double(st, 5);
+        dg_store_read_figure(st, 1, &set[(*n)++]);
     }
     sqlite3_finalize(st);
     return rc == SQLITE_DONE ? 0 : dg_store_fail(err, s->db, "read run_figure");
+}
+
+void dg_store_read_figure(sqlite3_stmt *st, int col, struct dg_figure *f)
+{
+    memset(f, 0, sizeof *f);
+    dg_store_copy_col(st, col, f->name, sizeof f->name);
+    dg_store_copy_col(st, col + 1, f->label, sizeof f->label);
+    dg_store_copy_col(st, col + 2, f->unit, sizeof f->unit);
+    f->decimals = sqlite3_column_int(st, col + 3);
+    f->value = sqlite3_column_double(st, col + 4);
 }
 
 void dg_store_bind_legacy(sqlite3_stmt *st, int i, const struct dg_figure *figs, int n, const char *name)

@@ -50,6 +50,12 @@ void dg_store_free_repl(struct dg_run_record *r);
 extern const char dg_store_migration_figures[];
 int dg_store_put_figures(struct dg_store *s, const struct dg_run_record *r, struct dg_err *err);
 int dg_store_get_figures(struct dg_store *s, struct dg_run_record *r, struct dg_err *err);
+/* Inserts figures f[0..n) of set idx through st, a prepared "INSERT INTO <table> (run_id, <idx>,
+ * seq, name, label, unit, decimals, value)" (run_figure: the target, -1 the run; run_rank_figure:
+ * the rank). 0, or -1 when a row fails (sqlite3_errmsg tells). */
+int dg_store_put_figure_set(sqlite3_stmt *st, int64_t run_id, int idx, const struct dg_figure *f, int n);
+/* Reads one figure from columns col.. col+4 (name, label, unit, decimals, value) into f. */
+void dg_store_read_figure(sqlite3_stmt *st, int col, struct dg_figure *f);
 /* Binds the value of the figure called name in figs[0..n) to parameter i, NULL when there is
  * none: the old columns run.nopm, tpm, tpmc and run_target.nopm, tpm, which the store keeps
  * writing for SQL readers of schema 8 (reports read run_figure only). */
@@ -67,5 +73,13 @@ int dg_store_put_faults(struct dg_store *s, const struct dg_run_record *r, struc
 int dg_store_get_faults(struct dg_store *s, struct dg_run_record *r, struct dg_err *err);
 /* Frees r's faults, outages and acks. */
 void dg_store_free_faults(struct dg_run_record *r);
+
+/* store_ranks.c: schema 12's migration (run_rank, run_rank_figure); the per-rank rows of run
+ * r->id (put: inside the caller's transaction, nothing when r->nranks is 0; get: always, into
+ * r->ranks, malloc'd and r's, NULL when none); free: r->ranks. */
+extern const char dg_store_migration_ranks[];
+int dg_store_put_ranks(struct dg_store *s, const struct dg_run_record *r, struct dg_err *err);
+int dg_store_get_ranks(struct dg_store *s, struct dg_run_record *r, struct dg_err *err);
+void dg_store_free_ranks(struct dg_run_record *r);
 
 #endif
