@@ -1,6 +1,8 @@
 /* ranks.c — one run from several client processes over MPI (see ranks.h). */
 #include "dist/ranks.h"
 
+#include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,6 +57,11 @@ void dg_ranks_finalize(int abandon, int status)
         fflush(stderr);
         _exit(status);
     }
+    /* What this rank printed goes out before the others may leave: once one rank exits with
+     * a failure, Open MPI sends SIGTERM to the rest, which is harmless after this point. */
+    fflush(stdout);
+    fflush(stderr);
+    signal(SIGTERM, SIG_IGN);
     MPI_Finalize();
 }
 
@@ -203,6 +210,8 @@ int dg_rank_agree(struct dg_rank_run *rr, int rc, const char *msg, char *why, si
     }
     int out = bad ? RC_FAILED : first < 0 ? 0 : all[first].rc;
     rr->peer_failed = out && !rc;
+    if (out) /* every rank saw it fail: none will come to another agreement */
+        rr->stage = DG_RANK_STAGES;
     if (why && whylen)
         snprintf(why, whylen, bad ? "the ranks could not agree (MPI_Allgather failed)" : "rank %d on %s: %s", first,
                  first >= 0 ? all[first].host : "", first >= 0 ? all[first].msg : "");
@@ -243,11 +252,18 @@ static dg_ns measure_offset(int k, dg_ns *rtt_out)
     return offset;
 }
 
+/* Sleeps until 2 ms before t, then yields until t. A rank woken from a sleep at t can wait
+ * milliseconds for a core when the ranks that woke first already run their workers (seen: 2.2
+ * ms with 3 ranks on 2 cores); a rank that is already runnable and yielding takes its turn
+ * within microseconds, so every rank reads the start line's hour on time. */
 static void sleep_until(dg_ns t)
 {
-    struct timespec ts = {(time_t)(t / DG_NS_PER_S), (long)(t % DG_NS_PER_S)};
+    dg_ns early = t - 2 * DG_NS_PER_MS;
+    struct timespec ts = {(time_t)(early / DG_NS_PER_S), (long)(early % DG_NS_PER_S)};
     while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL))
         ;
+    while (dg_now_ns() < t)
+        sched_yield();
 }
 
 dg_ns dg_rank_start(struct dg_rank_run *rr, int ok, struct dg_err *err)
@@ -423,12 +439,13 @@ int dg_rank_gather(struct dg_rank_run *rr, const struct dg_run_result *mine, int
     /* After the window a rank says nothing while it stops its workers: give it longer. But
      * when the run was stopped (Ctrl-C, a lost rank, mpirun's SIGTERM after a rank died, with
      * SIGKILL a second behind it) the living ranks answer at once, and one that missed three
-     * beats is gone. */
+     * beats is gone — at once if it was silent four beats already (mpirun's SIGTERM comes a
+     * second after the death: that second is better spent storing). */
     dg_ns began = dg_now_ns();
     for (;;) {
         dg_ns now = dg_now_ns();
         dg_ns silent_after = !interrupted ? 2 * DG_RANK_DEAD_AFTER_NS
-                             : now < began + 3 * DG_NS_PER_S / 10 ? UINT64_MAX / 2 : 3 * DG_RANK_BEAT_NS;
+                             : now < began + 3 * DG_NS_PER_S / 10 ? 4 * DG_RANK_BEAT_NS : 3 * DG_RANK_BEAT_NS;
         if (drain(rr, now, silent_after))
             return -1;
         int waiting = 0;
@@ -449,6 +466,10 @@ int dg_rank_done(struct dg_rank_run *rr, int rc, int64_t *run_id, int *interrupt
      * were lost: a rank that knows of a loss must not wait for the lost one in MPI_Finalize. */
     int64_t v[4] = {rc, *run_id, *interrupted, rr->ndead};
     if (rr->rank == 0) {
+        /* Once the others leave with a failure Open MPI may kill this rank at once: what it
+         * printed must be out first (it is already stored). */
+        fflush(stdout);
+        fflush(stderr);
         for (int k = 1; k < rr->size; k++)
             if (rr->peers[k].state != DG_RANK_DEAD) {
                 MPI_Request q;

@@ -1,0 +1,222 @@
+#!/usr/bin/env bash
+# mpi.sh — one run driven from several client processes (`mpirun -n N dbgauge ...`) on this
+# machine, SQLite: the work split exactly (3 ranks x 6 VUs x 100 = 600 transactions, NOPM from
+# the database's own SUM(d_next_o_id)), one stored run with a row per rank, one JSON document on
+# stdout, the ranks' windows within 1 ms; `tpcc load` over ranks; a rank killed mid-run (with
+# and without --enable-recovery): the run stored failed, the dead rank named, the others'
+# figures kept; bad input on one rank only: every rank exits 2 before the window with that
+# rank's message; Ctrl-C on rank 0: every rank stops, what was measured kept; stress and an
+# experiment under mpirun. Each rank's own exit status is read through a small wrapper (mpirun's
+# own status is Open MPI's, see docs/mpi-hosts.md). The PostgreSQL runs over namespace "hosts"
+# are tests/e2e/mpi_hosts.sh.
+. "$(dirname "$0")/../lib.sh"
+
+command -v mpirun >/dev/null || { not_ok "mpirun installed" "no mpirun (openmpi-bin)"; finish; exit 1; }
+"$DG" --version | grep -q 'mpi: Open MPI' ||
+    { not_ok "dbgauge built with Open MPI" "$("$DG" --version)"; finish; exit 1; }
+
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 HWLOC_COMPONENTS=-gl
+# Only the loopback: never the machine's other interfaces.
+export OMPI_MCA_btl=self,vader,tcp OMPI_MCA_oob_tcp_if_include=lo OMPI_MCA_btl_tcp_if_include=lo
+DB=$T_TMP/tpcc.db
+RES=$T_TMP/results.db
+mpi_pid=""
+trap '[[ -n $mpi_pid ]] && kill -KILL "$mpi_pid" 2>/dev/null; [[ -n ${DG_KEEP_TMP:-} ]] || rm -rf "$T_TMP"' EXIT
+
+# Each rank runs through this wrapper: its dbgauge exit status lands in rc.RANK.
+WRAP=$T_TMP/rank.sh
+cat >"$WRAP" <<'SH'
+#!/bin/sh
+# mpirun SIGTERMs every rank when one dies: dbgauge's own handler stores what it measured; the
+# wrapper waits for it (a trap that runs a command leaves the child the default disposition).
+trap ':' TERM
+"$@"
+rc=$?
+echo "$rc" >"$DG_RC_DIR/rc.$OMPI_COMM_WORLD_RANK"
+exit "$rc"
+SH
+chmod +x "$WRAP"
+
+# mpi NAME N ARGS...: mpirun -n N dbgauge ARGS (stdout NAME.out, stderr NAME.err); the ranks'
+# exit statuses in $T_TMP/NAME.rc/rc.K; sets RC (mpirun's).
+mpi() {
+    local name=$1 n=$2
+    shift 2
+    rm -rf "$T_TMP/$name.rc"
+    mkdir -p "$T_TMP/$name.rc"
+    DG_RC_DIR=$T_TMP/$name.rc timeout 300 mpirun -x DG_RC_DIR --oversubscribe -n "$n" "$WRAP" "$DG" "$@" \
+        >"$T_TMP/$name.out" 2>"$T_TMP/$name.err" </dev/null
+    RC=$?
+}
+# rank_rcs NAME: the ranks' exit statuses, "0 0 0"
+rank_rcs() { for f in "$T_TMP/$1.rc"/rc.*; do cat "$f"; done | tr '\n' ' ' | sed 's/ $//'; }
+sum_dnext() { sqlite3 "$DB" 'SELECT SUM(d_next_o_id) FROM district'; }
+nruns() { sqlite3 "$RES" 'SELECT COUNT(*) FROM run' 2>/dev/null || echo 0; }
+# rank_pid RANK: the pid of the dbgauge process of that rank (ours: its binary and our T_TMP)
+rank_pid() {
+    local p
+    for p in $(pgrep -f "^$DG .*$T_TMP"); do
+        tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | grep -qx "OMPI_COMM_WORLD_RANK=$1" && { echo "$p"; return 0; }
+    done
+    return 1
+}
+left_over() { pgrep -f "^$DG .*$T_TMP" >/dev/null; }
+
+expect_exit "load 2 warehouses" 0 tpcc load --target "sqlite:$DB" --warehouses 2 --seed 7
+
+# --- 3 ranks, 6 VUs, 100 transactions each ---------------------------------------------------
+d0=$(sum_dnext)
+mpi exact 3 tpcc run --target "sqlite:$DB" --vus 6 --txns-per-vu 100 --results "$RES" --json --seed 11
+check "3 ranks: mpirun exits 0" test "$RC" = 0
+check "3 ranks: every rank exits 0" test "$(rank_rcs exact)" = "0 0 0"
+[[ $RC == 0 ]] || sed 's/^/# /' "$T_TMP/exact.err" | tail -n 15
+d1=$(sum_dnext)
+python3 - "$T_TMP/exact.out" "$((d1 - d0))" "$RES" <<'PY' | relay
+import json, sqlite3, sys
+text = open(sys.argv[1]).read()
+try:
+    d = json.loads(text)          # the whole of stdout: one document, nothing else
+    print("ok - 3 ranks: stdout is one JSON document")
+except ValueError as e:
+    print(f"not ok - 3 ranks: stdout is one JSON document ({e}; {len(text)} bytes)"); sys.exit()
+tx = d["transactions"]
+total = sum(t["count"] for t in tx.values())
+print(("ok" if total == 600 else "not ok") + f" - 3 ranks: exactly 600 transactions ({total})")
+no = tx["new_order"]["committed"]
+print(("ok" if no == int(sys.argv[2]) else "not ok") +
+      f" - 3 ranks: New-Orders committed {no} == SUM(d_next_o_id) change {sys.argv[2]}")
+nopm = d["nopm"]; want = no * 60 / d["measured_seconds"]
+print(("ok" if abs(nopm - want) < 1e-6 * max(1, want) else "not ok") + f" - 3 ranks: NOPM {nopm:.3f} from it")
+ranks = d.get("ranks", [])
+print(("ok" if [r["rank"] for r in ranks] == [0, 1, 2] else "not ok") + f" - 3 ranks: a JSON row per rank ({len(ranks)})")
+print(("ok" if [r.get("vus") for r in ranks] == [2, 2, 2] else "not ok") + " - 3 ranks: 2 VUs each")
+c = sum(r["committed"] for r in ranks); want_c = sum(t["committed"] for t in tx.values())
+print(("ok" if c == want_c else "not ok") + f" - 3 ranks: the ranks' committed sum to the run's ({c} == {want_c})")
+off = [abs(r["start_offset_ms"]) for r in ranks]
+print(("ok" if ranks and max(off) < 1.0 else "not ok") + f" - 3 ranks: every window starts within 1 ms of rank 0's ({off})")
+print(("ok" if all(r["state"] == "ok" for r in ranks) else "not ok") + " - 3 ranks: every rank ok")
+db = sqlite3.connect(sys.argv[3])
+runs = db.execute("SELECT COUNT(*) FROM run").fetchone()[0]
+print(("ok" if runs == 1 else "not ok") + f" - 3 ranks: one stored run ({runs})")
+rows = db.execute("SELECT rank, committed, start_offset_ms FROM run_rank WHERE run_id = ? ORDER BY rank",
+                  (d["run_id"],)).fetchall()
+print(("ok" if [r[0] for r in rows] == [0, 1, 2] and sum(r[1] for r in rows) == want_c else "not ok")
+      + f" - 3 ranks: 3 run_rank rows holding the committed counts ({rows})")
+PY
+
+# --- tpcc load over ranks: disjoint warehouses, one database --------------------------------
+mpi load 3 tpcc load --target "sqlite:$T_TMP/load3.db" --warehouses 3 --seed 5
+check "load over 3 ranks: every rank exits 0" test "$RC,$(rank_rcs load)" = "0,0 0 0"
+check "load over 3 ranks: 3 warehouses, 300,000 stock rows" \
+    test "$(sqlite3 "$T_TMP/load3.db" 'SELECT COUNT(*) FROM warehouse; SELECT COUNT(*) FROM stock' | tr '\n' ,)" = "3,300000,"
+expect_exit "load over 3 ranks: tpcc check passes" 0 tpcc check --target "sqlite:$T_TMP/load3.db"
+
+# --- a rank killed in the window -------------------------------------------------------------
+# kill_run NAME MPIRUN-OPTION: rank 2 killed about 3 s into a 10 s window
+kill_run() {
+    local name=$1 opt=$2 before pid
+    before=$(nruns)
+    mkdir -p "$T_TMP/$name.rc"
+    DG_RC_DIR=$T_TMP/$name.rc timeout 120 mpirun $opt -x DG_RC_DIR --oversubscribe -n 3 "$WRAP" "$DG" tpcc run \
+        --target "sqlite:$DB" --vus 6 --duration 10s --results "$RES" --json --no-monitor \
+        >"$T_TMP/$name.out" 2>"$T_TMP/$name.err" </dev/null &
+    mpi_pid=$!
+    wait_for 30 grep -q "6 virtual users" "$T_TMP/$name.err"
+    sleep 3
+    if pid=$(rank_pid 2); then kill -KILL "$pid"; else not_ok "$name: rank 2 found to kill" "no process"; fi
+    wait "$mpi_pid"
+    RC=$?
+    mpi_pid=""
+    check "$name: mpirun returns (status $RC)" test "$RC" != 124
+    # Without --enable-recovery Open MPI kills the job as soon as a rank leaves with a failure:
+    # rank 0's own status may be cut short (after it stored and printed); with it, it is 1.
+    if [[ -n $opt ]]; then
+        check "$name: rank 0's dbgauge exits 1" test "$(cat "$T_TMP/$name.rc/rc.0" 2>/dev/null)" = 1
+    else
+        check "$name: mpirun exits non-zero ($RC)" test "$RC" != 0
+    fi
+    check "$name: one more run stored" test "$(nruns)" = $((before + 1))
+    check "$name: no rank left running" wait_for 10 bash -c "! pgrep -f '^$DG .*$T_TMP' >/dev/null"
+    python3 - "$T_TMP/$name.out" "$RES" "$name" <<'PY' | relay
+import json, sqlite3, sys
+name = sys.argv[3]
+d = json.load(open(sys.argv[1]))
+def say(c, m): print(("ok" if c else "not ok") + f" - {name}: {m}")
+say(d["status"] == "failed", f"the run is failed ({d['status']})")
+say("rank 2" in (d.get("error") or ""), f"the dead rank is named ({d.get('error')})")
+st = {r["rank"]: r for r in d.get("ranks", [])}
+say(st.get(2, {}).get("state") == "dead", "rank 2's row says dead")
+say(all(st.get(k, {}).get("committed", 0) > 0 for k in (0, 1)), "ranks 0 and 1 kept their figures")
+say(sum(t["committed"] for t in d["transactions"].values()) == st[0]["committed"] + st[1]["committed"],
+    "the run's counts are the live ranks' counts")
+db = sqlite3.connect(sys.argv[2])
+row = db.execute("SELECT status, error FROM run WHERE id = ?", (d["run_id"],)).fetchone()
+say(row and row[0] == "failed" and "rank 2" in (row[1] or ""), f"stored failed, naming rank 2 ({row})")
+PY
+}
+kill_run killed ""
+kill_run killed-recovery --enable-recovery
+
+# --- bad input on one rank only: all stop before the window, exit 2, that rank's message ------
+before=$(nruns)
+mkdir -p "$T_TMP/bad.rc"
+DG_RC_DIR=$T_TMP/bad.rc timeout 120 mpirun -x DG_RC_DIR --oversubscribe \
+    -n 2 "$WRAP" "$DG" tpcc run --target "sqlite:$DB" --vus 3 --txns-per-vu 10 --results "$RES" : \
+    -n 1 "$WRAP" "$DG" tpcc run --target "sqlite:$T_TMP/no-such-dir/x.db" --vus 3 --txns-per-vu 10 --results "$RES" \
+    >"$T_TMP/bad.out" 2>"$T_TMP/bad.err" </dev/null
+check "bad input on rank 2: every rank exits 2" test "$(rank_rcs bad)" = "2 2 2"
+if grep -q "rank 2 on .*no-such-dir" "$T_TMP/bad.err"; then ok "bad input on rank 2: its message, naming it"; else
+    not_ok "bad input on rank 2: its message, naming it" "$(grep -v '^\s*$' "$T_TMP/bad.err" | head -n 5 | tr '\n' ' ')"
+fi
+check "bad input on rank 2: nothing measured, nothing stored" test "$(nruns)" = "$before"
+
+# --- Ctrl-C on rank 0: every rank stops, what was measured is kept ----------------------------
+before=$(nruns)
+mkdir -p "$T_TMP/int.rc"
+DG_RC_DIR=$T_TMP/int.rc timeout 120 mpirun -x DG_RC_DIR --oversubscribe -n 3 "$WRAP" "$DG" tpcc run \
+    --target "sqlite:$DB" --vus 6 --duration 60s --results "$RES" --json --no-monitor \
+    >"$T_TMP/int.out" 2>"$T_TMP/int.err" </dev/null &
+mpi_pid=$!
+wait_for 30 grep -q "6 virtual users" "$T_TMP/int.err"
+sleep 3
+if pid=$(rank_pid 0); then kill -INT "$pid"; else not_ok "Ctrl-C: rank 0 found" "no process"; fi
+t0=$SECONDS
+wait "$mpi_pid"
+mpi_pid=""
+check "Ctrl-C on rank 0: the run ends within 10 s" test $((SECONDS - t0)) -le 10
+check "Ctrl-C on rank 0: every rank exits 1" test "$(rank_rcs int)" = "1 1 1"
+check "Ctrl-C on rank 0: one more run stored" test "$(nruns)" = $((before + 1))
+python3 - "$T_TMP/int.out" <<'PY' | relay
+import json, sys
+d = json.load(open(sys.argv[1]))
+def say(c, m): print(("ok" if c else "not ok") + f" - Ctrl-C on rank 0: {m}")
+say(d["status"] == "incomplete", f"stored incomplete ({d['status']})")
+say(1 <= d["measured_seconds"] < 30, f"the seconds measured kept ({d['measured_seconds']})")
+r = d.get("ranks", [])
+say(len(r) == 3 and all(x["committed"] > 0 and x["state"] == "interrupted" for x in r),
+    "all 3 ranks' figures kept, each interrupted")
+PY
+
+# --- stress and an experiment under mpirun ----------------------------------------------------
+before=$(nruns)
+mpi stress 2 stress --target "sqlite:$DB" --query "SELECT COUNT(*) FROM warehouse" --threads 4 \
+    --iterations 50 --results "$RES" --json
+check "stress over 2 ranks: every rank exits 0" test "$RC,$(rank_rcs stress)" = "0,0 0"
+check "stress over 2 ranks: 4 threads x 50 = 200 executions" \
+    test "$(json_get "$T_TMP/stress.out" steps.0.iterations 2>/dev/null)" = 200
+cat >"$T_TMP/exp.ini" <<INI
+[global]
+workload=tpcc
+target=sqlite:$DB
+txns_per_vu=20
+vus=2,4
+INI
+before=$(nruns)
+mpi exp 2 experiment "$T_TMP/exp.ini" --results "$RES" --json
+check "experiment over 2 ranks: every rank exits 0" test "$RC,$(rank_rcs exp)" = "0,0 0"
+check "experiment over 2 ranks: 2 steps stored, one run each" test "$(nruns)" = $((before + 2))
+check "experiment over 2 ranks: steps of 2x20 and 4x20 transactions" test "$(sqlite3 "$RES" \
+    "SELECT GROUP_CONCAT(n) FROM (SELECT SUM(committed + rollbacks + errors) AS n FROM run_txn JOIN run ON run.id = run_txn.run_id
+     WHERE run.experiment_id IS NOT NULL GROUP BY run.id ORDER BY run.id)")" = "40,80"
+check "no rank left running at the end" bash -c "! pgrep -f '^$DG .*$T_TMP' >/dev/null"
+finish
