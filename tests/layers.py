@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """layers.py — checks the rules of docs/architecture.md on a source tree: who may include
-whom, no engine header outside drivers/ (and the store's own SQLite), no raw driver slot
+whom, no engine header outside drivers/ (and the store's own SQLite), no <mpi.h> outside dist/, no raw driver slot
 outside core/driver.c and drivers/, no thread in a workload, no include cycle among a
 layer's modules, no function longer than the limit. Prints one `ok -`/`not ok -` line per
 rule; exit 1 when a rule is broken. Reads files only.
@@ -10,7 +10,7 @@ import re
 import sys
 
 ENGINE_HEADERS = {"sqlite3.h", "libpq-fe.h", "mysql.h", "sql.h", "sqlext.h", "sqltypes.h", "errmsg.h"}
-LAYERS = ("core", "drivers", "workloads", "results", "report", "cmd")
+LAYERS = ("core", "drivers", "workloads", "results", "report", "dist", "cmd")
 # Which layers a layer's files may include (besides its own and system headers).
 MAY_INCLUDE = {
     "core": set(),
@@ -18,7 +18,8 @@ MAY_INCLUDE = {
     "workloads": {"core"},
     "results": {"core"},
     "report": {"core", "results"},
-    "cmd": {"core", "results", "report", "workloads"},
+    "dist": {"core"},
+    "cmd": {"core", "results", "report", "workloads", "dist"},
 }
 INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]')
 
@@ -52,6 +53,9 @@ def check_layers(root):
             continue
         for n, kind, inc in includes(path):
             base = os.path.basename(inc)
+            if kind == "<" and base == "mpi.h" and layer != "dist":
+                bad.append(f"{rel}:{n}: <mpi.h> outside src/dist/")
+                continue
             if kind == "<" and base in ENGINE_HEADERS:
                 store_sqlite = layer == "results" and base == "sqlite3.h"
                 if layer != "drivers" and not store_sqlite:

@@ -99,6 +99,22 @@ need_server() {
 # relay: turns `ok - ...` / `not ok - ...` lines on stdin (from a python check) into checks
 relay() { while read -r l; do case $l in "ok - "*) ok "${l#ok - }" ;; *) not_ok "${l#not ok - }" "" ;; esac; done; }
 
+# mpi_env: what every test under mpirun needs: root allowed (the CI runs as root), no X probe
+# by hwloc, TCP only over the loopback (a test that makes hosts names its own networks after
+# this). In the sanitizer build, LeakSanitizer needs whole stacks to tell Open MPI's memory
+# (kept until exit, tests/lsan-mpi.supp) from dbgauge's: the slow unwinder, and plugins kept
+# loaded so their frames have a name.
+mpi_env() {
+    export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 HWLOC_COMPONENTS=-gl
+    export OMPI_MCA_btl=self,vader,tcp OMPI_MCA_oob_tcp_if_include=lo OMPI_MCA_btl_tcp_if_include=lo
+    export OMPI_MCA_oob_tcp_disable_ipv6_family=1 OMPI_MCA_btl_tcp_disable_family=6
+    if [[ -n ${ASAN_OPTIONS:-} ]]; then
+        export ASAN_OPTIONS=$ASAN_OPTIONS:fast_unwind_on_malloc=0
+        export OMPI_MCA_mca_base_component_disable_dlclose=1 PMIX_MCA_mca_base_component_disable_dlclose=1
+        export LSAN_OPTIONS=suppressions=$DG_ROOT/tests/lsan-mpi.supp:print_suppressions=0
+    fi
+}
+
 finish() {
     echo "# $(basename "$0"): $T_PASSED passed, $T_FAILED failed"
     [[ $T_FAILED == 0 ]]

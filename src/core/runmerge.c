@@ -40,7 +40,8 @@ static void put(struct packer *p, const void *v, size_t n)
         p->failed = 1;
         return;
     }
-    memcpy(p->buf + p->len, v, n);
+    if (n) /* an empty array may come as NULL */
+        memcpy(p->buf + p->len, v, n);
     p->len += n;
 }
 

@@ -15,9 +15,7 @@ command -v mpirun >/dev/null || { not_ok "mpirun installed" "no mpirun (openmpi-
 "$DG" --version | grep -q 'mpi: Open MPI' ||
     { not_ok "dbgauge built with Open MPI" "$("$DG" --version)"; finish; exit 1; }
 
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 HWLOC_COMPONENTS=-gl
-# Only the loopback: never the machine's other interfaces.
-export OMPI_MCA_btl=self,vader,tcp OMPI_MCA_oob_tcp_if_include=lo OMPI_MCA_btl_tcp_if_include=lo
+mpi_env # only the loopback: never the machine's other interfaces
 DB=$T_TMP/tpcc.db
 RES=$T_TMP/results.db
 mpi_pid=""

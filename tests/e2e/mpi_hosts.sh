@@ -147,8 +147,10 @@ nopm, secs = d["nopm"], d["measured_seconds"]
 ok(delta is not None and secs > 0 and abs(nopm - delta * 60 / secs) <= 1e-9 * nopm,
    f"NOPM {nopm:.3f} = that change per minute of the window ({delta} x 60 / {secs} s)")
 print("HOST " + d["host"]["name"])
-if "ranks" in d:
-    print("RANKS " + " ".join(f"{r.get('rank')}:{r.get('host')}" for r in d["ranks"]))
+r = d.get("ranks", [])
+ok([x["rank"] for x in r] == [0, 1, 2] and sum(x["committed"] for x in r) == sum(v["committed"] for v in t.values()),
+   f"a JSON row per rank, their committed summing to the run's ({len(r)} rows)")
+print("RANKS " + " ".join(f"{x.get('rank')}:{x.get('host')}" for x in r))
 PY
     relay < <(grep -E '^(ok|not ok) - ' "$T_TMP/py.out")
     grep -q '^HOST ' "$T_TMP/py.out" || not_ok "$name: the JSON checks ran" "$(tail -n 3 "$T_TMP/py.out" | tr '\n' ' ')"
@@ -157,11 +159,10 @@ PY
 }
 
 # --- 3 ranks on this machine -------------------------------------------------------------------
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl=self,vader,tcp
-export OMPI_MCA_oob_tcp_disable_ipv6_family=1 OMPI_MCA_btl_tcp_disable_family=6 HWLOC_COMPONENTS=-gl
-OMPI_MCA_oob_tcp_if_include=lo OMPI_MCA_btl_tcp_if_include=lo mpi_run local "$DG_PG_URL" --oversubscribe
+mpi_env
+mpi_run local "$DG_PG_URL" --oversubscribe
 check "local: the run's host is this machine ($RUN_HOST)" test "$RUN_HOST" = "$(hostname)"
-echo "# local: ranks ${RUN_RANKS:-(the JSON has no per-rank hosts)}"
+check "local: every rank on this machine ($RUN_RANKS)" test "$RUN_RANKS" = "0:$(hostname) 1:$(hostname) 2:$(hostname)"
 
 # --- 3 ranks on the two namespace hosts --------------------------------------------------------
 if ((hosts_up)); then
@@ -180,7 +181,10 @@ if ((hosts_up)); then
     check "hosts: the database saw connections from both hosts and none from 127.0.0.1 ($from)" \
         from_both "$from" "$DG_HOST1_ADDR" "$DG_HOST2_ADDR"
     check "hosts: the run's host is rank 0's, dg-host1 ($RUN_HOST)" test "$RUN_HOST" = dg-host1
-    echo "# hosts: ranks ${RUN_RANKS:-(the JSON has no per-rank hosts: checked by ip netns pids and the server log)}"
+    check "hosts: the JSON names each rank's host ($RUN_RANKS)" test "$RUN_RANKS" = "0:dg-host1 1:dg-host2 2:dg-host1"
+    check "hosts: the stored run has its 3 run_rank rows, hosts named" test "$(sqlite3 "$RES" \
+        "SELECT GROUP_CONCAT(rank || ':' || host, ' ') FROM (SELECT rank, host FROM run_rank
+         WHERE run_id = (SELECT MAX(id) FROM run) ORDER BY rank)")" = "0:dg-host1 1:dg-host2 2:dg-host1"
     left=""
     for ns in dg-host1 dg-host2; do left+=$(ip netns pids "$ns" 2>/dev/null | tr '\n' ' '); done
     check "hosts: nothing runs inside the namespaces after mpirun (${left:-none})" test -z "$left"
