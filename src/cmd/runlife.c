@@ -276,7 +276,11 @@ static int rank_results(struct life *L)
 {
     if (L->rr.size <= 1)
         return 0;
-    if (dg_rank_gather(&L->rr, &L->res, L->res.interrupted))
+    int gathered = dg_rank_gather(&L->rr, &L->res, L->res.interrupted);
+    if (gathered == -2)
+        return dg_err_set(&L->err, DG_ERR_FATAL, 0, "rank 0 did not take this rank's result within 30 s "
+                          "(it counted this rank lost: the stored run lacks this rank's figures)");
+    if (gathered)
         return dg_err_set(&L->err, DG_ERR_FATAL, 0, "the ranks' results could not be gathered (out of memory)");
     if (L->rr.rank > 0)
         return 0;

@@ -387,8 +387,32 @@ static int watch_window(struct runner *r, int created, struct watch *wt, struct 
     }
 }
 
+/* Joins one worker; with several ranks, polls them every 100 ms while it waits, so a rank
+ * whose worker is slow to stop (a statement still running) keeps beating and is not taken
+ * for lost. */
+static void join_worker(struct runner *r, int i, const struct dg_series *se)
+{
+    const struct dg_runner_cfg *cfg = r->cfg;
+    if (!cfg->poll) {
+        pthread_join(r->w[i].th, NULL);
+        return;
+    }
+    for (;;) {
+        struct timespec until;
+        clock_gettime(CLOCK_REALTIME, &until);
+        until.tv_nsec += 100 * 1000 * 1000;
+        if (until.tv_nsec >= 1000000000L) {
+            until.tv_sec++;
+            until.tv_nsec -= 1000000000L;
+        }
+        if (pthread_timedjoin_np(r->w[i].th, NULL, &until) != ETIMEDOUT)
+            return;
+        cfg->poll(cfg->rank_ctx, dg_now_ns(), se);
+    }
+}
+
 /* Tells every worker to stop, wakes those waiting on the schedule, and joins them. */
-static void stop_workers(struct runner *r, int created)
+static void stop_workers(struct runner *r, int created, const struct dg_series *se)
 {
     pthread_mutex_lock(&r->sched_mu);
     atomic_store(&r->stop, 1);
@@ -396,7 +420,7 @@ static void stop_workers(struct runner *r, int created)
     pthread_cond_broadcast(&r->idle_cv);
     pthread_mutex_unlock(&r->sched_mu);
     for (int i = 0; i < created; i++)
-        pthread_join(r->w[i].th, NULL);
+        join_worker(r, i, se);
 }
 
 /* Every worker's acknowledged writes, in one array for the result. */
@@ -523,7 +547,7 @@ int dg_runner_run(const struct dg_runner_cfg *cfg, struct dg_run_result *res, st
     int64_t warm_s = (int64_t)((r.warm_end_ns - r.start_ns + DG_NS_PER_S - 1) / DG_NS_PER_S);
     dg_series_init(&res->series, cfg->wl->ntypes, -warm_s);
     int watched = starting ? watch_window(&r, created, &wt, res, err) : -1;
-    stop_workers(&r, created);
+    stop_workers(&r, created, &res->series);
     dg_ns cpu1 = dg_process_cpu_ns();
     res->ended_wall = dg_wall_s();
     /* A signal that arrived while joining is taken now so it cannot kill us later. */

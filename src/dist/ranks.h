@@ -95,7 +95,9 @@ void dg_rank_tick(struct dg_rank_run *rr, struct dg_tick *t);
 
 /* After the window. Another rank sends its result and returns 0. Rank 0 collects every
  * rank's (stopping them first when it was interrupted), waiting while they are heard from,
- * names those it lost (rr->why). Returns 0, or -1 out of memory. */
+ * names those it lost (rr->why). Returns 0, -1 out of memory, or (another rank) -2 when rank
+ * 0 did not take its result within 30 s: rank 0 counts as lost (rr->ndead) and the process
+ * must end without meeting it again. */
 int dg_rank_gather(struct dg_rank_run *rr, const struct dg_run_result *mine, int interrupted);
 
 /* The end of the run from rank 0 to every rank: its exit status, the stored run's id and
