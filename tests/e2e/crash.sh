@@ -177,8 +177,16 @@ id=$(json_get "$T_TMP/doubt.json" run_id 2>/dev/null)
 run_dg "$T_TMP/doubt.audit.json" "$T_TMP/doubt.audit.err" tpcc audit "$id" --target "$DG_PG_URL" --results "$RES" --json
 check "in doubt: the audit exits 0 (nothing lost)" test "$RC" = 0
 check "in doubt: the audit finds 0 lost" test "$(json_get "$T_TMP/doubt.audit.json" lost 2>/dev/null)" = 0
-num_cmp "in doubt: in-doubt New-Orders found in the database, not called lost" \
-    "$(json_get "$T_TMP/doubt.audit.json" in_doubt_found 2>/dev/null || echo 0)" ">=" 1
+# Which types the kill caught in their COMMIT is chance (CI once saw no New-Order among them):
+# each in-doubt New-Order whose key the audit holds had written its commit locally before it
+# waited, so the audit finds it in the database; none is called lost (checked above).
+od=$(json_get "$T_TMP/doubt.audit.json" in_doubt 2>/dev/null || echo -1)
+of=$(json_get "$T_TMP/doubt.audit.json" in_doubt_found 2>/dev/null || echo -1)
+if [[ $od -gt 0 ]]; then
+    num_cmp "in doubt: in-doubt New-Orders found in the database, not called lost ($of of $od)" "$of" ">=" 1
+else
+    check "in doubt: the audit read its in-doubt New-Orders (none this time: $od, $of found)" test "$od" = 0 -a "$of" = 0
+fi
 
 # --- synchronous_commit=off and a hard stop: whatever the audit finds, it adds up ----------
 "${PSQL[@]}" "$DG_PG_ADMIN_URL" -c 'ALTER SYSTEM SET synchronous_commit = off' -c 'SELECT pg_reload_conf()' >/dev/null
