@@ -156,6 +156,8 @@ struct dg_cmd_repl {
 };
 struct dg_cmd_monitor {
     int enabled;
+    int host_only; /* this host's CPU and disk (--monitor-device, else none) only: no engine,
+                    * no server process, no replication (a rank > 0 of several) */
     const char *device_opt;
     int workers;
     struct dg_conn_h conn;        /* the monitor's own, for server-wide cache counters */

@@ -124,6 +124,15 @@ int dg_cmd_monitor_begin(struct dg_cmd_monitor *cm, const struct dg_target *cons
     cm->device[0] = '\0';
     if (!cm->enabled)
         return 0;
+    if (cm->host_only) {
+        snprintf(cm->device, sizeof cm->device, "%s", cm->device_opt ? cm->device_opt : "none");
+        struct dg_monitor_opts ho = {.device = cm->device};
+        if (dg_monitor_start(&ho, &cm->mon, err))
+            return -1;
+        cfg->on_start = on_start;
+        cfg->start_ctx = cm;
+        return 0;
+    }
     const struct dg_driver *drv = t->drv;
     struct dg_connect_opts co = {.application = "dbgauge-monitor"};
     if (dg_connect(t, &co, &cm->conn, err))

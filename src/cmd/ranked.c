@@ -94,6 +94,10 @@ int dg_rank_results(struct dg_rank_run *rr, struct dg_run_result *mine, const st
     fill_row(rr, 0, mine, f, &(*rows)[0]);
     for (int k = 1; k < rr->size; k++) {
         fill_row(rr, k, &rr->peers[k].res, f, &(*rows)[k]);
+        (*rows)[k].monitor = rr->peers[k].mon; /* its host's points move to the record */
+        (*rows)[k].nmonitor = rr->peers[k].nmon;
+        rr->peers[k].mon = NULL;
+        rr->peers[k].nmon = 0;
         if (rr->peers[k].state == DG_RANK_REPORTED && dg_result_merge(mine, &rr->peers[k].res))
             return -1;
     }

@@ -270,6 +270,17 @@ static void rank_cfg(struct life *L, struct dg_runner_cfg *cfg)
     cfg->rank_ctx = L;
 }
 
+/* Another rank: its host's monitor points, the seconds of its series, to go with its result. */
+static void host_points(struct life *L)
+{
+    dg_cmd_monitor_end(&L->mon, &L->rec);
+    const struct dg_series *se = &L->res.series;
+    if (se->n && L->rec.nmonitor)
+        L->rec.nmonitor = dg_monitor_trim(L->rec.monitor, L->rec.nmonitor, se->pts[0].second, se->pts[se->n - 1].second);
+    L->rr.my_mon = L->rec.monitor;
+    L->rr.my_nmon = L->rec.nmonitor;
+}
+
 /* After the window: every rank's result to rank 0, which makes a row per rank and merges them
  * into its own. Returns 0, or -1 with L->err. */
 static int rank_results(struct life *L)
@@ -321,8 +332,10 @@ static int measure(struct life *L)
         cfg.shareds = L->shareds;
         cfg.target_workers = L->split;
     }
-    /* Several ranks: the database's host and the engine are sampled once, by rank 0. */
-    L->mon = (struct dg_cmd_monitor){.enabled = !c->no_monitor && L->rr.rank == 0, .device_opt = c->monitor_device};
+    /* Several ranks: the database's host and the engine are sampled once, by rank 0; every
+     * other rank samples its own host (sent to rank 0 with its result). */
+    L->mon = (struct dg_cmd_monitor){.enabled = !c->no_monitor, .host_only = L->rr.rank > 0,
+                                     .device_opt = c->monitor_device};
     /* The monitor watches the first target's host and device; its cache counters add up
      * every worker's connection; it asks every target's replication. */
     int nmon = L->n;
@@ -347,6 +360,8 @@ static int measure(struct life *L)
         return L->rr.rank == 0 || !L->rr.peer_failed /* else rank 0 says which rank failed */
                ? dg_report_err(L->cmd, &L->err) : (L->err.cls == DG_ERR_USER ? DG_EXIT_USAGE : DG_EXIT_FAILED);
     L->windowed = L->rr.size > 1;
+    if (L->rr.rank > 0)
+        host_points(L);
     if (rank_results(L))
         return dg_report_err(L->cmd, &L->err);
     if (L->cli->measure_end && L->rr.rank == 0) {

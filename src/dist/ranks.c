@@ -144,8 +144,10 @@ int dg_rank_run_init(struct dg_rank_run *rr, int ntypes)
 
 void dg_rank_run_free(struct dg_rank_run *rr)
 {
-    for (int k = 0; rr->peers && k < rr->size; k++)
+    for (int k = 0; rr->peers && k < rr->size; k++) {
         dg_run_result_free(&rr->peers[k].res);
+        free(rr->peers[k].mon);
+    }
     free(rr->peers);
     rr->peers = NULL;
 }
@@ -327,6 +329,7 @@ dg_ns dg_rank_start(struct dg_rank_run *rr, int ok, struct dg_err *err)
 /* A rank's result on the wire: when it started (rank 0's clock), its offset, then the packed result. */
 struct result_head {
     uint64_t start_ns, offset_ns;
+    uint64_t nmon; /* monitor points after the packed result (struct dg_monitor_point each) */
 };
 
 /* Rank 0: takes one message that is waiting from rank `from` (tag says which). */
@@ -345,7 +348,14 @@ static int take_message(struct dg_rank_run *rr, MPI_Status *st)
     if (st->MPI_TAG == TAG_RESULT && p->state == DG_RANK_RUNNING && (size_t)n >= sizeof(struct result_head)) {
         struct result_head h;
         memcpy(&h, buf, sizeof h);
-        if (!dg_result_unpack(buf + sizeof h, (size_t)n - sizeof h, &p->res)) {
+        size_t body = (size_t)n - sizeof h, mlen = h.nmon * sizeof *p->mon;
+        int ok = h.nmon <= body / sizeof *p->mon &&
+                 !dg_result_unpack(buf + sizeof h, body - mlen, &p->res);
+        if (ok && mlen && (p->mon = malloc(mlen))) {
+            memcpy(p->mon, buf + sizeof h + body - mlen, mlen);
+            p->nmon = h.nmon;
+        }
+        if (ok) {
             p->start_ns = h.start_ns;
             p->state = DG_RANK_REPORTED;
         } else {
@@ -428,15 +438,18 @@ static int send_result(struct dg_rank_run *rr, const struct dg_run_result *mine)
     size_t len = 0;
     if (dg_result_pack(mine, &packed, &len))
         return -1;
-    struct result_head h = {.start_ns = rr->peers[rr->rank].start_ns};
-    unsigned char *msg = malloc(sizeof h + len);
-    if (!msg || sizeof h + len > (size_t)INT32_MAX) {
+    struct result_head h = {.start_ns = rr->peers[rr->rank].start_ns, .nmon = rr->my_nmon};
+    size_t mlen = rr->my_nmon * sizeof *rr->my_mon, total = sizeof h + len + mlen;
+    unsigned char *msg = malloc(total);
+    if (!msg || total > (size_t)INT32_MAX) {
         free(packed);
         free(msg);
         return -1;
     }
     memcpy(msg, &h, sizeof h);
     memcpy(msg + sizeof h, packed, len);
+    if (mlen)
+        memcpy(msg + sizeof h + len, rr->my_mon, mlen);
     free(packed);
     /* Rank 0 takes results as soon as its own workers are joined. If it does not within
      * 30 s it has counted this rank lost and ended: waiting longer would hang this process
@@ -444,7 +457,7 @@ static int send_result(struct dg_rank_run *rr, const struct dg_run_result *mine)
     MPI_Request q;
     int done = 0;
     dg_ns give_up = dg_now_ns() + 30 * DG_NS_PER_S;
-    if (MPI_Isend(msg, (int)(sizeof h + len), MPI_BYTE, 0, TAG_RESULT, MPI_COMM_WORLD, &q) == MPI_SUCCESS)
+    if (MPI_Isend(msg, (int)total, MPI_BYTE, 0, TAG_RESULT, MPI_COMM_WORLD, &q) == MPI_SUCCESS)
         while (MPI_Test(&q, &done, MPI_STATUS_IGNORE) == MPI_SUCCESS && !done && dg_now_ns() < give_up) {
             struct timespec ts = {0, 2000000};
             nanosleep(&ts, NULL);

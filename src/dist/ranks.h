@@ -17,6 +17,7 @@
 #include <stddef.h>
 
 #include "core/clock.h"
+#include "core/monitor.h"
 #include "core/runner.h"
 
 /* Process side: MPI_Init when built with Open MPI and started by mpirun (the environment says
@@ -46,6 +47,8 @@ struct dg_rank_peer {
     dg_ns last_heard;    /* rank 0's clock */
     struct dg_sec_counts beat[DG_MAX_TYPES], at_tick[DG_MAX_TYPES]; /* its totals: last beat, last tick */
     struct dg_run_result res; /* its result, unpacked (REPORTED) */
+    struct dg_monitor_point *mon; /* its host's monitor points, sent with its result (owned) */
+    size_t nmon;
 };
 
 struct dg_rank_run {
@@ -60,6 +63,9 @@ struct dg_rank_run {
     int ndead;
     int peer_failed;       /* an agreement failed on another rank's account */
     char why[512];         /* rank 0: why the run failed because of a rank ("" none) */
+    /* Another rank: its host's monitor points, sent with its result (the caller's). */
+    const struct dg_monitor_point *my_mon;
+    size_t my_nmon;
 };
 
 /* Fills rr for one run (size 1 outside MPI: nothing else to do). Returns 0, or -1 out of memory. */

@@ -23,16 +23,37 @@ static int spread(const struct dg_run_record *r, struct dg_spread *s, double **p
     return n;
 }
 
-enum { C_VT, C_COMMITTED, C_ERRORS, C_F0, C_F1, C_PCT, C_P95, C_P99, C_CPU, C_START, NCELLS };
+/* The points of rank k's host: rank 0's host is the run's own monitor. */
+static void host_points(const struct dg_run_record *r, int k, const struct dg_monitor_point **pts, size_t *n)
+{
+    const struct dg_rank_summary *x = &r->ranks[k];
+    *pts = x->rank == 0 ? r->monitor : x->monitor;
+    *n = x->rank == 0 ? r->nmonitor : x->nmonitor;
+}
 
-/* Rank x's cells of the text table ("-" where a dead rank measured nothing). */
-static void cells(const struct dg_rank_summary *x, double pct, char c[NCELLS][32])
+/* Mean host CPU (user + system, %) of the measured window from pts, or -1 without. */
+static double host_cpu(const struct dg_monitor_point *pts, size_t n)
+{
+    struct dg_monitor_summary m;
+    dg_monitor_summarise(pts, n, &m);
+    return m.n && m.cpu_user_pct >= 0 && m.cpu_sys_pct >= 0 ? m.cpu_user_pct + m.cpu_sys_pct : -1;
+}
+
+enum { C_VT, C_COMMITTED, C_ERRORS, C_F0, C_F1, C_PCT, C_P95, C_P99, C_CPU, C_START, C_HOST, NCELLS };
+
+/* Rank x's cells of the text table ("-" where a dead rank measured nothing); host_cpu_pct: its
+ * host's mean CPU (user + system), -1 unknown. */
+static void cells(const struct dg_rank_summary *x, double pct, double host_cpu_pct, char c[NCELLS][32])
 {
     if (x->terminals)
         snprintf(c[C_VT], sizeof c[C_VT], "%d/%d", x->vus, x->terminals);
     else
         snprintf(c[C_VT], sizeof c[C_VT], "%d", x->vus);
     snprintf(c[C_START], sizeof c[C_START], "%+.3f", x->start_offset_ms);
+    if (host_cpu_pct >= 0)
+        snprintf(c[C_HOST], sizeof c[C_HOST], "%.1f%%", host_cpu_pct);
+    else
+        snprintf(c[C_HOST], sizeof c[C_HOST], "-");
     if (dead(x)) {
         for (int i = C_COMMITTED; i < C_START; i++)
             snprintf(c[i], sizeof c[i], "-");
@@ -68,14 +89,17 @@ void dg_report_ranks_text(FILE *out, const struct dg_run_record *r)
     snprintf(pm, sizeof pm, "%s+-%%", h0);
     fprintf(out, "\n  per rank (%d client processes, one measured window; percent from the plain mean of the %d "
                  "that reported)\n", r->nranks, n);
-    fprintf(out, "  %4s  %-20s %-11s %9s %10s %7s %10s %10s %8s %8s %8s %8s %10s\n", "rank", "host", "state",
-            "VUs/terms", "committed", "errors", h0, h1, pm, "p95 ms", "p99 ms", "CPU s", "start ms");
+    fprintf(out, "  %4s  %-20s %-11s %9s %10s %7s %10s %10s %8s %8s %8s %8s %10s %9s\n", "rank", "host", "state",
+            "VUs/terms", "committed", "errors", h0, h1, pm, "p95 ms", "p99 ms", "CPU s", "start ms", "host CPU");
     for (int k = 0; k < r->nranks; k++) {
         const struct dg_rank_summary *x = &r->ranks[k];
-        cells(x, pct[k], c);
-        fprintf(out, "  %4d  %-20.20s %-11s %9s %10s %7s %10s %10s %8s %8s %8s %8s %10s", x->rank, x->host, x->state,
-                c[C_VT], c[C_COMMITTED], c[C_ERRORS], c[C_F0], c[C_F1], c[C_PCT], c[C_P95], c[C_P99], c[C_CPU],
-                c[C_START]);
+        const struct dg_monitor_point *pts;
+        size_t npts;
+        host_points(r, k, &pts, &npts);
+        cells(x, pct[k], host_cpu(pts, npts), c);
+        fprintf(out, "  %4d  %-20.20s %-11s %9s %10s %7s %10s %10s %8s %8s %8s %8s %10s %9s", x->rank, x->host,
+                x->state, c[C_VT], c[C_COMMITTED], c[C_ERRORS], c[C_F0], c[C_F1], c[C_PCT], c[C_P95], c[C_P99],
+                c[C_CPU], c[C_START], c[C_HOST]);
         if (x->workers_failed)
             fprintf(out, "  (%d VU%s gave up)", x->workers_failed, x->workers_failed == 1 ? "" : "s");
         fprintf(out, "\n");
@@ -86,8 +110,25 @@ void dg_report_ranks_text(FILE *out, const struct dg_run_record *r)
     free(pct);
 }
 
+/* {samples, cpu_user_pct, cpu_sys_pct, cpu_iowait_pct} of a rank's host over the window. */
+static cJSON *host_json(const struct dg_monitor_point *pts, size_t n)
+{
+    struct dg_monitor_summary m;
+    dg_monitor_summarise(pts, n, &m);
+    cJSON *j = cJSON_CreateObject();
+    cJSON_AddNumberToObject(j, "samples", (double)m.n);
+    const double v[] = {m.cpu_user_pct, m.cpu_sys_pct, m.cpu_iowait_pct};
+    const char *names[] = {"cpu_user_pct", "cpu_sys_pct", "cpu_iowait_pct"};
+    for (int i = 0; i < 3; i++)
+        if (m.n && v[i] >= 0)
+            cJSON_AddNumberToObject(j, names[i], v[i]);
+        else
+            cJSON_AddNullToObject(j, names[i]);
+    return j;
+}
+
 /* Rank x as a new JSON object (pct: its percent from the ranks' mean, NAN: not counted). */
-static cJSON *rank_json(const struct dg_rank_summary *x, double pct)
+static cJSON *rank_json(const struct dg_rank_summary *x, double pct, const struct dg_monitor_point *pts, size_t npts)
 {
     cJSON *j = cJSON_CreateObject();
     cJSON_AddNumberToObject(j, "rank", x->rank);
@@ -110,6 +151,7 @@ static cJSON *rank_json(const struct dg_rank_summary *x, double pct)
         cJSON_AddNumberToObject(j, "pct_from_mean", pct);
     else
         cJSON_AddNullToObject(j, "pct_from_mean");
+    cJSON_AddItemToObject(j, "host_monitor", host_json(pts, npts));
     return j;
 }
 
@@ -123,8 +165,12 @@ void dg_report_ranks_json(cJSON *o, const struct dg_run_record *r)
     if (n < 0)
         return;
     cJSON *arr = cJSON_AddArrayToObject(o, "ranks");
-    for (int k = 0; k < r->nranks; k++)
-        cJSON_AddItemToArray(arr, rank_json(&r->ranks[k], pct[k]));
+    for (int k = 0; k < r->nranks; k++) {
+        const struct dg_monitor_point *pts;
+        size_t npts;
+        host_points(r, k, &pts, &npts);
+        cJSON_AddItemToArray(arr, rank_json(&r->ranks[k], pct[k], pts, npts));
+    }
     cJSON *sp = cJSON_AddObjectToObject(o, "ranks_spread");
     cJSON_AddStringToObject(sp, "mean_of", "ranks");
     cJSON_AddNumberToObject(sp, "counted", n); /* the ranks with figures: a dead rank has none */

@@ -70,6 +70,10 @@ struct dg_rank_summary {
     double p50_ms, p95_ms, p99_ms; /* all its types together */
     int nfigures;            /* the run's headline figures over this rank's counts alone */
     struct dg_figure figures[DG_MAX_FIGURES];
+    /* Its host's monitor points (CPU, disk; no server figures), one per second as the run's
+     * series: ranks > 0 only, rank 0's host is the run's own monitor. Owned by the record. */
+    struct dg_monitor_point *monitor;
+    size_t nmonitor;
 };
 
 /* One run as stored. Filled by the command that ran it, or read back by dg_store_get. */

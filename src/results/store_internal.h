@@ -38,6 +38,11 @@ void dg_store_free_targets(struct dg_run_record *r);
  * transaction). */
 int dg_store_put_monitor(struct dg_store *s, const struct dg_run_record *r, struct dg_err *err);
 int dg_store_get_monitor(struct dg_store *s, struct dg_run_record *r, struct dg_err *err);
+/* One host's monitor points in table: run_monitor (rank < 0), or run_rank_monitor for that rank. */
+int dg_store_put_points(struct dg_store *s, const char *table, int64_t run_id, int rank,
+                        const struct dg_monitor_point *pts, size_t n, struct dg_err *err);
+int dg_store_get_points(struct dg_store *s, const char *table, int64_t run_id, int rank,
+                        struct dg_monitor_point **pts, size_t *n, struct dg_err *err);
 /* store_repl.c: the replication rows of run r->id (put: inside the caller's transaction; get:
  * always, in order of second then as sampled); free: r->repl. */
 int dg_store_put_repl(struct dg_store *s, const struct dg_run_record *r, struct dg_err *err);

@@ -1,6 +1,6 @@
 /* store_ranks.c — schema 12: the client processes (MPI ranks) of a run driven from several, one
  * run_rank row each with its headline figures in run_rank_figure (stored as run_figure keeps
- * a run's). Writes inside store.c's transaction; stores and reads what it is given, never
+ * a run's) and its host's monitor points in run_rank_monitor. Writes inside store.c's transaction; stores and reads what it is given, never
  * derives a rank's figure. */
 #include <stdlib.h>
 
@@ -19,6 +19,16 @@ const char dg_store_migration_ranks[] =
     " run_id INTEGER NOT NULL, rank INTEGER NOT NULL, seq INTEGER NOT NULL,"
     " name TEXT NOT NULL, label TEXT, unit TEXT, decimals INTEGER, value REAL,"
     " PRIMARY KEY (run_id, rank, seq),"
+    " FOREIGN KEY (run_id, rank) REFERENCES run_rank(run_id, rank) ON DELETE CASCADE) WITHOUT ROWID;"
+    /* each rank's host sampled by that rank, as run_monitor holds rank 0's (no server columns
+     * filled: the database server's host is sampled once, by rank 0) */
+    "CREATE TABLE IF NOT EXISTS run_rank_monitor ("
+    " run_id INTEGER NOT NULL, rank INTEGER NOT NULL, second INTEGER NOT NULL,"
+    " cpu_user_pct REAL, cpu_sys_pct REAL, cpu_iowait_pct REAL,"
+    " disk_read_mb_s REAL, disk_write_mb_s REAL, disk_read_iops REAL, disk_write_iops REAL,"
+    " disk_await_ms REAL, server_rss_bytes REAL, server_read_mb_s REAL, server_write_mb_s REAL,"
+    " cache_hits_per_s REAL, cache_misses_per_s REAL,"
+    " PRIMARY KEY (run_id, rank, second),"
     " FOREIGN KEY (run_id, rank) REFERENCES run_rank(run_id, rank) ON DELETE CASCADE) WITHOUT ROWID;";
 
 #define RANK_COLS                                                                                  \
@@ -68,6 +78,8 @@ int dg_store_put_ranks(struct dg_store *s, const struct dg_run_record *r, struct
             dg_store_fail(err, s->db, "insert run_rank_figure");
             goto out;
         }
+        if (dg_store_put_points(s, "run_rank_monitor", r->id, x->rank, x->monitor, x->nmonitor, err))
+            goto out;
     }
     rc = 0;
 out:
@@ -141,11 +153,21 @@ int dg_store_get_ranks(struct dg_store *s, struct dg_run_record *r, struct dg_er
     sqlite3_finalize(st);
     if (rc != SQLITE_DONE)
         return dg_store_fail(err, s->db, "read run_rank");
-    return r->nranks ? get_rank_figures(s, r, err) : 0;
+    if (!r->nranks)
+        return 0;
+    if (get_rank_figures(s, r, err))
+        return -1;
+    for (int k = 0; k < r->nranks; k++)
+        if (dg_store_get_points(s, "run_rank_monitor", r->id, r->ranks[k].rank, &r->ranks[k].monitor,
+                                &r->ranks[k].nmonitor, err))
+            return -1;
+    return 0;
 }
 
 void dg_store_free_ranks(struct dg_run_record *r)
 {
+    for (int k = 0; k < r->nranks; k++)
+        free(r->ranks[k].monitor);
     free(r->ranks);
     r->ranks = NULL;
     r->nranks = 0;

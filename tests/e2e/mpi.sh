@@ -100,6 +100,15 @@ rows = db.execute("SELECT rank, committed, start_offset_ms FROM run_rank WHERE r
                   (d["run_id"],)).fetchall()
 print(("ok" if [r[0] for r in rows] == [0, 1, 2] and sum(r[1] for r in rows) == want_c else "not ok")
       + f" - 3 ranks: 3 run_rank rows holding the committed counts ({rows})")
+# each host sampled by its own rank: rank 0's in run_monitor, the others' in run_rank_monitor
+mon = dict(db.execute("SELECT rank, COUNT(*) FROM run_rank_monitor WHERE run_id = ? AND cpu_user_pct IS NOT NULL "
+                      "GROUP BY rank", (d["run_id"],)).fetchall())
+own = db.execute("SELECT COUNT(*) FROM run_monitor WHERE run_id = ?", (d["run_id"],)).fetchone()[0]
+secs = int(d["measured_seconds"]) + 2
+print(("ok" if set(mon) == {1, 2} and all(1 <= v <= secs for v in mon.values()) and own >= 1 else "not ok")
+      + f" - 3 ranks: each host's seconds sampled by its rank (rank 0: {own} in run_monitor; others: {mon})")
+hm = [r.get("host_monitor", {}).get("samples", 0) for r in ranks]
+print(("ok" if all(x >= 1 for x in hm) else "not ok") + f" - 3 ranks: the JSON's host_monitor per rank ({hm} samples)")
 PY
 
 # --- window alignment: each rank's recorded start (when it really began, in rank 0's clock by

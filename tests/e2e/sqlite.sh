@@ -154,7 +154,7 @@ check "the HTML report says the retries by cause" grep -qF "retries by cause: bu
 cp "$RES" "$T_TMP/v7.db"
 drop="DROP TABLE run_fault; DROP TABLE run_outage; DROP TABLE run_ack; ALTER TABLE run_series DROP COLUMN reconnects;"
 drop+="DROP TABLE run_replication; DROP TABLE run_audit; ALTER TABLE run_target DROP COLUMN role; ALTER TABLE run_target DROP COLUMN cluster;"
-drop+="DROP TABLE run_rank_figure; DROP TABLE run_rank;"
+drop+="DROP TABLE run_rank_monitor; DROP TABLE run_rank_figure; DROP TABLE run_rank;"
 for c in arrivals late skipped; do drop+="ALTER TABLE run DROP COLUMN $c;"; done
 for tbl in run_txn run_target_txn; do for c in retries_deadlock retries_serialization retries_lock_timeout retries_busy retries_certification retries_other in_doubt; do
     drop+="ALTER TABLE $tbl DROP COLUMN $c;"; done; done

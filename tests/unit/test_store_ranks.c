@@ -65,6 +65,16 @@ static int fixture(struct dg_run_record *w)
                                            .p99_ms = 11.5, .nfigures = 2};
     w->ranks[1].figures[0] = fig("nopm", "NOPM", 900);
     w->ranks[1].figures[1] = fig("tpm", "TPM", 2000.25);
+    /* rank 1's host, sampled by rank 1: two measured seconds, 30% + 10% and 50% + 10% */
+    if (!(w->ranks[1].monitor = calloc(2, sizeof *w->ranks[1].monitor)))
+        return -1;
+    w->ranks[1].nmonitor = 2;
+    for (int i = 0; i < 2; i++)
+        w->ranks[1].monitor[i] = (struct dg_monitor_point){
+            .second = i, .cpu_user_pct = 30 + 20 * i, .cpu_sys_pct = 10, .cpu_iowait_pct = 1, .disk_read_mb_s = -1,
+            .disk_write_mb_s = -1, .disk_read_iops = -1, .disk_write_iops = -1, .disk_await_ms = -1,
+            .server_rss_bytes = -1, .server_read_mb_s = -1, .server_write_mb_s = -1, .cache_hits_per_s = -1,
+            .cache_misses_per_s = -1};
     w->ranks[2] = (struct dg_rank_summary){.rank = 2, .host = "gamma", .state = "dead", .vus = 2, .terminals = 20,
                                            .clock_offset_ms = -2.25};
     return 0;
@@ -85,6 +95,10 @@ static int same_rank(const struct dg_rank_summary *a, const struct dg_rank_summa
              a->p50_ms == b->p50_ms && a->p95_ms == b->p95_ms && a->p99_ms == b->p99_ms && a->nfigures == b->nfigures;
     for (int k = 0; ok && k < a->nfigures; k++)
         ok = same_fig(&a->figures[k], &b->figures[k]);
+    ok = ok && a->nmonitor == b->nmonitor;
+    for (size_t k = 0; ok && k < a->nmonitor; k++)
+        ok = a->monitor[k].second == b->monitor[k].second && a->monitor[k].cpu_user_pct == b->monitor[k].cpu_user_pct &&
+             a->monitor[k].cpu_sys_pct == b->monitor[k].cpu_sys_pct && a->monitor[k].disk_read_mb_s == -1;
     return ok;
 }
 
@@ -113,13 +127,13 @@ static void check_text(struct dg_test *t, struct dg_run_record *r)
                        "that reported)\n"),
           "text: the per-rank table's title says 3 ranks, 2 reported", "%s", s);
     CHECK(t, strstr(s, "\n     0  alpha                ok               2/20       1000       1      1,100      2,500"
-                       "   +10.0%     5.50     9.75    0.500     +0.000\n"),
+                       "   +10.0%     5.50     9.75    0.500     +0.000         -\n"),
           "text: rank 0's row (host, state, VUs/terminals, counts, NOPM, TPM, +-%, p95, p99, CPU, start ms)", "%s", s);
     CHECK(t, strstr(s, "\n     1  beta<&>              interrupted      2/20        900       3        900      2,000"
-                       "   -10.0%     6.25    11.50    0.250     -0.125  (1 VU gave up)\n"),
-          "text: rank 1's row, interrupted, a VU that gave up", "%s", s);
+                       "   -10.0%     6.25    11.50    0.250     -0.125     50.0%  (1 VU gave up)\n"),
+          "text: rank 1's row, interrupted, a VU that gave up, its host's mean CPU (user + system)", "%s", s);
     CHECK(t, strstr(s, "\n     2  gamma                dead             2/20          -       -          -          -"
-                       "        -        -        -        -     +0.000\n"),
+                       "        -        -        -        -     +0.000         -\n"),
           "text: the dead rank's row measured nothing: dashes", "%s", s);
     CHECK(t, strstr(s, "\n  spread   NOPM mean 1,000, min 900 (rank 1, -10.0%), max 1,100 (rank 0, +10.0%): "
                        "fastest rank 0, slowest rank 1\n"),
@@ -156,6 +170,11 @@ static void check_json(struct dg_test *t, const struct dg_run_record *r)
                  num(r1, "clock_offset_ms") == 1.5 && num(r1, "workers_failed") == 1 &&
                  num(cJSON_GetObjectItem(r1, "figures"), "tpm") == 2000.25 && num(r1, "pct_from_mean") == -10,
           "JSON: ranks[1], offsets and figures as stored", "%s", str(r1, "host"));
+    const cJSON *hm = cJSON_GetObjectItem(r1, "host_monitor"), *hm0 = cJSON_GetObjectItem(r0, "host_monitor");
+    CHECK(t, num(hm, "samples") == 2 && num(hm, "cpu_user_pct") == 40 && num(hm, "cpu_sys_pct") == 10 &&
+                 num(hm0, "samples") == 0 && cJSON_IsNull(cJSON_GetObjectItem(hm0, "cpu_user_pct")),
+          "JSON: ranks[1]'s host as rank 1 sampled it (2 seconds, CPU means); rank 0 had no monitor", "%s",
+          hm ? "host_monitor" : "no host_monitor");
     CHECK(t, !strcmp(str(r2, "state"), "dead") && cJSON_GetArraySize(cJSON_GetObjectItem(r2, "figures")) == 0 &&
                  cJSON_IsNull(cJSON_GetObjectItem(r2, "pct_from_mean")) && num(r2, "clock_offset_ms") == -2.25,
           "JSON: the dead rank has no figures and no percent from the mean (null)", "%s", str(r2, "state"));
