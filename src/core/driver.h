@@ -261,7 +261,8 @@ int dg_target_parse(const char *url, struct dg_target *t, struct dg_err *err);
 /* Where the password of a URL's user info (scheme://user:PASSWORD@host) starts, and its
  * length; NULL when there is none. Points into url. */
 const char *dg_url_password(const char *url, size_t *len);
-/* Writes url with the password part (user:PASS@, password=..., pwd=...) replaced by ***. */
+/* Writes url with the password part (user:PASS@, password=..., pwd=...) replaced by *** and
+ * any control byte as \xNN (the form shown and stored is one printable line). */
 void dg_redact_url(const char *url, char *out, size_t n);
 
 /* ---- the wrappers: the only way cmd/, the core and the workloads reach a driver ----

@@ -32,7 +32,7 @@ struct reader {
 static int fail_at(struct reader *r, int line, const char *pre, const char *name, const char *post)
 {
     if (!r->failed)
-        dg_err_set(r->err, DG_ERR_USER, 0, "%s:%d: %s%s%s", r->path, line, pre, name, post);
+        dg_err_set(r->err, DG_ERR_USER, 0, "%s:%d: %s%s%s", DG_TEXT(r->path), line, pre, DG_TEXT(name), post);
     r->failed = 1;
     return 0;
 }

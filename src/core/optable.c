@@ -101,7 +101,7 @@ static int parse_enum(void *base, const struct dg_opt *o, const char *flag, cons
         size_t used = strlen(list);
         snprintf(list + used, sizeof list - used, "%s%s", i == 0 ? "" : i == n - 1 ? " or " : ", ", o->names[i]);
     }
-    return dg_err_set(err, DG_ERR_USER, 0, "%s: '%s' is not %s", flag, arg, list);
+    return dg_err_set(err, DG_ERR_USER, 0, "%s: '%s' is not %s", flag, DG_TEXT(arg), list);
 }
 
 static int parse_int_list(void *base, const struct dg_opt *o, const char *flag, const char *arg, struct dg_err *err)
@@ -116,7 +116,7 @@ static int parse_int_list(void *base, const struct dg_opt *o, const char *flag, 
         if (dg_parse_int(flag, tok, (int)o->min, (int)o->max, &l->v[l->n++], err))
             return -1;
     }
-    return l->n ? 0 : dg_err_set(err, DG_ERR_USER, 0, "%s: '%s' lists no value", flag, arg);
+    return l->n ? 0 : dg_err_set(err, DG_ERR_USER, 0, "%s: '%s' lists no value", flag, DG_TEXT(arg));
 }
 
 static int parse_kind(void *base, const struct dg_opt *o, const char *flag, const char *arg, struct dg_err *err)
