@@ -133,6 +133,11 @@ int dg_target_parse(const char *url, struct dg_target *t, struct dg_err *err)
                       url, known);
 }
 
+int dg_target_check(const struct dg_target *t, struct dg_err *err)
+{
+    return t->drv->check_url ? t->drv->check_url(t->url, err) : 0;
+}
+
 int dg_unsupported(const struct dg_driver *drv, const char *op, struct dg_err *err)
 {
     return dg_err_set(err, DG_ERR_USER, 0, "%s is not supported by driver %s", op, drv->name);

@@ -112,6 +112,13 @@ static int parse_url(const char *url, char *path, size_t pathcap, struct dg_conn
     return 0;
 }
 
+static int sq_check_url(const char *url, struct dg_err *err)
+{
+    char path[1024];
+    struct dg_conn c = {0};
+    return parse_url(url, path, sizeof path, &c, err);
+}
+
 static int sq_exec(struct dg_conn *c, const char *sql, struct dg_err *err)
 {
     int rc = sqlite3_exec(c->db, sql, NULL, NULL, NULL);
@@ -464,4 +471,5 @@ const struct dg_driver dg_driver_sqlite = {
     .cache_stats = sq_cache_stats,
     .server_local = sq_server_local,
     .conn_where = sq_conn_where,
+    .check_url = sq_check_url,
 };
