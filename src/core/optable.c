@@ -195,7 +195,7 @@ static int unset(const void *base, const struct dg_opt *o)
     case DG_OPT_SIZE: return *CFIELD(base, o, uint64_t) == 0;
     case DG_OPT_DURATION: return *CFIELD(base, o, dg_ns) == 0;
     case DG_OPT_DOUBLE: return *CFIELD(base, o, double) == 0;
-    case DG_OPT_STRING: return *CFIELD(base, o, const char *) == NULL;
+    case DG_OPT_STRING: return *CFIELD(base, o, char *) == NULL;
     case DG_OPT_INT_LIST: return CFIELD(base, o, struct dg_int_list)->n == 0;
     case DG_OPT_CUSTOM: return 0;
     }
@@ -218,7 +218,7 @@ static void json_one(const void *base, const struct dg_opt *o, cJSON *j)
     case DG_OPT_DOUBLE: cJSON_AddNumberToObject(j, o->json, *CFIELD(base, o, double)); break;
     case DG_OPT_DURATION: cJSON_AddNumberToObject(j, o->json, (double)*CFIELD(base, o, dg_ns) / 1e9); break;
     case DG_OPT_STRING: {
-        const char *v = *CFIELD(base, o, const char *);
+        const char *v = *CFIELD(base, o, char *);
         cJSON_AddStringToObject(j, o->json, v ? v : "");
         break;
     }
