@@ -118,7 +118,16 @@ int dg_parse_size(const char *opt, const char *s, uint64_t *out, struct dg_err *
         p++;
     if (*p || whole > (UINT64_MAX >> shift) - 1)
         goto bad;
-    *out = (whole << shift) + (frac_num << shift) / frac_den;
+    /* The fraction's bytes, floor(frac_num * 2^shift / frac_den), a bit at a time: the
+     * product itself does not fit in 64 bits ("1.999999999t"; found by tests/fuzz/). */
+    uint64_t part = 0, rem = frac_num;
+    for (unsigned i = 0; i < shift; i++) {
+        part *= 2;
+        rem *= 2;
+        if (rem >= frac_den)
+            part++, rem -= frac_den;
+    }
+    *out = (whole << shift) + part;
     return 0;
 bad:
     return dg_err_set(err, DG_ERR_USER, 0, "%s: '%s' is not a size (examples: 512M, 2G, 64k)", opt,
