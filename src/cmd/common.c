@@ -40,9 +40,10 @@ int dg_report_err(const char *cmd, const struct dg_err *err)
 
 char *dg_redacted_command_line(int argc, char **argv)
 {
-    size_t cap = 1;
+    /* Redaction shows a control byte as \xNN: 4 bytes for 1 at most. */
+    size_t cap = 1, used = 0;
     for (int i = 0; i < argc; i++)
-        cap += strlen(argv[i]) * 2 + 8;
+        cap += strlen(argv[i]) * 4 + 8;
     char *out = malloc(cap), tmp[1024];
     if (!out)
         return NULL;
@@ -55,9 +56,9 @@ char *dg_redacted_command_line(int argc, char **argv)
             dg_redact_command(argv[i], tmp, sizeof tmp);
         else if (!strncmp(argv[i], "--restart-cmd=", 14))
             snprintf(tmp, sizeof tmp, "--restart-cmd=***");
-        if (i)
-            strcat(out, " ");
-        strcat(out, tmp);
+        used += (size_t)snprintf(out + used, cap - used, "%s%s", i ? " " : "", tmp);
+        if (used >= cap) /* cannot happen by the sum above; never past the end all the same */
+            break;
     }
     return out;
 }
