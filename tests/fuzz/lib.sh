@@ -9,7 +9,7 @@
 # one, tests/fuzz/NAME.dict.
 
 DG_FUZZ_BUILD=${DG_FUZZ_BUILD:-$ROOT/build-fuzz}
-DG_FUZZ_TARGETS="url options jobfile report_spec fault resultsdb"
+DG_FUZZ_TARGETS="url options jobfile report_spec fault resultsdb sql"
 
 dg_fuzz_build() {
     local log=$DG_FUZZ_BUILD/fuzz-build.log
