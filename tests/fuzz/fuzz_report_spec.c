@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cmd/cmd.h"
 #include "harness.h"
@@ -17,6 +18,15 @@
 
 /* The results database every input reads (set up once by LLVMFuzzerInitialize). */
 static char results[600];
+
+static pid_t creator;
+
+/* At exit of the process that made it (not of replay.c's children, which share it). */
+static void remove_results(void)
+{
+    if (getpid() == creator)
+        dg_fuzz_remove_file(results);
+}
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
@@ -29,6 +39,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     size_t n = fread(buf, 1, sizeof buf, f);
     fclose(f);
     dg_fuzz_write_file("-spec.db", buf, n, results, sizeof results);
+    creator = getpid();
+    atexit(remove_results);
     return 0;
 }
 
