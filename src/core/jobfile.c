@@ -26,6 +26,7 @@ struct reader {
     int nsecs, cur;           /* cur: index of the section being read, -1 before any */
     struct dg_err *err;
     int failed;
+    int after_key; /* inih has read a key since the last section header (its prev_name) */
 };
 
 /* Sets "FILE:LINE: <pre><name><post>" once (the first error is the one reported). */
@@ -77,17 +78,27 @@ static int get_line(struct reader *r, char *str, int num)
     return 0;
 }
 
-/* inih reads lines through here: we count them and see section headers (empty ones too). */
+/* inih reads lines through here: we count them and see section headers (empty ones too),
+ * reading a line as inih does. */
 static char *read_line(char *str, int num, void *stream)
 {
     struct reader *r = stream;
     if (get_line(r, str, num))
         return NULL;
     const char *p = str;
-    while (*p == ' ' || *p == '\t')
+    while (*p && *p != '\n' && isspace((unsigned char)*p)) /* inih skips what isspace says */
         p++;
+    /* After a key, inih reads a line that begins with white space as more of that key's
+     * value, even "  [name]": one value of ours is one line, so such a line is refused (it
+     * had been taken for a section that inih never saw, or for a second fault=). */
+    if (p > str && *p && *p != '\n' && *p != ';' && *p != '#' && r->after_key && !r->failed) {
+        fail_at(r, r->line, "the line begins with white space after a key (inih would add it to that key's value)",
+                "", ": a value is one line, and a key starts its line");
+        return str;
+    }
     if (*p != '[' || r->failed)
         return str;
+    r->after_key = 0;
     const char *end = strchr(p, ']');
     char name[64] = "";
     if (end) {
@@ -151,6 +162,7 @@ static int on_value(void *user, const char *section, const char *key, const char
 {
     struct reader *r = user;
     (void)section; /* the reader saw the header already */
+    r->after_key = 1;
     if (r->failed)
         return 0;
     if (r->cur < 0)

@@ -53,6 +53,8 @@ static const struct good_case good[] = {
      "[global]\nvus=1,2\n[a]\n[b]\nvus=8\n", 3, {"a:vus=1|vus", "a:vus=2|vus", "b:vus=8|"}},
     {"a query's commas are no list; comments are skipped", "# c\n[global]\n; c\nquery=select a, b from t\n", 1,
      {"global:query=select a, b from t|"}},
+    {"the first key of a section may be indented, and comments after a key", "[global]\n  vus=2\n  ; c\n\n[s]\n\tvus=3\n", 1,
+     {"s:vus=3|"}},
 };
 
 struct bad_case {
@@ -68,6 +70,9 @@ static const struct bad_case bad[] = {
     {"empty list element", "[global]\nvus=1,,2\n", ":2: key 'vus': an empty element"},
     {"key twice in a section", "[global]\nvus=1\nvus=2\n", ":3: key 'vus' is given twice"},
     {"line without =", "[global]\nvus=1\njunk\n", ":3: not a 'key=value' line"},
+    /* inih reads these as more of vus's value, never as a section or a key (tests/fuzz/) */
+    {"a section indented after a key", "[global]\nvus=1\n  [s]\nvus=2\n", ":3: the line begins with white space after a key"},
+    {"a key indented after a key", "[global]\n  vus=1\n\tduration=2s\n", ":3: the line begins with white space after a key"},
 };
 
 /* data[0..n) as the job file; its load's rc, err filled. */
