@@ -117,8 +117,8 @@ void dg_report_run_text(FILE *out, const struct dg_run_record *r)
     if (r->ntargets)
         dg_report_targets_text(out, r);
     dg_report_ranks_text(out, r); /* nothing for a run of one process */
-    if (r->error[0])
-        fprintf(out, "\n  first error: %s\n", r->error);
+    if (r->error[0]) /* a lost run's says why its figures stop at its last checkpoint */
+        fprintf(out, "\n  %s: %s\n", strcmp(r->status, "lost") ? "first error" : "lost", r->error);
     if (scheduled(r))
         fprintf(out, "\n  Latency above runs from each transaction's intended start to its commit: "
                      "response time, queueing included.\n");

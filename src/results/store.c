@@ -111,6 +111,8 @@ static const char *const migrations[] = {
     dg_store_migration_ha,
     /* 12: the client processes (MPI ranks) of a run driven from several (store_ranks.c) */
     dg_store_migration_ranks,
+    /* 13: checkpoints of unfinished runs, and the process of each run and experiment */
+    dg_store_migration_live,
 };
 #define NMIGRATIONS ((int)(sizeof migrations / sizeof *migrations))
 _Static_assert(sizeof migrations / sizeof *migrations == DG_STORE_SCHEMA_VERSION,
@@ -177,6 +179,10 @@ int dg_store_open(const char *path, struct dg_store **out, struct dg_err *err)
             goto fail;
     }
     exec(s->db, "PRAGMA foreign_keys=ON", err);
+    /* Write-ahead logging: a run's checkpoints commit while readers read, and a process killed
+     * mid-write leaves the file as of its last commit. A file that cannot change (read-only)
+     * keeps its journal mode: readers need none. */
+    sqlite3_exec(s->db, "PRAGMA journal_mode=WAL", NULL, NULL, NULL);
     *out = s;
     return 0;
 fail:
@@ -273,63 +279,69 @@ static void bind_run(sqlite3_stmt *st, const struct dg_run_record *r)
     sqlite3_bind_double(st, i++, r->server_blocks_read);
 }
 
-int dg_store_put(struct dg_store *s, struct dg_run_record *r, struct dg_err *err)
+/* The run row's columns, in bind_run's order; the id follows them as parameter 41. */
+#define RUN_PUT_COLS                                                                               \
+    "workload, status, label, started_at, ended_at, target, engine, engine_version, settings, "    \
+    "options, command_line, host_name, host_cpu, host_cores, host_mem_bytes, host_kernel, "        \
+    "dbgauge_version, warehouses, vus, warmup_s, measured_s, nopm, tpm, client_cpu_s, error, "     \
+    "load_model, rate_asked, think_scale, terminals, tpmc, tpmc_ceiling, lag_p50_ms, lag_p99_ms, " \
+    "lag_max_ms, group_id, query, rows, bytes, server_blocks_hit, server_blocks_read"
+
+int dg_store_run_row(struct dg_store *s, struct dg_run_record *r, struct dg_err *err)
 {
-    static const char run_sql[] =
-        "INSERT INTO run (workload, status, label, started_at, ended_at, target, engine, "
-        "engine_version, settings, options, command_line, host_name, host_cpu, host_cores, "
-        "host_mem_bytes, host_kernel, dbgauge_version, warehouses, vus, warmup_s, measured_s, nopm, "
-        "tpm, client_cpu_s, error, load_model, rate_asked, think_scale, terminals, tpmc, "
-        "tpmc_ceiling, lag_p50_ms, lag_p99_ms, lag_max_ms, group_id, query, rows, bytes, "
-        "server_blocks_hit, server_blocks_read) "
-        "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
+    static const char insert_sql[] =
+        "INSERT INTO run (" RUN_PUT_COLS ", id) "
+        "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
+    static const char update_sql[] =
+        "UPDATE run SET (" RUN_PUT_COLS ") = "
+        "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) WHERE id = ?41";
+    sqlite3_stmt *st;
+    int update = r->id > 0 && dg_store_run_exists(s, r->id);
+    if (sqlite3_prepare_v2(s->db, update ? update_sql : insert_sql, -1, &st, NULL) != SQLITE_OK)
+        return dg_store_fail(err, s->db, "prepare");
+    bind_run(st, r);
+    if (r->id > 0)
+        sqlite3_bind_int64(st, 41, r->id);
+    int rc = sqlite3_step(st);
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE)
+        return dg_store_fail(err, s->db, update ? "update run" : "insert run");
+    if (!update && r->id <= 0)
+        r->id = sqlite3_last_insert_rowid(s->db);
+    return put_experiment_cols(s, r, err);
+}
+
+int dg_store_put_txns(struct dg_store *s, const struct dg_run_record *r, struct dg_err *err)
+{
     static const char txn_sql[] =
         "INSERT INTO run_txn (run_id, seq, " DG_STORE_TXN_COLS ") "
         "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
-    sqlite3_stmt *st = NULL;
-    int rc = -1;
-    if (exec(s->db, "BEGIN IMMEDIATE", err))
-        return -1;
-    if (sqlite3_prepare_v2(s->db, run_sql, -1, &st, NULL) != SQLITE_OK) {
-        dg_store_fail(err, s->db, "prepare");
-        goto out;
-    }
-    bind_run(st, r);
-    if (sqlite3_step(st) != SQLITE_DONE) {
-        dg_store_fail(err, s->db, "insert run");
-        goto out;
-    }
-    sqlite3_finalize(st);
-    st = NULL;
-    r->id = sqlite3_last_insert_rowid(s->db);
-    if (put_experiment_cols(s, r, err))
-        goto out;
-    if (sqlite3_prepare_v2(s->db, txn_sql, -1, &st, NULL) != SQLITE_OK) {
-        dg_store_fail(err, s->db, "prepare");
-        goto out;
-    }
-    for (int t = 0; t < r->ntypes; t++) {
-        const struct dg_txn_summary *x = &r->txn[t];
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(s->db, txn_sql, -1, &st, NULL) != SQLITE_OK)
+        return dg_store_fail(err, s->db, "prepare");
+    int rc = 0;
+    for (int t = 0; t < r->ntypes && !rc; t++) {
         sqlite3_reset(st);
-        int i = 1;
-        sqlite3_bind_int64(st, i++, r->id);
-        sqlite3_bind_int(st, i++, t);
-        dg_store_bind_txn(st, i, x);
-        if (sqlite3_step(st) != SQLITE_DONE) {
-            dg_store_fail(err, s->db, "insert run_txn");
-            goto out;
-        }
+        sqlite3_bind_int64(st, 1, r->id);
+        sqlite3_bind_int(st, 2, t);
+        dg_store_bind_txn(st, 3, &r->txn[t]);
+        if (sqlite3_step(st) != SQLITE_DONE)
+            rc = dg_store_fail(err, s->db, "insert run_txn");
     }
     sqlite3_finalize(st);
-    st = NULL;
-    if (sqlite3_prepare_v2(s->db, "INSERT INTO run_series (run_id, second, seq, committed, rollbacks, "
+    return rc;
+}
+
+int dg_store_put_series(struct dg_store *s, const struct dg_run_record *r, size_t from, struct dg_err *err)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(s->db, "INSERT OR REPLACE INTO run_series (run_id, second, seq, committed, rollbacks, "
                            "retries, errors, p50_ms, p95_ms, p99_ms, reconnects) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
-                           -1, &st, NULL) != SQLITE_OK) {
-        dg_store_fail(err, s->db, "prepare");
-        goto out;
-    }
-    for (size_t k = 0; k < r->nseries; k++)
-        for (int t = 0; t < r->ntypes; t++) {
+                           -1, &st, NULL) != SQLITE_OK)
+        return dg_store_fail(err, s->db, "prepare");
+    int rc = 0;
+    for (size_t k = from; k < r->nseries && !rc; k++)
+        for (int t = 0; t < r->ntypes && !rc; t++) {
             const struct dg_series_type *x = &r->series[k].t[t];
             sqlite3_reset(st);
             sqlite3_bind_int64(st, 1, r->id);
@@ -346,20 +358,30 @@ int dg_store_put(struct dg_store *s, struct dg_run_record *r, struct dg_err *err
                 sqlite3_bind_int64(st, 11, (sqlite3_int64)r->series[k].reconnects);
             else
                 sqlite3_bind_null(st, 11);
-            if (sqlite3_step(st) != SQLITE_DONE) {
-                dg_store_fail(err, s->db, "insert run_series");
-                goto out;
-            }
+            if (sqlite3_step(st) != SQLITE_DONE)
+                rc = dg_store_fail(err, s->db, "insert run_series");
         }
     sqlite3_finalize(st);
-    st = NULL;
-    if (dg_store_put_monitor(s, r, err) || (r->ntargets && dg_store_put_targets(s, r, err)) ||
+    return rc;
+}
+
+int dg_store_exec(struct dg_store *s, const char *sql, struct dg_err *err) { return exec(s->db, sql, err); }
+
+int dg_store_put(struct dg_store *s, struct dg_run_record *r, struct dg_err *err)
+{
+    if (exec(s->db, "BEGIN IMMEDIATE", err))
+        return -1;
+    /* A run kept by checkpoints as it went: its rows are replaced by the whole run's, same id. */
+    int rc = -1;
+    if (r->id > 0 && dg_store_delete_run(s, r->id, err))
+        goto out;
+    if (dg_store_run_row(s, r, err) || dg_store_put_txns(s, r, err) || dg_store_put_series(s, r, 0, err) ||
+        dg_store_put_monitor(s, r, err) || (r->ntargets && dg_store_put_targets(s, r, err)) ||
         dg_store_put_figures(s, r, err) || dg_store_put_faults(s, r, err) || dg_store_put_audit(s, r, err) ||
         dg_store_put_repl(s, r, err) || dg_store_put_ranks(s, r, err))
         goto out;
     rc = exec(s->db, "COMMIT", err);
 out:
-    sqlite3_finalize(st);
     if (rc)
         sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
     return rc;
@@ -383,7 +405,7 @@ static const char run_cols[] =
     "dbgauge_version, warehouses, vus, warmup_s, measured_s, client_cpu_s, error, "
     "load_model, rate_asked, think_scale, terminals, tpmc_ceiling, lag_p50_ms, lag_p99_ms, "
     "lag_max_ms, group_id, query, rows, bytes, server_blocks_hit, server_blocks_read, "
-    "experiment_id, experiment_step, swept, knobs";
+    "experiment_id, experiment_step, swept, knobs, proc_id, alive_at";
 
 static void read_run(sqlite3_stmt *st, struct dg_run_record *r)
 {
@@ -432,6 +454,7 @@ static void read_run(sqlite3_stmt *st, struct dg_run_record *r)
     r->experiment_step = sqlite3_column_int(st, i++);
     r->swept_json = dup_col(st, i++);
     r->knobs_json = dup_col(st, i++);
+    dg_store_read_liveness(st, i, r);
 }
 
 /* Decodes a histogram column into a new histogram (*out stays NULL for SQL NULL). */
@@ -697,7 +720,7 @@ int dg_store_experiment_begin(struct dg_store *s, const char *file, const char *
     if (rc != SQLITE_DONE)
         return dg_store_fail(err, s->db, "insert experiment");
     *id = sqlite3_last_insert_rowid(s->db);
-    return 0;
+    return dg_store_experiment_alive(s, *id, err); /* so a reader tells one whose process was killed */
 }
 
 int dg_store_experiment_end(struct dg_store *s, int64_t id, const char *status, struct dg_err *err)
@@ -721,8 +744,8 @@ int dg_store_experiment_get(struct dg_store *s, int64_t id, struct dg_experiment
     memset(ex, 0, sizeof *ex);
     *run_ids = NULL;
     *nruns = 0;
-    if (sqlite3_prepare_v2(s->db, "SELECT id, file, label, started_at, ended_at, status, nsteps "
-                           "FROM experiment WHERE id = ?", -1, &st, NULL) != SQLITE_OK)
+    if (sqlite3_prepare_v2(s->db, "SELECT id, file, label, started_at, ended_at, status, nsteps, proc_id, "
+                           "host_name, alive_at FROM experiment WHERE id = ?", -1, &st, NULL) != SQLITE_OK)
         return dg_store_fail(err, s->db, "prepare");
     sqlite3_bind_int64(st, 1, id);
     int rc = sqlite3_step(st);
@@ -734,6 +757,10 @@ int dg_store_experiment_get(struct dg_store *s, int64_t id, struct dg_experiment
         dg_store_copy_col(st, 4, ex->ended_at, sizeof ex->ended_at);
         dg_store_copy_col(st, 5, ex->status, sizeof ex->status);
         ex->nsteps = sqlite3_column_int(st, 6);
+        const char *now = dg_store_liveness(ex->status, (const char *)sqlite3_column_text(st, 7),
+                                            (const char *)sqlite3_column_text(st, 8), sqlite3_column_double(st, 9));
+        if (now != ex->status) /* a static string: "lost" or "running" */
+            snprintf(ex->status, sizeof ex->status, "%s", now);
     }
     sqlite3_finalize(st);
     if (rc == SQLITE_DONE)

@@ -87,4 +87,21 @@ int dg_store_put_ranks(struct dg_store *s, const struct dg_run_record *r, struct
 int dg_store_get_ranks(struct dg_store *s, struct dg_run_record *r, struct dg_err *err);
 void dg_store_free_ranks(struct dg_run_record *r);
 
+/* store.c: the pieces of a run's rows, inside the caller's transaction. The run row is
+ * inserted (r->id set, or kept when > 0) or, when run r->id exists, updated. */
+int dg_store_run_row(struct dg_store *s, struct dg_run_record *r, struct dg_err *err);
+int dg_store_put_txns(struct dg_store *s, const struct dg_run_record *r, struct dg_err *err);
+/* Series points from..nseries (those already there are replaced). */
+int dg_store_put_series(struct dg_store *s, const struct dg_run_record *r, size_t from, struct dg_err *err);
+int dg_store_exec(struct dg_store *s, const char *sql, struct dg_err *err);
+
+/* store_live.c: schema 13's migration; whether run id exists; deleting it with its rows;
+ * reading a run's liveness columns (proc_id, alive_at from col) into its status. */
+extern const char dg_store_migration_live[];
+int dg_store_run_exists(struct dg_store *s, int64_t id);
+int dg_store_delete_run(struct dg_store *s, int64_t id, struct dg_err *err);
+void dg_store_read_liveness(sqlite3_stmt *st, int col, struct dg_run_record *r);
+/* What a stored status means now: "running" becomes "lost" when its process is gone. */
+const char *dg_store_liveness(const char *status, const char *proc_id, const char *host, double alive_at);
+
 #endif
