@@ -584,7 +584,10 @@ static int keep_and_show(struct life *L)
     FILE *text = L->in->step ? L->in->step->text : c->json ? stderr : stdout;
     if (dg_store_put(L->store, &L->rec, &L->err)) {
         /* Say what was measured even though it could not be kept. */
-        fprintf(stderr, "dbgauge %s: %s; the run's figures follow, unsaved\n", L->cmd, L->err.msg);
+        fprintf(stderr, "dbgauge %s: %s; the run's figures follow, unsaved", L->cmd, L->err.msg);
+        if (L->ckpt_id)
+            fprintf(stderr, " (its last checkpoint is kept as run %lld)", (long long)L->ckpt_id);
+        fputc('\n', stderr);
         dg_report_run_text(text, &L->rec);
         return DG_EXIT_FAILED;
     }
@@ -626,7 +629,8 @@ static int before_window(struct life *L)
     int rc = targets_ready(L);
     if (rc)
         return rc;
-    if (L->rr.rank == 0 && dg_store_open(c->results, &L->store, &L->err))
+    if (L->rr.rank == 0 &&
+        (dg_store_open(c->results, &L->store, &L->err) || dg_store_check_writable(L->store, &L->err)))
         return dg_report_err(L->cmd, &L->err);
     if (L->rr.size > 1) {
         int scale = c->model == DG_LOAD_THINK ? L->facts.scale : 0;

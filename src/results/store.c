@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
 
 /* Migration k takes the schema from version k to k + 1. Append only. */
 static const char *const migrations[] = {
@@ -120,7 +122,8 @@ _Static_assert(sizeof migrations / sizeof *migrations == DG_STORE_SCHEMA_VERSION
 
 int dg_store_fail(struct dg_err *err, sqlite3 *db, const char *what)
 {
-    return dg_err_set(err, DG_ERR_FATAL, sqlite3_errcode(db), "results database: %s: %s", what,
+    const char *file = db ? sqlite3_db_filename(db, "main") : NULL;
+    return dg_err_set(err, DG_ERR_FATAL, sqlite3_errcode(db), "results database '%s': %s: %s", file ? file : "?", what,
                       sqlite3_errmsg(db));
 }
 
@@ -129,24 +132,59 @@ static int exec(sqlite3 *db, const char *sql, struct dg_err *err)
     return sqlite3_exec(db, sql, NULL, NULL, NULL) == SQLITE_OK ? 0 : dg_store_fail(err, db, sql);
 }
 
+/* The schema version of the file open in db, or -1 when it cannot be read. */
+static int schema_version(sqlite3 *db)
+{
+    sqlite3_stmt *st;
+    int version = -1;
+    if (sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &st, NULL) == SQLITE_OK) {
+        if (sqlite3_step(st) == SQLITE_ROW)
+            version = sqlite3_column_int(st, 0);
+        sqlite3_finalize(st);
+    }
+    return version;
+}
+
+/* An existing file whose write-ahead log cannot be opened (a read-only mount, another user's
+ * file, a file system too full for the log's index): opened again as immutable, read only, so
+ * readers still read it (what a writer left in its log, if any, is not seen). */
+static int reopen_immutable(const char *path, sqlite3 **db)
+{
+    if (access(path, F_OK))
+        return -1;
+    char uri[4200] = "file:";
+    size_t n = strlen(uri);
+    for (const char *c = path; *c && n + 4 < sizeof uri - 16; c++) /* a URI: ?, # and % escaped */
+        n += (size_t)(strchr("?#%", *c) ? snprintf(uri + n, 4, "%%%02X", (unsigned char)*c)
+                                        : snprintf(uri + n, 2, "%c", *c));
+    snprintf(uri + n, sizeof uri - n, "?immutable=1");
+    sqlite3_close(*db);
+    *db = NULL;
+    return sqlite3_open_v2(uri, db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL) == SQLITE_OK ? 0 : -1;
+}
+
 int dg_store_open(const char *path, struct dg_store **out, struct dg_err *err)
 {
     struct dg_store *s = calloc(1, sizeof *s);
     if (!s)
         return dg_err_set(err, DG_ERR_FATAL, 0, "out of memory");
     if (sqlite3_open_v2(path, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) != SQLITE_OK) {
-        dg_err_set(err, DG_ERR_USER, 0, "cannot open results database '%s': %s", path,
-                   s->db ? sqlite3_errmsg(s->db) : "out of memory");
+        char dir[4096];
+        snprintf(dir, sizeof dir, "%s", path);
+        char *slash = strrchr(dir, '/');
+        if (slash)
+            *(slash == dir ? slash + 1 : slash) = '\0';
+        int no_dir = slash && access(dir, F_OK) != 0;
+        dg_err_set(err, DG_ERR_USER, 0, "cannot open results database '%s': %s%s%s%s", path,
+                   s->db ? sqlite3_errmsg(s->db) : "out of memory", no_dir ? " (its directory '" : "",
+                   no_dir ? dir : "", no_dir ? "' does not exist)" : "");
         goto fail;
     }
     sqlite3_busy_timeout(s->db, 30000);
     sqlite3_stmt *st;
-    int version = -1;
-    if (sqlite3_prepare_v2(s->db, "PRAGMA user_version", -1, &st, NULL) == SQLITE_OK) {
-        if (sqlite3_step(st) == SQLITE_ROW)
-            version = sqlite3_column_int(st, 0);
-        sqlite3_finalize(st);
-    }
+    int version = schema_version(s->db);
+    if (version < 0 && reopen_immutable(path, &s->db) == 0)
+        version = schema_version(s->db);
     if (version < 0) {
         dg_err_set(err, DG_ERR_USER, 0, "'%s' is not a dbgauge results database: %s", path,
                    sqlite3_errmsg(s->db));
@@ -175,8 +213,12 @@ int dg_store_open(const char *path, struct dg_store **out, struct dg_err *err)
         char sql[64];
         snprintf(sql, sizeof sql, "PRAGMA user_version=%d", v + 1);
         if (exec(s->db, "BEGIN IMMEDIATE", err) || exec(s->db, migrations[v], err) ||
-            exec(s->db, sql, err) || exec(s->db, "COMMIT", err))
+            exec(s->db, sql, err) || exec(s->db, "COMMIT", err)) {
+            /* read-only, a full disk, a directory that cannot be written: the user's to fix */
+            dg_err_set(err, DG_ERR_USER, sqlite3_errcode(s->db), "results database '%s' is at schema %d and cannot "
+                       "be brought to schema %d: %s", path, version, NMIGRATIONS, sqlite3_errmsg(s->db));
             goto fail;
+        }
     }
     exec(s->db, "PRAGMA foreign_keys=ON", err);
     /* Write-ahead logging: a run's checkpoints commit while readers read, and a process killed
@@ -189,6 +231,29 @@ fail:
     sqlite3_close(s->db);
     free(s);
     return -1;
+}
+
+int dg_store_check_writable(struct dg_store *s, struct dg_err *err)
+{
+    const char *file = sqlite3_db_filename(s->db, "main");
+    if (sqlite3_db_readonly(s->db, "main") == 1) {
+        struct statvfs fs;
+        int full = statvfs(file ? file : ".", &fs) == 0 && (double)fs.f_bavail * (double)fs.f_frsize < 256 * 1024.0;
+        return dg_err_set(err, DG_ERR_USER, SQLITE_READONLY, "results database '%s' %s: a run must store into it "
+                          "(give another --results)", file ? file : "?",
+                          full ? "cannot be written: its file system is full" : "is read-only");
+    }
+    /* A real write of what is there: a directory that cannot take the journal, or a disk
+     * too full for one page, fails here rather than after the run. */
+    char sql[96];
+    snprintf(sql, sizeof sql, "BEGIN IMMEDIATE; PRAGMA user_version=%d; COMMIT", NMIGRATIONS);
+    if (sqlite3_exec(s->db, sql, NULL, NULL, NULL) != SQLITE_OK) {
+        dg_err_set(err, DG_ERR_USER, sqlite3_errcode(s->db), "results database '%s' cannot be written: %s (a run "
+                   "must store into it; give another --results)", file ? file : "?", sqlite3_errmsg(s->db));
+        sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+        return -1;
+    }
+    return 0;
 }
 
 void dg_store_close(struct dg_store *s)

@@ -161,6 +161,9 @@ struct dg_store;
  * dg_store_close. A file that is not a dbgauge results database is a DG_ERR_USER error. */
 int dg_store_open(const char *path, struct dg_store **out, struct dg_err *err);
 void dg_store_close(struct dg_store *s);
+/* Whether a run can store into s: 0, or -1 with a DG_ERR_USER error naming the file (read-only,
+ * a directory that cannot be written, a full disk). Called before anything is measured. */
+int dg_store_check_writable(struct dg_store *s, struct dg_err *err);
 /* Inserts rec (its id is set on success); with rec->id > 0 (a run kept by checkpoints)
  * that run's rows are replaced by rec's, in one transaction. */
 int dg_store_put(struct dg_store *s, struct dg_run_record *rec, struct dg_err *err);
