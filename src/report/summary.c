@@ -136,36 +136,37 @@ static void cause_item(char *buf, size_t n, size_t *o, const char *name, uint64_
         *o += (size_t)snprintf(buf + *o, n - *o, "%s%s %llu", *o ? ", " : "", name, (unsigned long long)v);
 }
 
-const char *dg_report_retry_causes(const struct dg_txn_summary *txn, int ntypes, char *buf, size_t n)
+/* The retries (errors 0) or the errors (errors 1) of txn[0..ntypes) by cause, summed over the
+ * types, as "name n, name n" in stored order; "" when a type does not know them. */
+static const char *causes_text(const struct dg_txn_summary *txn, int ntypes, int errors, char *buf, size_t n)
 {
-    uint64_t sum[DG_RETRY_NCAUSES] = {0};
+    enum { NMAX = (int)DG_RETRY_NCAUSES > (int)DG_ERROR_NCAUSES ? (int)DG_RETRY_NCAUSES : (int)DG_ERROR_NCAUSES };
+    uint64_t sum[NMAX] = {0};
+    const int nc = errors ? DG_ERROR_NCAUSES : DG_RETRY_NCAUSES;
     size_t o = 0;
     buf[0] = '\0';
     for (int t = 0; t < ntypes; t++) {
-        if (!txn[t].retry_causes_known)
+        if (!(errors ? txn[t].error_causes_known : txn[t].retry_causes_known))
             return buf;
-        for (int k = 0; k < DG_RETRY_NCAUSES; k++)
-            sum[k] += txn[t].retry_causes[k];
+        for (int k = 0; k < nc; k++)
+            sum[k] += errors ? txn[t].error_causes[k] : txn[t].retry_causes[k];
     }
-    for (int k = 0; k < DG_RETRY_NCAUSES; k++)
-        cause_item(buf, n, &o, dg_retry_cause_name(dg_retry_cause_at(k)), sum[dg_retry_cause_at(k)]);
+    for (int k = 0; k < nc; k++) {
+        int c = errors ? (int)dg_error_cause_at(k) : (int)dg_retry_cause_at(k);
+        cause_item(buf, n, &o, errors ? dg_error_cause_name((enum dg_error_cause)c) : dg_retry_cause_name((enum dg_retry_cause)c),
+                   sum[c]);
+    }
     return buf;
+}
+
+const char *dg_report_retry_causes(const struct dg_txn_summary *txn, int ntypes, char *buf, size_t n)
+{
+    return causes_text(txn, ntypes, 0, buf, n);
 }
 
 const char *dg_report_error_causes(const struct dg_txn_summary *txn, int ntypes, char *buf, size_t n)
 {
-    uint64_t sum[DG_ERROR_NCAUSES] = {0};
-    size_t o = 0;
-    buf[0] = '\0';
-    for (int t = 0; t < ntypes; t++) {
-        if (!txn[t].error_causes_known)
-            return buf;
-        for (int k = 0; k < DG_ERROR_NCAUSES; k++)
-            sum[k] += txn[t].error_causes[k];
-    }
-    for (int k = 0; k < DG_ERROR_NCAUSES; k++)
-        cause_item(buf, n, &o, dg_error_cause_name(dg_error_cause_at(k)), sum[dg_error_cause_at(k)]);
-    return buf;
+    return causes_text(txn, ntypes, 1, buf, n);
 }
 
 void dg_report_error_causes_json(cJSON *j, const struct dg_txn_summary *x)

@@ -111,16 +111,20 @@ static PGresult *finish_exec(PGconn *pg)
     return keep;
 }
 
+/* Where it cannot be sent (in a pipeline, results pending, no connection) PQexec does as it
+ * always did, and says why. */
 PGresult *dg_pg_exec(PGconn *pg, const char *sql)
 {
-    /* Where it cannot be sent (results pending, no connection) PQexec does as it always did. */
-    return PQsendQuery(pg, sql) ? finish_exec(pg) : PQexec(pg, sql);
+    if (PQpipelineStatus(pg) == PQ_PIPELINE_OFF && PQsendQuery(pg, sql))
+        return finish_exec(pg);
+    return PQexec(pg, sql);
 }
 
 PGresult *dg_pg_exec_prepared(PGconn *pg, const char *name, int n, const char *const *values)
 {
-    return PQsendQueryPrepared(pg, name, n, values, NULL, NULL, 0) ? finish_exec(pg)
-                                                                   : PQexecPrepared(pg, name, n, values, NULL, NULL, 0);
+    if (PQpipelineStatus(pg) == PQ_PIPELINE_OFF && PQsendQueryPrepared(pg, name, n, values, NULL, NULL, 0))
+        return finish_exec(pg);
+    return PQexecPrepared(pg, name, n, values, NULL, NULL, 0);
 }
 
 /* Runs sql expecting no rows or discarding them. */
