@@ -53,7 +53,8 @@ connection_limit() {
 }
 
 # statement_timeout E URL SET QUERY: each iteration outlives the timeout: the run's errors are
-# all timeouts, in its JSON, its text, the stored run read back (text, JSON, CSV, the column).
+# all timeouts, in its JSON, its text, the stored run read back (text, JSON, HTML, CSV, the
+# column).
 statement_timeout() {
     local e=$1 url=$2 set=$3 query=$4
     "${e}_admin" "$set" >/dev/null || not_ok "$e: the statement timeout is set" "$set failed"
@@ -76,6 +77,8 @@ statement_timeout() {
         "$(json_get "$T_TMP/$e-show.json" transactions.query.error_causes.timeout 2>/dev/null)/$(json_get "$T_TMP/$e-show.json" transactions.query.errors 2>/dev/null)" = 6/6
     check "$e: run_txn.errors_timeout holds 6" \
         test "$(sqlite3 "$RES" "SELECT errors_timeout FROM run_txn WHERE run_id = ${id:-0}")" = 6
+    run_dg "$T_TMP/$e-html.out" "$T_TMP/$e-html.err" report "${id:-0}" --results "$RES" -o "$T_TMP/$e-st.html"
+    check "$e: the HTML report says 'errors by cause: timeout 6'" grep -qF "errors by cause: timeout 6<" "$T_TMP/$e-st.html"
     run_dg "$T_TMP/$e-st.csv" "$T_TMP/$e-csv.err" report "${id:-0}" --format csv --results "$RES"
     check "$e: the CSV's txn row has errors_timeout 6, errors_other 0" python3 -c '
 import csv, sys
