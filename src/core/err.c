@@ -1,5 +1,6 @@
 /* err.c — the error record every layer fills (core/err.h): setting and clearing it, and the
- * names of its classes, retry causes and error causes as they are printed and stored. No engine, no I/O. */
+ * names of its classes, retry causes and error causes as they are printed and stored. No
+ * engine, no I/O. */
 #include <stdio.h>
 #include <string.h>
 

@@ -25,7 +25,8 @@ enum { C_TYPE = 7, C_SECOND, C_PCT, C_THREADS, C_MEASURED, C_COMMITTED, C_ROLLBA
        C_BYTES, C_MBPS, C_MON, C_EXP = C_MON + 13, C_ESTEP, C_ROWSPS, C_HIT, C_DPREV, C_DFIRST,
        C_END, /* then swept, the one text column, then the retries by cause, in_doubt and the
                * errors by cause (added later) */
-       C_CAUSE0 = C_END + 1, C_IN_DOUBT = C_CAUSE0 + DG_RETRY_NCAUSES, C_ECAUSE0, C_ALL = C_ECAUSE0 + DG_ERROR_NCAUSES };
+       C_CAUSE0 = C_END + 1, C_IN_DOUBT = C_CAUSE0 + DG_RETRY_NCAUSES, C_ECAUSE0,
+       C_ALL = C_ECAUSE0 + DG_ERROR_NCAUSES };
 
 /* One CSV row under construction: numeric cells as text, empty when unset. */
 struct row {

@@ -153,8 +153,9 @@ static const char *causes_text(const struct dg_txn_summary *txn, int ntypes, int
     }
     for (int k = 0; k < nc; k++) {
         int c = errors ? (int)dg_error_cause_at(k) : (int)dg_retry_cause_at(k);
-        cause_item(buf, n, &o, errors ? dg_error_cause_name((enum dg_error_cause)c) : dg_retry_cause_name((enum dg_retry_cause)c),
-                   sum[c]);
+        const char *name = errors ? dg_error_cause_name((enum dg_error_cause)c)
+                                  : dg_retry_cause_name((enum dg_retry_cause)c);
+        cause_item(buf, n, &o, name, sum[c]);
     }
     return buf;
 }
@@ -175,7 +176,8 @@ void dg_report_error_causes_json(cJSON *j, const struct dg_txn_summary *x)
         return;
     cJSON *ec = cJSON_AddObjectToObject(j, "error_causes");
     for (int k = 0; k < DG_ERROR_NCAUSES; k++)
-        cJSON_AddNumberToObject(ec, dg_error_cause_name(dg_error_cause_at(k)), (double)x->error_causes[dg_error_cause_at(k)]);
+        cJSON_AddNumberToObject(ec, dg_error_cause_name(dg_error_cause_at(k)),
+                                (double)x->error_causes[dg_error_cause_at(k)]);
 }
 
 cJSON *dg_report_txns_json(const struct dg_txn_summary *txn, int ntypes)

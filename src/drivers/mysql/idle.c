@@ -37,6 +37,7 @@ void dg_my_idle_judge(const struct dg_conn *c, unsigned code, struct dg_err *err
         return;
     err->error_cause = DG_ERROR_CLOSED_BY_SERVER;
     size_t len = strlen(err->msg);
-    snprintf(err->msg + len, sizeof err->msg - len, " (idle %.1f s: the server closes sessions idle %ld s, wait_timeout)",
-             (double)idle / 1e9, c->wait_timeout_s);
+    snprintf(err->msg + len, sizeof err->msg - len,
+             " (idle %.1f s: the server closes sessions idle %ld s, wait_timeout)", (double)idle / 1e9,
+             c->wait_timeout_s);
 }
