@@ -64,9 +64,55 @@ static int open_target(const char *cmd, const struct dg_run_opts *c, int k, stru
     return 0;
 }
 
+/* The connections the whole run holds at once to target k (k == L->n: the read target): returns
+ * how many, and why as "(4 for the virtual users, 2 for the monitor, ...)" into buf. */
+static int conns_of(const struct life *L, int k, char *buf, size_t n)
+{
+    const struct dg_run_opts *c = &L->p->c;
+    int users = k == L->n ? c->vus : L->split[k]; /* every user holds one to the read target too */
+    int mon = c->no_monitor ? 0 : dg_cmd_monitor_conns(k == L->n ? &L->read.t : &L->ts[k].t, k == 0);
+    int own = k == 0 && L->cli->measure_begin ? L->rr.size : 0; /* L->keep, on every rank */
+    size_t o = (size_t)snprintf(buf, n, "(%d for the virtual users", users);
+    if (mon && o < n)
+        o += (size_t)snprintf(buf + o, n - o, ", %d for the monitor: none with --no-monitor", mon);
+    if (own && o < n)
+        o += (size_t)snprintf(buf + o, n - o, ", %d for the workload's own", own);
+    if (o < n)
+        snprintf(buf + o, n - o, ")");
+    return users + mon + own;
+}
+
+/* A server that refused a connection for its limit (max_connections, the role's or user's)
+ * is told, in L->err's message, how many the run holds at once: what to raise, or what to
+ * lower. Other errors are left as they are. */
+static void say_conn_needs(struct life *L)
+{
+    if (dg_err_error_cause(&L->err) != DG_ERROR_TOO_MANY_CONNECTIONS || !L->ts)
+        return;
+    char part[160];
+    size_t len = strlen(L->err.msg), cap = sizeof L->err.msg;
+    if (L->n == 1 && !L->read.t.drv) {
+        int need = conns_of(L, 0, part, sizeof part);
+        snprintf(L->err.msg + len, len < cap ? cap - len : 0, "; the run needs %d connections at once %s", need, part);
+        return;
+    }
+    len += (size_t)snprintf(L->err.msg + len, len < cap ? cap - len : 0, "; the run needs at once");
+    for (int k = 0; k <= L->n && len < cap; k++) {
+        if (k == L->n && !L->read.t.drv)
+            break;
+        int need = conns_of(L, k, part, sizeof part);
+        if (k < L->n)
+            len += (size_t)snprintf(L->err.msg + len, cap - len, "%s %d connections to target %d %s", k ? "," : "",
+                                    need, k + 1, part);
+        else
+            len += (size_t)snprintf(L->err.msg + len, cap - len, ", %d to the read target %s", need, part);
+    }
+}
+
 /* Reports a failure to get target k of n ready, naming it when there are several. */
 static int target_err(struct life *L, int k)
 {
+    say_conn_needs(L);
     if (L->n == 1)
         return dg_report_err(L->cmd, &L->err);
     fprintf(stderr, "dbgauge %s: target %d (%s) is not ready: %s\n", L->cmd, k + 1, L->ts[k].t.redacted, L->err.msg);
@@ -109,6 +155,7 @@ static int read_target_ready(struct life *L)
         return dg_usage_error(L->cmd, "--read-target: %s", e.msg);
     if (dg_connect(&L->read.t, NULL, &h, &L->err) || dg_server_info(&h, &L->read.si, &L->err)) {
         dg_disconnect(&h);
+        say_conn_needs(L);
         fprintf(stderr, "dbgauge %s: --read-target %s is not ready: %s\n", L->cmd, L->read.t.redacted, L->err.msg);
         return L->err.cls == DG_ERR_USER ? DG_EXIT_USAGE : DG_EXIT_FAILED;
     }
@@ -366,6 +413,8 @@ static int measure(struct life *L)
         cfg.checkpoint_ns = c->checkpoint_ns;
     }
     int ran = dg_runner_run(&cfg, &L->res, &L->err);
+    if (ran) /* a worker could not connect: the run did not start */
+        say_conn_needs(L);
     L->nfault_events = dg_faults_finish(L->faults, L->fault_events, DG_MAX_FAULTS);
     L->faults = NULL;
     if (ran)
@@ -548,6 +597,8 @@ static void on_checkpoint(void *ctx, const struct dg_checkpoint *cp)
     part.series.n = se->n;
     struct dg_run_record rec = {.id = L->ckpt_id};
     record_base(L, &rec, &part);
+    for (int k = 0; k < se->ntypes; k++) /* the series counts errors, not their causes */
+        rec.txn[k].error_causes_known = 0;
     snprintf(rec.status, sizeof rec.status, "running");
     if (L->rr.size > 1)
         snprintf(rec.error, sizeof rec.error, "checkpoint of rank 0's share (%d of %d virtual users)", L->share.n,

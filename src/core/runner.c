@@ -62,6 +62,8 @@ static void sum_counts(struct runner *r, int phase_mask, int target, struct dg_t
                 for (int k = 0; k < DG_RETRY_NCAUSES; k++)
                     out[t].retry_causes[k] += atomic_load_explicit(&c->retry_causes[k], memory_order_relaxed);
                 out[t].errors += atomic_load_explicit(&c->errors, memory_order_relaxed);
+                for (int k = 0; k < DG_ERROR_NCAUSES; k++)
+                    out[t].error_causes[k] += atomic_load_explicit(&c->error_causes[k], memory_order_relaxed);
                 out[t].in_doubt += atomic_load_explicit(&c->in_doubt, memory_order_relaxed);
                 out[t].rows += atomic_load_explicit(&c->rows, memory_order_relaxed);
                 out[t].bytes += atomic_load_explicit(&c->bytes, memory_order_relaxed);

@@ -28,6 +28,7 @@ struct dg_type_counts {
     uint64_t retries;    /* extra attempts after a retryable error */
     uint64_t retry_causes[DG_RETRY_NCAUSES]; /* the retries by cause (sum = retries); not in ticks */
     uint64_t errors;     /* transactions that failed for good */
+    uint64_t error_causes[DG_ERROR_NCAUSES]; /* the errors by cause (sum = errors); not in ticks */
     uint64_t in_doubt;   /* of the errors: lost with their commit sent (may have committed) */
     uint64_t rows, bytes; /* fetched, for workloads that say (take_volume) */
 };

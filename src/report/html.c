@@ -156,6 +156,11 @@ static void latency_table(FILE *out, const struct dg_run_record *r)
         dg_html_text(out, causes);
         fprintf(out, "</p>\n");
     }
+    if (*dg_report_error_causes(r->txn, r->ntypes, causes, sizeof causes)) {
+        fprintf(out, "<p class=\"note error-causes\">errors by cause: ");
+        dg_html_text(out, causes);
+        fprintf(out, "</p>\n");
+    }
     if (!scheduled(r))
         return;
     fprintf(out, "<h3>service time (from the actual start)</h3><table class=\"data service\"><thead><tr>"

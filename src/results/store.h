@@ -27,6 +27,8 @@ struct dg_txn_summary {
     int in_doubt_known;                      /* read back: 0 for runs stored before schema 10 */
     uint64_t retry_causes[DG_RETRY_NCAUSES]; /* the retries by cause (enum dg_retry_cause) */
     int retry_causes_known;                  /* 0 for runs stored before causes were kept */
+    uint64_t error_causes[DG_ERROR_NCAUSES]; /* the errors by cause (enum dg_error_cause) */
+    int error_causes_known;                  /* 0 for runs stored before, and for checkpoints */
     double avg_ms, p50_ms, p90_ms, p95_ms, p99_ms, max_ms;
     struct dg_hist *hist; /* owned by the record */
     /* Scheduled load models: hist is response time; this is service time (NULL otherwise). */

@@ -12,13 +12,24 @@
 #include "core/procid.h"
 #include "results/store_internal.h"
 
-/* Schema 12 -> 13. */
+/* Schema 12 -> 13; with the errors of each transaction type by cause (enum dg_error_cause, NULL
+ * for runs stored before and for checkpoints, which do not know them). */
 const char dg_store_migration_live[] =
     "ALTER TABLE run ADD COLUMN proc_id TEXT;"
     "ALTER TABLE run ADD COLUMN alive_at REAL;"
     "ALTER TABLE experiment ADD COLUMN proc_id TEXT;"
     "ALTER TABLE experiment ADD COLUMN host_name TEXT;"
-    "ALTER TABLE experiment ADD COLUMN alive_at REAL;";
+    "ALTER TABLE experiment ADD COLUMN alive_at REAL;"
+    "ALTER TABLE run_txn ADD COLUMN errors_connection INTEGER;"
+    "ALTER TABLE run_txn ADD COLUMN errors_timeout INTEGER;"
+    "ALTER TABLE run_txn ADD COLUMN errors_too_many_connections INTEGER;"
+    "ALTER TABLE run_txn ADD COLUMN errors_closed_by_server INTEGER;"
+    "ALTER TABLE run_txn ADD COLUMN errors_other INTEGER;"
+    "ALTER TABLE run_target_txn ADD COLUMN errors_connection INTEGER;"
+    "ALTER TABLE run_target_txn ADD COLUMN errors_timeout INTEGER;"
+    "ALTER TABLE run_target_txn ADD COLUMN errors_too_many_connections INTEGER;"
+    "ALTER TABLE run_target_txn ADD COLUMN errors_closed_by_server INTEGER;"
+    "ALTER TABLE run_target_txn ADD COLUMN errors_other INTEGER;";
 
 int dg_store_run_exists(struct dg_store *s, int64_t id)
 {
