@@ -597,8 +597,8 @@ static void on_checkpoint(void *ctx, const struct dg_checkpoint *cp)
     part.series.n = se->n;
     struct dg_run_record rec = {.id = L->ckpt_id};
     record_base(L, &rec, &part);
-    for (int k = 0; k < se->ntypes; k++) /* the series counts errors, not their causes */
-        rec.txn[k].error_causes_known = 0;
+    for (int k = 0; k < se->ntypes; k++) /* the series counts retries and errors, not their causes */
+        rec.txn[k].error_causes_known = rec.txn[k].retry_causes_known = 0;
     snprintf(rec.status, sizeof rec.status, "running");
     if (L->rr.size > 1)
         snprintf(rec.error, sizeof rec.error, "checkpoint of rank 0's share (%d of %d virtual users)", L->share.n,
