@@ -56,6 +56,7 @@ else
     BUILD=$ROOT/build
     opts=""
 fi
+build_start=$SECONDS
 if [[ ! -f $BUILD/build.ninja ]]; then
     meson setup "$BUILD" $werror $opts >/dev/null || { echo "not ok - build: meson setup failed"; echo "0 passed, 1 failed"; exit 1; }
 fi
@@ -65,6 +66,7 @@ if ! ninja -C "$BUILD" >"$ROOT/tests/out.build.log" 2>&1; then
     echo "0 passed, 1 failed"
     exit 1
 fi
+echo "# build ($(basename "$BUILD"), setup and ninja): $((SECONDS - build_start)) s"
 export DG_BIN=$BUILD/dbgauge
 if [[ $tsan == 1 ]]; then
     # gcc 12's TSan maps its shadow at fixed addresses and dies at start ("FATAL:
