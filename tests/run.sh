@@ -71,7 +71,7 @@ export DG_BIN=$BUILD/dbgauge
 if [[ $tsan == 1 ]]; then
     # gcc 12's TSan maps its shadow at fixed addresses and dies at start ("FATAL:
     # ThreadSanitizer: unexpected memory mapping") where the kernel randomises mmap with more
-    # than 28 bits (vm.mmap_rnd_bits, 32 on some distributions' kernels). Then the whole suite
+    # bits than it allows for (seen with vm.mmap_rnd_bits 32; 28 runs). Then the whole suite
     # runs again under `setarch -R` (no address randomisation for this process and all it
     # starts; nothing changes system-wide, unlike lowering the sysctl).
     probe=$(TSAN_OPTIONS= "$DG_BIN" --version 2>&1 >/dev/null)
