@@ -117,10 +117,11 @@ fi
 passed=0
 failed=0
 # tsan_suite NAME: whether --tsan runs suite NAME: every unit test and the SQLite suites that
-# drive the runner's threads (workers, reporter, monitor, the three load models, Ctrl-C).
+# drive the runner's threads (workers, reporter, monitor, the three load models, Ctrl-C, and
+# the checkpoints the main thread keeps while the workers run).
 tsan_suite() {
     case $1 in
-    unit/* | conformance/sqlite | e2e/sqlite | e2e/loadmodels | e2e/stress) return 0 ;;
+    unit/* | conformance/sqlite | e2e/sqlite | e2e/loadmodels | e2e/stress | e2e/checkpoint) return 0 ;;
     esac
     return 1
 }
