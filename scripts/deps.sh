@@ -2,7 +2,8 @@
 # deps.sh — makes sure the Debian packages dbgauge needs are installed: as root it installs
 # what is missing; as another user it prints the exact apt-get line and fails.
 #   scripts/deps.sh build   compiler, Meson, the libraries, Open MPI, node + npm (the report's chart library)
-#   scripts/deps.sh test    build + what the tests need (PostgreSQL and MariaDB servers, Galera, python3, chromium)
+#   scripts/deps.sh fuzz    build + clang, libFuzzer and llvm-symbolizer (tests/fuzz/smoke.sh, bench/fuzz.sh)
+#   scripts/deps.sh test    fuzz + what the tests need (PostgreSQL and MariaDB servers, Galera, python3, chromium)
 #   scripts/deps.sh bench   test + the peers and profilers the bench/ scripts use
 #   scripts/deps.sh --list test   only print the packages
 set -euo pipefail
@@ -19,16 +20,20 @@ build_pkgs="gcc libc6-dev meson ninja-build pkg-config libsqlite3-dev libpq-dev 
 # (NodeSource) counts: ask for the Debian packages only when the commands are missing.
 command -v node >/dev/null 2>&1 || build_pkgs="$build_pkgs nodejs"
 command -v npm >/dev/null 2>&1 || build_pkgs="$build_pkgs npm"
+# clang: libFuzzer comes with clang (its runtime, libclang_rt.fuzzer, in libclang-rt-14-dev,
+# which clang only recommends); llvm: llvm-symbolizer, so a crash's stack names the lines.
+fuzz_pkgs="$build_pkgs clang libclang-rt-14-dev llvm"
 # galera-4 and rsync: the Galera cluster of tests/servers.sh (its provider, its SST method);
 # iputils-ping and procps: the namespace "hosts" of tests/hosts-ns.sh (a ping before any traffic)
-test_pkgs="$build_pkgs iputils-ping procps postgresql-15 postgresql-client-15 sqlite3 iproute2 time chromium mariadb-server mariadb-client galera-4 rsync unixodbc odbc-postgresql odbc-mariadb libsqliteodbc tdsodbc"
+test_pkgs="$fuzz_pkgs iputils-ping procps postgresql-15 postgresql-client-15 sqlite3 iproute2 time chromium mariadb-server mariadb-client galera-4 rsync unixodbc odbc-postgresql odbc-mariadb libsqliteodbc tdsodbc"
 bench_pkgs="$test_pkgs valgrind postgresql-contrib bc time sysbench"
 
 case ${1:-build} in
 build) want=$build_pkgs ;;
+fuzz) want=$fuzz_pkgs ;;
 test) want=$test_pkgs ;;
 bench) want=$bench_pkgs ;;
-*) echo "usage: scripts/deps.sh build|test|bench" >&2; exit 2 ;;
+*) echo "usage: scripts/deps.sh build|fuzz|test|bench" >&2; exit 2 ;;
 esac
 
 if [[ $list_only == 1 ]]; then

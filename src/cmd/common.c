@@ -9,28 +9,41 @@
 #include "core/clock.h"
 #include "report/chart.h"
 
+/* "dbgauge CMD: msg" on one line of stderr: a control byte of foreign text in msg (an
+ * argument quoted without dg_err_text) is shown as \xNN, never sent to the terminal. */
+static void say(const char *cmd, const char *msg)
+{
+    char line[2048];
+    size_t o = 0;
+    for (const char *p = msg; *p && dg_err_put_byte(line, sizeof line, &o, (unsigned char)*p) == 0; p++)
+        ;
+    line[o] = '\0';
+    fprintf(stderr, "dbgauge %s: %s\n", cmd, line);
+}
+
 int dg_usage_error(const char *cmd, const char *fmt, ...)
 {
+    char msg[2048];
     va_list ap;
-    fprintf(stderr, "dbgauge %s: ", cmd);
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    fprintf(stderr, "\n");
+    say(cmd, msg);
     return DG_EXIT_USAGE;
 }
 
 int dg_report_err(const char *cmd, const struct dg_err *err)
 {
-    fprintf(stderr, "dbgauge %s: %s\n", cmd, err->msg);
+    say(cmd, err->msg);
     return err->cls == DG_ERR_USER ? DG_EXIT_USAGE : DG_EXIT_FAILED;
 }
 
 char *dg_redacted_command_line(int argc, char **argv)
 {
-    size_t cap = 1;
+    /* Redaction shows a control byte as \xNN: 4 bytes for 1 at most. */
+    size_t cap = 1, used = 0;
     for (int i = 0; i < argc; i++)
-        cap += strlen(argv[i]) * 2 + 8;
+        cap += strlen(argv[i]) * 4 + 8;
     char *out = malloc(cap), tmp[1024];
     if (!out)
         return NULL;
@@ -43,9 +56,9 @@ char *dg_redacted_command_line(int argc, char **argv)
             dg_redact_command(argv[i], tmp, sizeof tmp);
         else if (!strncmp(argv[i], "--restart-cmd=", 14))
             snprintf(tmp, sizeof tmp, "--restart-cmd=***");
-        if (i)
-            strcat(out, " ");
-        strcat(out, tmp);
+        used += (size_t)snprintf(out + used, cap - used, "%s%s", i ? " " : "", tmp);
+        if (used >= cap) /* cannot happen by the sum above; never past the end all the same */
+            break;
     }
     return out;
 }
@@ -66,10 +79,10 @@ int dg_bad_option(const char *cmd, int argc, char **argv, int opt_char)
     extern int optind, optopt;
     const char *arg = optind - 1 < argc && optind > 0 ? argv[optind - 1] : "?";
     if (opt_char == ':')
-        return dg_usage_error(cmd, "option '%s' needs a value (see dbgauge %s --help)", arg, cmd);
+        return dg_usage_error(cmd, "option '%s' needs a value (see dbgauge %s --help)", DG_TEXT(arg), cmd);
     if (optopt && optopt != '?')
         return dg_usage_error(cmd, "unknown option '-%c' (see dbgauge %s --help)", optopt, cmd);
-    return dg_usage_error(cmd, "unknown option '%s' (see dbgauge %s --help)", arg, cmd);
+    return dg_usage_error(cmd, "unknown option '%s' (see dbgauge %s --help)", DG_TEXT(arg), cmd);
 }
 
 char *dg_settings_json(const struct dg_server_info *si)

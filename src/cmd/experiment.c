@@ -132,7 +132,7 @@ static int plan_one(const struct dg_jobfile *jf, const struct dg_job_step *st, c
     if (!w) {
         char names[256];
         workload_names(names, sizeof names);
-        return dg_err_set(err, DG_ERR_USER, 0, "%s:%d: key 'workload': '%s' is not %s", jf->path, wl_line, wl, names);
+        return dg_err_set(err, DG_ERR_USER, 0, "%s:%d: key 'workload': '%s' is not %s", DG_TEXT(jf->path), wl_line, DG_TEXT(wl), names);
     }
     const struct dg_wl_sub *sub = dg_wl_run_sub(w->cli);
     int named = !w->cli->default_sub || strcmp(w->cli->default_sub, sub->name);
@@ -160,21 +160,21 @@ static int plan_one(const struct dg_jobfile *jf, const struct dg_job_step *st, c
         struct dg_opt_ref r = dg_optset_find_key(&p->cl.set, kv->key);
         if (!r.o || !dg_wl_takes(&p->cl, r))
             return dg_err_set(err, DG_ERR_USER, 0, "%s:%d: unknown key '%s' (not an option of "
-                              "'dbgauge %s'; see its --help)", jf->path, kv->line, kv->key, p->cl.cmd);
+                              "'dbgauge %s'; see its --help)", DG_TEXT(jf->path), kv->line, DG_TEXT(kv->key), p->cl.cmd);
         if (r.o->flags & DG_OF_CLI_ONLY)
             return dg_err_set(err, DG_ERR_USER, 0, "%s:%d: key '%s' belongs on the command line "
-                              "of 'dbgauge experiment', not in a job file", jf->path, kv->line, kv->key);
+                              "of 'dbgauge experiment', not in a job file", DG_TEXT(jf->path), kv->line, kv->key);
         int on = 1, flag = r.o->kind == DG_OPT_FLAG;
         if (flag && bool_value(kv->value, &on))
-            return dg_err_set(err, DG_ERR_USER, 0, "%s:%d: key '%s': '%s' is not 1 or 0", jf->path,
-                              kv->line, kv->key, kv->value);
+            return dg_err_set(err, DG_ERR_USER, 0, "%s:%d: key '%s': '%s' is not 1 or 0", DG_TEXT(jf->path),
+                              kv->line, kv->key, DG_TEXT(kv->value));
         struct dg_err e2;
         if (on && give(p, r, flag ? NULL : kv->value, &e2))
-            return dg_err_set(err, e2.cls, 0, "%s:%d: key '%s': %s", jf->path, kv->line, kv->key, e2.msg);
+            return dg_err_set(err, e2.cls, 0, "%s:%d: key '%s': %s", DG_TEXT(jf->path), kv->line, kv->key, e2.msg);
     }
     struct dg_err e2;
     if (dg_wl_finish(&p->cl, &e2))
-        return dg_err_set(err, DG_ERR_USER, 0, "%s:%d: step [%s]: %s", jf->path, st->line,
+        return dg_err_set(err, DG_ERR_USER, 0, "%s:%d: step [%s]: %s", DG_TEXT(jf->path), st->line,
                           st->section, e2.msg);
     return 0;
 }
@@ -324,13 +324,13 @@ int dg_cmd_experiment(int argc, char **argv)
         if (dg_parse_u64("experiment id", argv[optind + 1], 1, INT64_MAX, &id, &e))
             return dg_usage_error(cmd, "%s", e.msg);
         if (optind + 2 < argc)
-            return dg_usage_error(cmd, "unexpected argument '%s'", argv[optind + 2]);
+            return dg_usage_error(cmd, "unexpected argument '%s'", DG_TEXT(argv[optind + 2]));
         if (dry)
             return dg_usage_error(cmd, "--dry-run goes with a job file, not 'show'");
         return render(results, (int64_t)id, json, csv, &failed);
     }
     if (optind + 1 < argc)
-        return dg_usage_error(cmd, "unexpected argument '%s' (one job file)", argv[optind + 1]);
+        return dg_usage_error(cmd, "unexpected argument '%s' (one job file)", DG_TEXT(argv[optind + 1]));
     const char *path = argv[optind];
 
     /* Everything is read and checked before the first step runs. */

@@ -23,13 +23,13 @@ int dg_memory_opt(struct dg_memory_opts *m, int opt, const char *arg, struct dg_
         if (dg_parse_size("--db-memory", arg, &m->db_memory, err))
             return -1;
         if (m->db_memory < 64 * 1024)
-            return dg_err_set(err, DG_ERR_USER, 0, "--db-memory: '%s' is below 64k", arg);
+            return dg_err_set(err, DG_ERR_USER, 0, "--db-memory: '%s' is below 64k", DG_TEXT(arg));
         return 0;
     case DG_MEM_MEM_CAP:
         if (dg_parse_size("--mem-cap", arg, &m->mem_cap, err))
             return -1;
         if (m->mem_cap < 16 * 1024 * 1024)
-            return dg_err_set(err, DG_ERR_USER, 0, "--mem-cap: '%s' is below 16M", arg);
+            return dg_err_set(err, DG_ERR_USER, 0, "--mem-cap: '%s' is below 16M", DG_TEXT(arg));
         return 0;
     case DG_MEM_RESTART_CMD: m->restart_cmd = arg; return 0;
     case DG_MEM_PG_DATADIR: m->pg_datadir = arg; return 0;

@@ -108,7 +108,7 @@ int dg_cmd_monitor_device_opt(const char *dev, const char **out, struct dg_err *
     int ok = text && dg_mon_read_file("/proc/diskstats", text, 64 * 1024) >= 0 &&
              dg_mon_parse_diskstats(text, dev, 0, 0, &d) == 0;
     free(text);
-    return ok ? 0 : dg_err_set(err, DG_ERR_USER, 0, "--monitor-device: '%s' is not a device in /proc/diskstats (or 'none')", dev);
+    return ok ? 0 : dg_err_set(err, DG_ERR_USER, 0, "--monitor-device: '%s' is not a device in /proc/diskstats (or 'none')", DG_TEXT(dev));
 }
 
 int dg_cmd_monitor_conns(const struct dg_target *t, int first)

@@ -124,7 +124,7 @@ int dg_cmd_report(int argc, char **argv)
     }
     const char *fmt = o.format ? o.format : "html";
     if (strcmp(fmt, "html") && strcmp(fmt, "md") && strcmp(fmt, "csv") && strcmp(fmt, "json"))
-        return dg_usage_error(cmd, "--format: '%s' is not one of html, md, csv, json", fmt);
+        return dg_usage_error(cmd, "--format: '%s' is not one of html, md, csv, json", DG_TEXT(fmt));
     if (optind >= argc)
         return dg_usage_error(cmd, "name at least one run, group or experiment (see dbgauge runs)");
     struct dg_store *store;
@@ -202,8 +202,8 @@ int dg_cmd_compare(int argc, char **argv)
         if (items[i].kind != items[0].kind)
             rc = dg_usage_error(cmd, "'%s' is %s %s and '%s' %s %s: compare runs with runs, groups with groups, "
                                      "experiments with experiments",
-                                argv[optind + i], items[i].kind == DG_ITEM_EXPERIMENT ? "an" : "a",
-                                dg_report_item_kind_name(items[i].kind), argv[optind],
+                                DG_TEXT(argv[optind + i]), items[i].kind == DG_ITEM_EXPERIMENT ? "an" : "a",
+                                dg_report_item_kind_name(items[i].kind), DG_TEXT(argv[optind]),
                                 items[0].kind == DG_ITEM_EXPERIMENT ? "an" : "a",
                                 dg_report_item_kind_name(items[0].kind));
     if (!rc && dg_compare_build(&c, items, n, &err))

@@ -105,7 +105,7 @@ static int parse_targets(void *base, const struct dg_opt *o, const char *arg, st
         if (next)
             *next++ = '\0';
         if (!*p)
-            return dg_err_set(err, DG_ERR_USER, 0, "--targets: an empty target in '%s'", arg);
+            return dg_err_set(err, DG_ERR_USER, 0, "--targets: an empty target in '%s'", DG_TEXT(arg));
         if (add_target(c, p, 0, err))
             return -1;
     }

@@ -56,7 +56,7 @@ int dg_cmd_runs(int argc, char **argv)
     int64_t show = -1;
     if (optind < argc) {
         if (strcmp(argv[optind], "show"))
-            return dg_usage_error("runs", "unknown subcommand '%s' (show ID)", argv[optind]);
+            return dg_usage_error("runs", "unknown subcommand '%s' (show ID)", DG_TEXT(argv[optind]));
         if (optind + 1 >= argc)
             return dg_usage_error("runs", "show needs a run id");
         struct dg_err e;
@@ -64,7 +64,7 @@ int dg_cmd_runs(int argc, char **argv)
         if (dg_parse_u64("run id", argv[optind + 1], 1, INT64_MAX, &id, &e))
             return dg_usage_error("runs", "%s", e.msg);
         if (optind + 2 < argc)
-            return dg_usage_error("runs", "unexpected argument '%s'", argv[optind + 2]);
+            return dg_usage_error("runs", "unexpected argument '%s'", DG_TEXT(argv[optind + 2]));
         show = (int64_t)id;
     }
     if (series && show < 0)

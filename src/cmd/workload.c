@@ -156,7 +156,7 @@ static int parse(struct dg_wl_cmdline *p, int argc, char **argv)
     if (got)
         return got;
     if (optind < argc && !takes_args(p->sub))
-        return dg_usage_error(p->cmd, "unexpected argument '%s' (see dbgauge %s --help)", argv[optind],
+        return dg_usage_error(p->cmd, "unexpected argument '%s' (see dbgauge %s --help)", DG_TEXT(argv[optind]),
                               p->wl->command);
     if (dg_wl_finish(p, &err))
         return dg_usage_error(p->cmd, "%s", err.msg);
@@ -263,7 +263,7 @@ int dg_cmd_workload(const struct dg_workload *wl, int argc, char **argv)
     if (!sub) {
         char names[256];
         sub_names(cli, names, sizeof names);
-        return dg_usage_error(wl->command, "unknown subcommand '%s' (%s)", argv[1], names);
+        return dg_usage_error(wl->command, "unknown subcommand '%s' (%s)", DG_TEXT(argv[1]), names);
     }
     if (dg_wl_cmdline_init(&p, wl, sub, named))
         return DG_EXIT_FAILED;

@@ -19,11 +19,12 @@ const char *dg_isolation_name(enum dg_isolation iso)
     return "?";
 }
 
-/* Copies s[0..n) into out at *pos, bounded. */
+/* Copies s[0..n) into out at *pos, bounded; a control byte as \xNN (dg_err_put_byte): a
+ * redacted URL is shown and stored, never with a raw control byte in it. */
 static void put(char *out, size_t cap, size_t *pos, const char *s, size_t n)
 {
-    while (n-- && *pos + 1 < cap)
-        out[(*pos)++] = *s++;
+    while (n-- && dg_err_put_byte(out, cap, pos, (unsigned char)*s++) == 0)
+        ;
     out[*pos] = '\0';
 }
 
@@ -130,6 +131,11 @@ int dg_target_parse(const char *url, struct dg_target *t, struct dg_err *err)
     return dg_err_set(err, DG_ERR_USER, 0,
                       "target scheme '%.*s:' is not supported by this build (known: %s)", (int)slen,
                       url, known);
+}
+
+int dg_target_check(const struct dg_target *t, struct dg_err *err)
+{
+    return t->drv->check_url ? t->drv->check_url(t->url, err) : 0;
 }
 
 int dg_unsupported(const struct dg_driver *drv, const char *op, struct dg_err *err)

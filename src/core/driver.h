@@ -239,6 +239,13 @@ struct dg_driver {
      * (NULL: the driver's default path) and waits until it is up; as the directory's owner
      * when we are root. Says on stderr what it runs (never a password). */
     int (*server_restart)(const char *data_dir, const char *ctl, struct dg_err *err);
+
+    /* ---- the target's form (optional) ---- */
+    /* Checks url (the whole target) as connect reads it, without connecting, opening a file
+     * or keeping anything: 0, or -1 with the DG_ERR_USER error connect would give for its form
+     * (the fuzz targets of tests/fuzz/ call it on every URL they make). NULL: only connect can
+     * tell. */
+    int (*check_url)(const char *url, struct dg_err *err);
 };
 
 /* A target: which driver, the URL as given (may hold a password: never print it) and the
@@ -258,10 +265,14 @@ extern const struct dg_driver *const dg_drivers[];
 /* Finds the driver for url's scheme and fills t. Returns 0, or -1 with a DG_ERR_USER error
  * that names the scheme when no driver takes it. */
 int dg_target_parse(const char *url, struct dg_target *t, struct dg_err *err);
+/* t's URL checked by its driver's check_url without connecting (0 when the driver has none).
+ * Returns 0, or -1 with a DG_ERR_USER error naming what is wrong. */
+int dg_target_check(const struct dg_target *t, struct dg_err *err);
 /* Where the password of a URL's user info (scheme://user:PASSWORD@host) starts, and its
  * length; NULL when there is none. Points into url. */
 const char *dg_url_password(const char *url, size_t *len);
-/* Writes url with the password part (user:PASS@, password=..., pwd=...) replaced by ***. */
+/* Writes url with the password part (user:PASS@, password=..., pwd=...) replaced by *** and
+ * any control byte as \xNN (the form shown and stored is one printable line). */
 void dg_redact_url(const char *url, char *out, size_t n);
 
 /* ---- the wrappers: the only way cmd/, the core and the workloads reach a driver ----

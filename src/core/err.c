@@ -16,11 +16,53 @@ int dg_err_set(struct dg_err *err, enum dg_err_class cls, int code, const char *
     err->in_doubt = 0;
     err->code = code;
     err->sqlstate[0] = '\0';
+    char raw[sizeof err->msg];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+    vsnprintf(raw, sizeof raw, fmt, ap);
     va_end(ap);
+    /* Foreign text a caller did not pass through dg_err_text still cannot break the line or
+     * send escape sequences to a terminal. */
+    size_t o = 0;
+    for (const char *p = raw; *p && dg_err_put_byte(err->msg, sizeof err->msg, &o, (unsigned char)*p) == 0; p++)
+        ;
+    err->msg[o] = '\0';
     return -1;
+}
+
+int dg_err_put_byte(char *out, size_t cap, size_t *o, unsigned char ch)
+{
+    if (ch >= 0x20 && ch != 0x7f) {
+        if (*o + 1 >= cap)
+            return -1;
+        out[(*o)++] = (char)ch;
+        return 0;
+    }
+    if (*o + 4 >= cap)
+        return -1;
+    snprintf(out + *o, 5, "\\x%02x", ch);
+    *o += 4;
+    return 0;
+}
+
+char *dg_err_text(char *out, size_t cap, const char *s, size_t max)
+{
+    size_t o = 0, i = 0;
+    if (!s)
+        s = "";
+    /* keep room for "..." so a cut is always marked */
+    size_t room = cap > 4 ? cap - 3 : cap;
+    for (; s[i] && s[i] != '\n' && s[i] != '\r' && (max == 0 || i < max); i++)
+        if (dg_err_put_byte(out, room, &o, (unsigned char)s[i]))
+            break;
+    /* a line break that only ends the text (libpq's messages end so) is no cut */
+    const char *rest = s + i + strspn(s + i, "\r\n\t ");
+    if (*rest && cap > 4) {
+        memcpy(out + o, "...", 3);
+        o += 3;
+    }
+    out[o] = '\0';
+    return out;
 }
 
 void dg_err_clear(struct dg_err *err)

@@ -4,6 +4,7 @@
 #define DG_ERR_H
 
 #include <stdarg.h>
+#include <stddef.h>
 
 enum dg_err_class {
     DG_OK = 0,
@@ -50,10 +51,26 @@ struct dg_err {
 };
 
 /* Fills err (class, code, printf-style message) and returns -1, so callers can
- * `return dg_err_set(err, ...)`. err may be NULL. */
+ * `return dg_err_set(err, ...)`. err may be NULL. The message is kept on one line: a control
+ * byte (a newline too) that foreign text brought into it is written as \xNN. */
 int dg_err_set(struct dg_err *err, enum dg_err_class cls, int code, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 void dg_err_clear(struct dg_err *err);
+
+/* Text from outside dbgauge (an option's value, a URL, a job file's line, a server's message)
+ * made fit to quote in a one-line message: copied into out (cap > 0 bytes, always
+ * NUL-terminated) up to its first line break and at most max bytes of it (0: as many as fit),
+ * control bytes and DEL written as \xNN, "..." added where it was cut. s NULL is "". Returns
+ * out. */
+char *dg_err_text(char *out, size_t cap, const char *s, size_t max);
+/* dg_err_text into a buffer living until the end of the enclosing block, for an argument of
+ * dg_err_set or a printf: dg_err_set(err, DG_ERR_USER, 0, "--vus: '%s' ...", DG_TEXT(arg)). */
+#define DG_TEXT_MAX 200
+#define DG_TEXT(s) dg_err_text((char[4 * DG_TEXT_MAX + 8]){0}, 4 * DG_TEXT_MAX + 8, (s), DG_TEXT_MAX)
+/* Appends byte ch at out[*o] as a one-line message shows it (a control byte or DEL as \xNN),
+ * keeping room for the NUL in cap; *o advances. Returns 0, or -1 (nothing written) when it
+ * does not fit. The one escape dg_err_set, dg_err_text and dg_secret_scrub share. */
+int dg_err_put_byte(char *out, size_t cap, size_t *o, unsigned char ch);
 const char *dg_err_class_name(enum dg_err_class cls);
 /* "other", "deadlock", "serialization", "lock_timeout", "busy", "certification": the names
  * stored and printed. */

@@ -27,7 +27,7 @@ int dg_fault_parse(const char *spec, dg_ns window_ns, struct dg_fault_spec *out,
 {
     const char *colon = strchr(spec, ':');
     if (!colon || colon == spec)
-        return dg_err_set(err, DG_ERR_USER, 0, "--fault '%s': expected OFFSET:COMMAND (e.g. 8s:'pg_ctl stop ...')", spec);
+        return dg_err_set(err, DG_ERR_USER, 0, "--fault '%s': expected OFFSET:COMMAND (e.g. 8s:'pg_ctl stop ...')", DG_TEXT(spec));
     char off[64];
     size_t n = (size_t)(colon - spec);
     if (n >= sizeof off)
@@ -36,14 +36,14 @@ int dg_fault_parse(const char *spec, dg_ns window_ns, struct dg_fault_spec *out,
     off[n] = '\0';
     if (off[0] == '-')
         return dg_err_set(err, DG_ERR_USER, 0, "--fault: the offset '%s' is negative; it counts from the "
-                                               "start of the measured window", off);
+                                               "start of the measured window", DG_TEXT(off));
     if (dg_parse_duration("--fault", off, &out->offset_ns, err))
         return -1;
     const char *cmd = colon + 1;
     while (isspace((unsigned char)*cmd))
         cmd++;
     if (!*cmd)
-        return dg_err_set(err, DG_ERR_USER, 0, "--fault '%s': no command after the offset", off);
+        return dg_err_set(err, DG_ERR_USER, 0, "--fault '%s': no command after the offset", DG_TEXT(off));
     if (strlen(cmd) >= sizeof out->command)
         return dg_err_set(err, DG_ERR_USER, 0, "--fault at %s: the command is longer than %zu characters", off,
                           sizeof out->command - 1);

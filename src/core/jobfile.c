@@ -32,7 +32,7 @@ struct reader {
 static int fail_at(struct reader *r, int line, const char *pre, const char *name, const char *post)
 {
     if (!r->failed)
-        dg_err_set(r->err, DG_ERR_USER, 0, "%s:%d: %s%s%s", r->path, line, pre, name, post);
+        dg_err_set(r->err, DG_ERR_USER, 0, "%s:%d: %s%s%s", DG_TEXT(r->path), line, pre, DG_TEXT(name), post);
     r->failed = 1;
     return 0;
 }
@@ -47,13 +47,42 @@ static int good_name(const char *s)
     return 1;
 }
 
+/* One physical line into str (num bytes: inih's INI_MAX_LINE). A longer line is an error,
+ * never split (the rest would read as a line of its own: "label=xxx...vus=64" would set
+ * vus), and so is a NUL byte (the rest of its line would vanish): not a text file. */
+static int get_line(struct reader *r, char *str, int num)
+{
+    int c = getc(r->f), n = 0, nul = 0, cut = 0;
+    if (c == EOF)
+        return -1;
+    for (; c != EOF && c != '\n'; c = getc(r->f)) {
+        if (n >= num - 2) {
+            cut = 1;
+            continue;
+        }
+        nul |= c == '\0';
+        str[n++] = (char)c;
+    }
+    if (c == '\n')
+        str[n++] = '\n';
+    str[n] = '\0';
+    r->line++;
+    if (cut) {
+        char lim[48];
+        snprintf(lim, sizeof lim, "%d characters", num - 2);
+        fail_at(r, r->line, "the line is longer than ", lim, ", the most a job file's line may hold");
+    } else if (nul) {
+        fail_at(r, r->line, "a NUL byte in the line: ", "not a text file", "");
+    }
+    return 0;
+}
+
 /* inih reads lines through here: we count them and see section headers (empty ones too). */
 static char *read_line(char *str, int num, void *stream)
 {
     struct reader *r = stream;
-    if (!fgets(str, num, r->f))
+    if (get_line(r, str, num))
         return NULL;
-    r->line++;
     const char *p = str;
     while (*p == ' ' || *p == '\t')
         p++;

@@ -44,7 +44,8 @@ typedef int (*dg_job_listable_fn)(const char *key);
  * key replaces [global]'s). A list in [global] gives one step per value; several lists give
  * their cross product, the first list in the file varying slowest; a section that sets a
  * listed key takes its own value instead of sweeping it. Errors (DG_ERR_USER) name
- * "FILE:LINE" and the key or section: a line inih cannot read, a key before any section, a
+ * "FILE:LINE" and the key or section: a line inih cannot read, a line longer than inih reads
+ * (198 characters) or holding a NUL byte, a key before any section, a
  * section name other than letters, digits, '-', '_', '.', a section given twice, a list in a
  * step section, an empty list element. Free with dg_jobfile_free, also after an error. */
 int dg_jobfile_load(const char *path, dg_job_listable_fn listable, struct dg_jobfile *jf,

@@ -101,7 +101,7 @@ static int parse_enum(void *base, const struct dg_opt *o, const char *flag, cons
         size_t used = strlen(list);
         snprintf(list + used, sizeof list - used, "%s%s", i == 0 ? "" : i == n - 1 ? " or " : ", ", o->names[i]);
     }
-    return dg_err_set(err, DG_ERR_USER, 0, "%s: '%s' is not %s", flag, arg, list);
+    return dg_err_set(err, DG_ERR_USER, 0, "%s: '%s' is not %s", flag, DG_TEXT(arg), list);
 }
 
 static int parse_int_list(void *base, const struct dg_opt *o, const char *flag, const char *arg, struct dg_err *err)
@@ -116,7 +116,7 @@ static int parse_int_list(void *base, const struct dg_opt *o, const char *flag, 
         if (dg_parse_int(flag, tok, (int)o->min, (int)o->max, &l->v[l->n++], err))
             return -1;
     }
-    return l->n ? 0 : dg_err_set(err, DG_ERR_USER, 0, "%s: '%s' lists no value", flag, arg);
+    return l->n ? 0 : dg_err_set(err, DG_ERR_USER, 0, "%s: '%s' lists no value", flag, DG_TEXT(arg));
 }
 
 static int parse_kind(void *base, const struct dg_opt *o, const char *flag, const char *arg, struct dg_err *err)
@@ -195,7 +195,7 @@ static int unset(const void *base, const struct dg_opt *o)
     case DG_OPT_SIZE: return *CFIELD(base, o, uint64_t) == 0;
     case DG_OPT_DURATION: return *CFIELD(base, o, dg_ns) == 0;
     case DG_OPT_DOUBLE: return *CFIELD(base, o, double) == 0;
-    case DG_OPT_STRING: return *CFIELD(base, o, const char *) == NULL;
+    case DG_OPT_STRING: return *CFIELD(base, o, char *) == NULL;
     case DG_OPT_INT_LIST: return CFIELD(base, o, struct dg_int_list)->n == 0;
     case DG_OPT_CUSTOM: return 0;
     }
@@ -218,7 +218,7 @@ static void json_one(const void *base, const struct dg_opt *o, cJSON *j)
     case DG_OPT_DOUBLE: cJSON_AddNumberToObject(j, o->json, *CFIELD(base, o, double)); break;
     case DG_OPT_DURATION: cJSON_AddNumberToObject(j, o->json, (double)*CFIELD(base, o, dg_ns) / 1e9); break;
     case DG_OPT_STRING: {
-        const char *v = *CFIELD(base, o, const char *);
+        const char *v = *CFIELD(base, o, char *);
         cJSON_AddStringToObject(j, o->json, v ? v : "");
         break;
     }

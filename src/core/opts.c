@@ -45,7 +45,7 @@ int dg_parse_duration(const char *opt, const char *s, dg_ns *out, struct dg_err 
     return 0;
 bad:
     return dg_err_set(err, DG_ERR_USER, 0,
-                      "%s: '%s' is not a duration (examples: 45s, 2m, 1h30m, 500ms)", opt, s);
+                      "%s: '%s' is not a duration (examples: 45s, 2m, 1h30m, 500ms)", opt, DG_TEXT(s));
 }
 
 int dg_parse_u64(const char *opt, const char *s, uint64_t min, uint64_t max, uint64_t *out,
@@ -62,7 +62,7 @@ int dg_parse_u64(const char *opt, const char *s, uint64_t min, uint64_t max, uin
     return 0;
 bad:
     return dg_err_set(err, DG_ERR_USER, 0, "%s: '%s' is not a whole number from %llu to %llu", opt,
-                      s ? s : "", (unsigned long long)min, (unsigned long long)max);
+                      DG_TEXT(s), (unsigned long long)min, (unsigned long long)max);
 }
 
 int dg_parse_int(const char *opt, const char *s, int min, int max, int *out, struct dg_err *err)
@@ -82,7 +82,7 @@ int dg_parse_double(const char *opt, const char *s, double min, double max, doub
     double v = s && *s ? strtod(s, &end) : 0;
     if (!s || !*s || errno || *end || !(v > min) || v > max)
         return dg_err_set(err, DG_ERR_USER, 0, "%s: '%s' is not a number above %g and at most %g",
-                          opt, s ? s : "", min, max);
+                          opt, DG_TEXT(s), min, max);
     *out = v;
     return 0;
 }
@@ -118,11 +118,20 @@ int dg_parse_size(const char *opt, const char *s, uint64_t *out, struct dg_err *
         p++;
     if (*p || whole > (UINT64_MAX >> shift) - 1)
         goto bad;
-    *out = (whole << shift) + (frac_num << shift) / frac_den;
+    /* The fraction's bytes, floor(frac_num * 2^shift / frac_den), a bit at a time: the
+     * product itself does not fit in 64 bits ("1.999999999t"; found by tests/fuzz/). */
+    uint64_t part = 0, rem = frac_num;
+    for (unsigned i = 0; i < shift; i++) {
+        part *= 2;
+        rem *= 2;
+        if (rem >= frac_den)
+            part++, rem -= frac_den;
+    }
+    *out = (whole << shift) + part;
     return 0;
 bad:
     return dg_err_set(err, DG_ERR_USER, 0, "%s: '%s' is not a size (examples: 512M, 2G, 64k)", opt,
-                      s ? s : "");
+                      DG_TEXT(s));
 }
 
 void dg_format_duration(dg_ns ns, char *buf, int n)

@@ -3,6 +3,8 @@
  * nor print anything: it only copies and zeroes bytes. */
 #include "core/secret.h"
 
+#include "core/err.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -61,7 +63,9 @@ void dg_secret_scrub(const struct dg_secrets *set, char *dst, size_t cap, const 
             continue;
         }
         space = 0;
-        dst[o++] = white ? ' ' : ch;
+        /* any other control byte of a server's message is shown as \xNN, never sent raw */
+        if (dg_err_put_byte(dst, cap, &o, white ? ' ' : (unsigned char)ch))
+            break;
     }
     if (how == DG_SCRUB_FOLD)
         while (o > 0 && dst[o - 1] == ' ')

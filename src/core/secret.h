@@ -26,7 +26,8 @@ enum dg_scrub_space {
  * another is replaced whole. */
 void dg_secret_add(struct dg_secrets *set, const char *p, size_t n);
 /* Copies src into dst (cap > 0 bytes, always NUL-terminated, cut to fit) with every secret of
- * set replaced by "***" and whitespace treated as how says. set may be NULL (no secrets). */
+ * set replaced by "***", whitespace treated as how says and any other control byte written
+ * as \xNN (dg_err_put_byte), so a message is one line. set may be NULL (no secrets). */
 void dg_secret_scrub(const struct dg_secrets *set, char *dst, size_t cap, const char *src,
                      enum dg_scrub_space how);
 /* Zeroes p[0..n) in a way the compiler does not drop as a dead store. */

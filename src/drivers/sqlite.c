@@ -66,7 +66,7 @@ static int parse_url(const char *url, char *path, size_t pathcap, struct dg_conn
         p += 2;
     size_t n = strcspn(p, "?");
     if (n == 0)
-        return dg_err_set(err, DG_ERR_USER, 0, "target '%s': the SQLite file path is empty", url);
+        return dg_err_set(err, DG_ERR_USER, 0, "target '%s': the SQLite file path is empty", DG_TEXT(url));
     if (n >= pathcap)
         return dg_err_set(err, DG_ERR_USER, 0, "target: SQLite path too long");
     memcpy(path, p, n);
@@ -76,7 +76,7 @@ static int parse_url(const char *url, char *path, size_t pathcap, struct dg_conn
     while (dg_urlq_next(&q, "", &kv)) {
         if (!kv.val)
             return dg_err_set(err, DG_ERR_USER, 0, "target '%s': parameter '%.*s' has no value",
-                              url, (int)kv.len, kv.text);
+                              DG_TEXT(url), (int)kv.len, kv.text);
         char val[32];
         snprintf(val, sizeof val, "%.*s", (int)kv.vlen, kv.val);
         if (dg_urlq_key_is(&kv, "synchronous")) {
@@ -106,10 +106,17 @@ static int parse_url(const char *url, char *path, size_t pathcap, struct dg_conn
         } else {
             return dg_err_set(err, DG_ERR_USER, 0,
                               "target '%s': unknown SQLite parameter '%.*s' (known: synchronous, "
-                              "journal, busy_timeout, cache_mib)", url, (int)kv.klen, kv.key);
+                              "journal, busy_timeout, cache_mib)", DG_TEXT(url), (int)kv.klen, kv.key);
         }
     }
     return 0;
+}
+
+static int sq_check_url(const char *url, struct dg_err *err)
+{
+    char path[1024];
+    struct dg_conn c = {0};
+    return parse_url(url, path, sizeof path, &c, err);
 }
 
 static int sq_exec(struct dg_conn *c, const char *sql, struct dg_err *err)
@@ -136,7 +143,7 @@ static int sq_connect(const char *url, const struct dg_connect_opts *opts, struc
     int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX | (opts->create ? SQLITE_OPEN_CREATE : 0);
     int rc = sqlite3_open_v2(path, &c->db, flags, NULL);
     if (rc != SQLITE_OK) {
-        dg_err_set(err, DG_ERR_USER, rc, "cannot open SQLite database '%s': %s%s", path,
+        dg_err_set(err, DG_ERR_USER, rc, "cannot open SQLite database '%s': %s%s", DG_TEXT(path),
                    c->db ? sqlite3_errmsg(c->db) : sqlite3_errstr(rc),
                    opts->create ? "" : " (the file must exist: 'dbgauge tpcc load' or 'dbgauge stress prepare' makes it)");
         goto fail;
@@ -464,4 +471,5 @@ const struct dg_driver dg_driver_sqlite = {
     .cache_stats = sq_cache_stats,
     .server_local = sq_server_local,
     .conn_where = sq_conn_where,
+    .check_url = sq_check_url,
 };

@@ -116,11 +116,12 @@ int dg_exp_table_load(struct dg_store *s, int64_t id, int with_series, struct dg
     }
     for (int i = 0; i < n; i++) {
         struct dg_exp_step *w = &t->steps[i];
-        if (dg_store_get(s, ids[i], with_series, &w->rec, err)) {
-            if (!err->msg[0])
-                dg_err_set(err, DG_ERR_FATAL, 0, "run %lld vanished", (long long)ids[i]);
+        int g = dg_store_get(s, ids[i], with_series, &w->rec, err);
+        if (g == 1) /* listed by its experiment, yet not there: a damaged file */
+            dg_err_set(err, DG_ERR_USER, 0, "results database: experiment %lld lists run %lld, which is not there",
+                       (long long)id, (long long)ids[i]);
+        if (g)
             goto out;
-        }
         t->n++;
         fill(w);
         w->d_prev = i ? pct(w->head, w[-1].head) : NAN;

@@ -27,7 +27,7 @@ int dg_report_item_parse(const char *arg, enum dg_item_kind *kind, int64_t *id, 
     uint64_t v;
     if (dg_parse_u64(dg_report_item_kind_name(*kind), num, 1, INT64_MAX, &v, err))
         return dg_err_set(err, DG_ERR_USER, 0,
-                          "'%s' is neither a run id (12), a group (group:12) nor an experiment (exp:12)", arg);
+                          "'%s' is neither a run id (12), a group (group:12) nor an experiment (exp:12)", DG_TEXT(arg));
     *id = (int64_t)v;
     return 0;
 }

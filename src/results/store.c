@@ -122,8 +122,15 @@ _Static_assert(sizeof migrations / sizeof *migrations == DG_STORE_SCHEMA_VERSION
 
 int dg_store_fail(struct dg_err *err, sqlite3 *db, const char *what)
 {
+    /* A damaged file, or one whose tables are not those this dbgauge made, is bad input
+     * (exit 2), as a file that is no SQLite database is; the disk, locks or memory are not. */
+    int code = sqlite3_errcode(db), primary = code & 0xff;
+    int damaged = primary == SQLITE_CORRUPT || primary == SQLITE_NOTADB || primary == SQLITE_ERROR ||
+                  primary == SQLITE_FORMAT || primary == SQLITE_MISMATCH || primary == SQLITE_RANGE ||
+                  primary == SQLITE_SCHEMA;
     const char *file = db ? sqlite3_db_filename(db, "main") : NULL;
-    return dg_err_set(err, DG_ERR_FATAL, sqlite3_errcode(db), "results database '%s': %s: %s", file ? file : "?", what,
+    return dg_err_set(err, damaged ? DG_ERR_USER : DG_ERR_FATAL, code, "results database '%s': %s: %s",
+                      file ? file : "?", what,
                       sqlite3_errmsg(db));
 }
 
@@ -459,8 +466,13 @@ static char *dup_col(sqlite3_stmt *st, int i)
 
 void dg_store_copy_col(sqlite3_stmt *st, int i, char *out, size_t n)
 {
+    /* Names, labels, targets, messages are shown on terminals: a control byte a damaged or
+     * crafted file holds is read as \xNN (dg_err_put_byte), never sent raw. */
     const char *t = (const char *)sqlite3_column_text(st, i);
-    snprintf(out, n, "%s", t ? t : "");
+    size_t o = 0;
+    for (; t && *t && dg_err_put_byte(out, n, &o, (unsigned char)*t) == 0; t++)
+        ;
+    out[o] = '\0';
 }
 
 static const char run_cols[] =
@@ -524,18 +536,24 @@ static void read_run(sqlite3_stmt *st, struct dg_run_record *r)
 static int read_series(struct dg_store *s, struct dg_run_record *r, struct dg_err *err)
 {
     sqlite3_stmt *st;
-    int64_t lo = 0, hi = -1;
-    if (sqlite3_prepare_v2(s->db, "SELECT MIN(second), MAX(second) FROM run_series WHERE run_id = ?",
+    int64_t lo = 0, hi = -1, rows = 0;
+    if (sqlite3_prepare_v2(s->db, "SELECT MIN(second), MAX(second), COUNT(*) FROM run_series WHERE run_id = ?",
                            -1, &st, NULL) != SQLITE_OK)
         return dg_store_fail(err, s->db, "prepare");
     sqlite3_bind_int64(st, 1, r->id);
     if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL) {
         lo = sqlite3_column_int64(st, 0);
         hi = sqlite3_column_int64(st, 1);
+        rows = sqlite3_column_int64(st, 2);
     }
     sqlite3_finalize(st);
     if (hi < lo)
         return 0;
+    /* One row per second and type: a span wider than the rows is a damaged file (and would
+     * overflow or ask for memory it cannot have). */
+    if ((lo < 0 && hi > INT64_MAX + lo) || hi - lo >= rows)
+        return dg_err_set(err, DG_ERR_USER, 0, "results database: run %lld has a damaged series (seconds %lld to "
+                          "%lld in %lld rows)", (long long)r->id, (long long)lo, (long long)hi, (long long)rows);
     r->nseries = (size_t)(hi - lo + 1);
     r->series = calloc(r->nseries, sizeof *r->series);
     if (!r->series)
@@ -587,15 +605,18 @@ int dg_store_get(struct dg_store *s, int64_t id, int with_series, struct dg_run_
     sqlite3_finalize(st);
     if (sqlite3_prepare_v2(s->db,
                            "SELECT " DG_STORE_TXN_COLS " FROM run_txn WHERE run_id = ? ORDER BY seq",
-                           -1, &st, NULL) != SQLITE_OK)
-        return dg_store_fail(err, s->db, "prepare");
+                           -1, &st, NULL) != SQLITE_OK) {
+        dg_store_fail(err, s->db, "prepare");
+        dg_run_record_free(r);
+        return -1;
+    }
     sqlite3_bind_int64(st, 1, id);
     while ((rc = sqlite3_step(st)) == SQLITE_ROW && r->ntypes < DG_MAX_TYPES) {
         struct dg_txn_summary *x = &r->txn[r->ntypes++];
         if (dg_store_read_txn(st, 0, x)) {
             sqlite3_finalize(st);
             dg_run_record_free(r);
-            return dg_err_set(err, DG_ERR_FATAL, 0,
+            return dg_err_set(err, DG_ERR_USER, 0,
                               "results database: run %lld has a damaged histogram for %s",
                               (long long)id, x->name);
         }

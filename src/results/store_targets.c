@@ -128,7 +128,7 @@ int dg_store_get_targets(struct dg_store *s, struct dg_run_record *r, struct dg_
             continue;
         struct dg_txn_summary *x = &r->targets[k].txn[r->targets[k].ntypes++];
         if (dg_store_read_txn(st, 1, x)) {
-            dg_err_set(err, DG_ERR_FATAL, 0, "results database: run %lld, target %d has a damaged histogram for %s",
+            dg_err_set(err, DG_ERR_USER, 0, "results database: run %lld, target %d has a damaged histogram for %s",
                        (long long)r->id, k + 1, x->name);
             goto out;
         }

@@ -73,4 +73,30 @@ check "the fault is in the run's JSON" test "$(json_get "$T_TMP/fault.json" faul
 if grep -q zz-fault-9 "$T_TMP/fault.json" "$T_TMP/fault.err" || sqlite3 "$T_TMP/f-results.db" .dump | grep -q zz-fault-9; then
     not_ok "the fault's password is in no output nor the store" "found zz-fault-9"
 else ok "the fault's password is in no output nor the store"; fi
+
+# Foreign text in a message: never a raw control byte, never more than one line, the file and
+# line named (issue 17). one_clean_line: the last stderr is one line of printable text.
+one_clean_line() {
+    [[ $(wc -l <"$T_TMP/last.err") == 1 ]] && ! LC_ALL=C grep -q '[[:cntrl:]]' <(tr -d '\n' <"$T_TMP/last.err")
+}
+# a binary job file: escape sequences (a title, a screen clear, a colour), a bell, ELF magic
+printf '[global]\nworkload=tpcc\nlabel=\x1b]0;owned\x07\x1b[2J\nvus=\x1b[31m4\x7fELF\x02\x01\n' >"$T_TMP/bin.ini"
+expect_exit "a binary job file exits 2" 2 experiment --dry-run "$T_TMP/bin.ini"
+check "... its message is one line without control bytes" one_clean_line
+expect_stderr "... naming the file and line, the bytes escaped" "bin.ini:4: key 'vus': --vus: '\\\\x1b\\[31m4\\\\x7fELF\\\\x02\\\\x01'"
+head -c 600 "$DG" >"$T_TMP/elf.ini"
+expect_exit "an executable given as a job file exits 2" 2 experiment --dry-run "$T_TMP/elf.ini"
+check "... its message is one line without control bytes" one_clean_line
+expect_stderr "... naming the file and line" "elf.ini:[0-9]+: "
+printf '[global]\nworkload=tpcc\nlabel=%0210d\n' 0 >"$T_TMP/long.ini"
+expect_exit "a job file line longer than 198 characters exits 2" 2 experiment --dry-run "$T_TMP/long.ini"
+expect_stderr "... naming its line" "long.ini:3: the line is longer than 198 characters"
+expect_exit "a target URL with control bytes exits 2" 2 tpcc check --target $'postgres://u@h\x1b[2J:54x2/db\nmore'
+check "... its message is one line without control bytes" one_clean_line
+expect_stderr "... naming the bad part, escaped" "port '54x2' of host 'h\\\\x1b\\[2J'"
+expect_exit "a SQLite path with control bytes exits 2" 2 tpcc run --target $'sqlite:/nonexistent/\x1b[31mx.db' --results "$T_TMP/r.db"
+check "... its message is one line without control bytes" one_clean_line
+expect_exit "an option value with a newline exits 2" 2 tpcc run --duration $'5s\nrm -rf /' --results "$T_TMP/r.db"
+check "... its message is one line, cut at the newline" one_clean_line
+expect_stderr "... the value cut and marked" "--duration: '5s\\.\\.\\.' is not a duration"
 finish

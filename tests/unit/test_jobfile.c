@@ -70,6 +70,46 @@ static const struct bad_case bad[] = {
     {"line without =", "[global]\nvus=1\njunk\n", ":3: not a 'key=value' line"},
 };
 
+/* data[0..n) as the job file; its load's rc, err filled. */
+static int load_bytes(const char *data, size_t n, struct dg_err *err, const char **path)
+{
+    *path = write_job("bytes.ini", "");
+    FILE *f = fopen(*path, "w");
+    fwrite(data, 1, n, f);
+    fclose(f);
+    struct dg_jobfile jf;
+    int rc = dg_jobfile_load(*path, listable, &jf, err);
+    dg_jobfile_free(&jf);
+    return rc;
+}
+
+/* Lines longer than inih reads are refused, never split into two (the fuzz target jobfile's
+ * finding: "label=xxx...vus=64" set vus); a NUL byte or control bytes: refused, shown escaped. */
+static void long_and_binary(struct dg_test *t)
+{
+    char text[512], want[256];
+    struct dg_err err = {0};
+    const char *path;
+    snprintf(text, sizeof text, "[global]\nworkload=tpcc\nlabel=%0193dvus=64\n", 0);
+    int rc = load_bytes(text, strlen(text), &err, &path);
+    snprintf(want, sizeof want, "%s:3: the line is longer than 198 characters", path);
+    CHECK(t, rc != 0 && err.cls == DG_ERR_USER && !strncmp(err.msg, want, strlen(want)),
+          "a line longer than 198 characters is refused, naming its line, never split", "rc %d: %s", rc, err.msg);
+    snprintf(text, sizeof text, "[global]\nlabel=%0192d\nvus=2\n", 0);
+    rc = load_bytes(text, strlen(text), &err, &path);
+    CHECK(t, rc == 0, "a line of 198 characters loads", "%s", err.msg);
+    rc = load_bytes("[global]\nvus=1\0x\n", 17, &err, &path);
+    snprintf(want, sizeof want, "%s:2: a NUL byte in the line", path);
+    CHECK(t, rc != 0 && err.cls == DG_ERR_USER && !strncmp(err.msg, want, strlen(want)),
+          "a NUL byte is refused, naming its line", "rc %d: %s", rc, err.msg);
+    rc = load_bytes("[global]\n[\x1b[2J]\n", 16, &err, &path);
+    int clean = 1;
+    for (const char *p = err.msg; *p; p++)
+        clean &= (unsigned char)*p >= 0x20 && *p != 0x7f;
+    CHECK(t, rc != 0 && clean && strstr(err.msg, "\\x1b[2J") && strstr(err.msg, ":2:"),
+          "control bytes of a section name are shown as \\xNN on one line", "rc %d: %s", rc, err.msg);
+}
+
 int main(void)
 {
     struct dg_test t = {0};
@@ -106,6 +146,7 @@ int main(void)
               "rc %d, message '%s', wanted it to start with '%s'", rc, err.msg, want);
         dg_jobfile_free(&jf);
     }
+    long_and_binary(&t);
     struct dg_jobfile jf;
     struct dg_err err = {0};
     snprintf(got, sizeof got, "%s/none.ini", dir);

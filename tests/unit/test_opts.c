@@ -87,6 +87,8 @@ static void check_sizes(struct dg_test *t)
     } good[] = {
         {"512M", 512ull << 20}, {"2G", 2ull << 30}, {"64k", 64ull << 10}, {"4096", 4096}, {"1T", 1ull << 40},
         {"1g", 1ull << 30},     {"8MB", 8ull << 20}, {"1.5G", 3ull << 29},
+        /* the fraction's bytes once overflowed 64 bits (tests/fuzz/): 2 TiB less 1100 bytes */
+        {"1.999999999t", (2ull << 40) - 1100}, {"0.75k", 768}, {"0.000000001t", 1099},
     };
     for (size_t i = 0; i < sizeof good / sizeof *good; i++) {
         struct dg_err err = {0};

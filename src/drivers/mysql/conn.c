@@ -333,6 +333,16 @@ fail:
     return -1;
 }
 
+static int my_check_url(const char *url, struct dg_err *err)
+{
+    char shown[1024];
+    dg_redact_url(url, shown, sizeof shown);
+    struct my_url u;
+    int rc = parse_url(url, shown, &u, err);
+    dg_secret_wipe(u.pass, sizeof u.pass);
+    return rc;
+}
+
 static void my_disconnect(struct dg_conn *c) { conn_free(c); }
 
 static void my_conn_where(struct dg_conn *c, char *buf, size_t n) { snprintf(buf, n, "%s", c->where); }
@@ -508,4 +518,5 @@ const struct dg_driver dg_driver_mysql = {
     .server_local = dg_my_server_local,
     .conn_where = my_conn_where,
     .replication = dg_my_replication,
+    .check_url = my_check_url,
 };

@@ -290,6 +290,15 @@ static void info_str(struct dg_conn *c, SQLUSMALLINT what, char *out, size_t cap
         out[0] = '\0';
 }
 
+static int odbc_check_url(const char *url, struct dg_err *err)
+{
+    char cs[1280];
+    int batch_off;
+    int rc = conn_string(url, cs, sizeof cs, &batch_off, err);
+    dg_secret_wipe(cs, sizeof cs);
+    return rc;
+}
+
 static int odbc_connect(const char *url, const struct dg_connect_opts *opts, struct dg_conn **out,
                         struct dg_err *err)
 {
@@ -526,4 +535,5 @@ const struct dg_driver dg_driver_odbc = {
     .conn_dialect = odbc_conn_dialect,
     .execute_calls = dg_odbc_execute_calls,
     .conn_where = odbc_conn_where,
+    .check_url = odbc_check_url,
 };

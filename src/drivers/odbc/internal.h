@@ -83,6 +83,13 @@ int dg_odbc_commit(struct dg_conn *c, struct dg_err *err);
 int dg_odbc_rollback(struct dg_conn *c, struct dg_err *err);
 
 /* stmt.c */
+/* Copies sql into out (strlen(sql) + 1 bytes) without its comments (one space each), so a
+ * driver that counts `?` inside comments (SQLite's does) sees only the real markers. Quoted
+ * text is kept; MySQL's executable and hint comments (slash-star-! and slash-star-+) are kept. */
+void dg_odbc_strip_comments(const char *sql, char *out);
+/* sql with its `?` markers numbered $1, $2, ... (outside quotes), malloc'd (the caller's;
+ * NULL out of memory); *n the number of markers. (The sql fuzz target calls both.) */
+char *dg_odbc_dollars(const char *sql, int *n);
 int dg_odbc_prepare(struct dg_conn *c, const char *sql, int nparams, struct dg_stmt **out,
                     struct dg_err *err);
 /* The same without the server-side PREPARE (batch.c's joined texts). */

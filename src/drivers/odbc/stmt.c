@@ -12,10 +12,7 @@ static int ok(SQLRETURN rc) { return rc == SQL_SUCCESS || rc == SQL_SUCCESS_WITH
 static int prepare(struct dg_conn *c, const char *sql, int nparams, struct dg_stmt **out,
                    struct dg_err *err);
 
-/* Copies sql into out without its comments (one space each), so a driver that counts `?`
- * inside comments (SQLite's does) sees only the real markers. Quoted text is kept; MySQL's
- * executable and hint comments (slash-star-! and slash-star-+) are kept. */
-static void strip_comments(const char *sql, char *out)
+void dg_odbc_strip_comments(const char *sql, char *out)
 {
     char q = 0;
     for (const char *p = sql; *p;) {
@@ -40,26 +37,31 @@ static void strip_comments(const char *sql, char *out)
     *out = '\0';
 }
 
-/* Writes sql with its `?` markers numbered $1, $2, ... (outside quotes) into out, which has
- * room for 4 bytes per byte of sql. Returns the number of markers. */
-static int to_dollars(const char *sql, char *out)
+char *dg_odbc_dollars(const char *sql, int *n)
 {
-    char q = 0;
-    int n = 0;
+    /* "$N" in place of each `?`: room for 20 digits each, whatever their count (a buffer of
+     * 4 bytes per byte overflowed past about 1140 markers) */
+    size_t len = strlen(sql), q = 0;
+    for (size_t i = 0; i < len; i++)
+        q += sql[i] == '?';
+    char *text = malloc(len + 20 * q + 1), *out = text, quote = 0;
+    if (!text)
+        return NULL;
+    *n = 0;
     for (const char *p = sql; *p; p++) {
-        if (q) {
-            if (*p == q)
-                q = 0;
+        if (quote) {
+            if (*p == quote)
+                quote = 0;
         } else if (*p == '\'' || *p == '"') {
-            q = *p;
+            quote = *p;
         } else if (*p == '?') {
-            out += sprintf(out, "$%d", ++n);
+            out += sprintf(out, "$%d", ++*n);
             continue;
         }
         *out++ = *p;
     }
     *out = '\0';
-    return n;
+    return text;
 }
 
 /* Where execute_calls joins statements into one text (c->batch_ok: psqlodbc), the driver
@@ -71,17 +73,20 @@ static void prepare_on_server(struct dg_conn *c, struct dg_stmt *s)
 {
     if (!c->batch_ok || c->in_txn)
         return;
-    size_t len = strlen(s->sql);
-    char *text = malloc(32 + 4 * len + 1);
-    if (!text)
-        return;
+    int n;
+    char *body = dg_odbc_dollars(s->sql, &n);
+    size_t cap = body ? 32 + strlen(body) + 1 : 0;
+    char *text = body ? malloc(cap) : NULL;
     int64_t id = c->server_ids + 1;
-    int at = snprintf(text, 32, "PREPARE dg_p%lld AS ", (long long)id);
     struct dg_err ignore;
-    if (to_dollars(s->sql, text + at) == s->nparams && dg_odbc_exec(c, text, &ignore) == 0) {
-        c->server_ids = id;
-        s->server_id = id;
+    if (text) {
+        snprintf(text, cap, "PREPARE dg_p%lld AS %s", (long long)id, body);
+        if (n == s->nparams && dg_odbc_exec(c, text, &ignore) == 0) {
+            c->server_ids = id;
+            s->server_id = id;
+        }
     }
+    free(body);
     free(text);
 }
 
@@ -101,7 +106,7 @@ int dg_odbc_prepare_text(struct dg_conn *c, const char *sql_in, int nparams, str
     char *sql = malloc(sizeof with + strlen(sql_in) + 1);
     if (!sql)
         return dg_err_set(err, DG_ERR_FATAL, 0, "out of memory");
-    strip_comments(sql_in, sql);
+    dg_odbc_strip_comments(sql_in, sql);
     /* SQLite's ODBC driver returns rows only for statements that open like a query: a
      * writing statement with RETURNING gets an empty WITH in front, which SQLite allows. */
     const char *p = sql + strspn(sql, " \t\n");

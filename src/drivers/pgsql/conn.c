@@ -187,6 +187,42 @@ static void collect_secrets(struct dg_conn *c, const char *url)
 
 static void conn_free(struct dg_conn *c);
 
+/* The URL's form as libpq reads it, and its host list: errors scrubbed of c's secrets. */
+static int check_form(struct dg_conn *c, const char *url, const char *shown, struct dg_err *err)
+{
+    char *perr = NULL;
+    PQconninfoOption *parsed = PQconninfoParse(url, &perr);
+    if (!parsed) {
+        dg_pg_err(c, err, DG_ERR_USER, NULL, "bad PostgreSQL target %s: %s", shown,
+                perr ? perr : "cannot parse");
+        PQfreemem(perr);
+        return -1;
+    }
+    PQconninfoFree(parsed);
+    /* libpq takes "h1:p1,h2:p2" itself, but reads an empty part as the default socket and a
+     * bad port only once it tries it: both are the user's to fix, said before connecting. */
+    struct dg_url_host hosts[DG_URL_MAX_HOSTS];
+    if (strstr(url, "://") && dg_url_hosts(url, shown, hosts, DG_URL_MAX_HOSTS, err) < 0) {
+        char why[sizeof err->msg];
+        snprintf(why, sizeof why, "%s", err->msg);
+        return dg_pg_err(c, err, DG_ERR_USER, NULL, "%s", why);
+    }
+    return 0;
+}
+
+static int pg_check_url(const char *url, struct dg_err *err)
+{
+    struct dg_conn *c = calloc(1, sizeof *c);
+    if (!c)
+        return dg_pg_err(NULL, err, DG_ERR_FATAL, NULL, "out of memory");
+    collect_secrets(c, url);
+    char shown[1024];
+    dg_redact_url(url, shown, sizeof shown);
+    int rc = check_form(c, url, shown, err);
+    conn_free(c);
+    return rc;
+}
+
 static int pg_connect(const char *url, const struct dg_connect_opts *opts, struct dg_conn **out,
                       struct dg_err *err)
 {
@@ -197,23 +233,8 @@ static int pg_connect(const char *url, const struct dg_connect_opts *opts, struc
     collect_secrets(c, url);
     char shown[1024];
     dg_redact_url(url, shown, sizeof shown);
-
-    char *perr = NULL;
-    PQconninfoOption *parsed = PQconninfoParse(url, &perr);
-    if (!parsed) {
-        dg_pg_err(c, err, DG_ERR_USER, NULL, "bad PostgreSQL target %s: %s", shown,
-                perr ? perr : "cannot parse");
-        PQfreemem(perr);
+    if (check_form(c, url, shown, err))
         goto fail;
-    }
-    PQconninfoFree(parsed);
-    /* libpq takes "h1:p1,h2:p2" itself, but reads an empty part as the default socket and a
-     * bad port only once it tries it: both are the user's to fix, said before connecting. */
-    struct dg_url_host hosts[DG_URL_MAX_HOSTS];
-    if (strstr(url, "://") && dg_url_hosts(url, shown, hosts, DG_URL_MAX_HOSTS, err) < 0) {
-        dg_pg_err(c, err, DG_ERR_USER, NULL, "%s", err->msg);
-        goto fail;
-    }
 
     /* Entries before dbname are defaults the URL overrides: a connect timeout (so an address
      * that drops packets does not hang the run) unless PGCONNECT_TIMEOUT says otherwise, and
@@ -424,4 +445,5 @@ const struct dg_driver dg_driver_pgsql = {
     .replication = dg_pg_replication,
     .server_pid = dg_pg_server_pid,
     .server_restart = dg_pg_server_restart,
+    .check_url = pg_check_url,
 };

@@ -77,6 +77,10 @@ size_t dg_pg_fmt_double(char *out, double d);
 int64_t dg_pg_parse_i64(const char *s);
 
 /* stmt.c */
+/* Rewrites `?` to $1..$n outside strings, quoted identifiers, dollar-quoted bodies and
+ * comments. Returns a malloc'd string (the caller's) and the count in *n, or NULL. (The sql
+ * fuzz target, tests/fuzz/, calls it.) */
+char *dg_pg_rewrite_placeholders(const char *sql, int *n);
 void dg_pg_stmt_free(struct dg_stmt *s);
 int dg_pg_prepare(struct dg_conn *c, const char *sql, int nparams, struct dg_stmt **out,
                   struct dg_err *err);

@@ -26,14 +26,12 @@ static int ident_char(char ch)
            ch == '_' || ch == '$' || (unsigned char)ch >= 0x80;
 }
 
-/* Rewrites `?` to $1..$n outside strings, quoted identifiers, dollar-quoted bodies and
- * comments. Returns a malloc'd string (the caller's) and the count in *n, or NULL. */
-static char *rewrite_placeholders(const char *sql, int *n)
+char *dg_pg_rewrite_placeholders(const char *sql, int *n)
 {
     size_t len = strlen(sql), q = 0;
     for (size_t i = 0; i < len; i++)
         q += sql[i] == '?';
-    char *out = malloc(len + q * 6 + 1);
+    char *out = malloc(len + q * 20 + 1); /* "$N": 20 digits at most, whatever the count */
     if (!out)
         return NULL;
     size_t o = 0;
@@ -110,7 +108,7 @@ int dg_pg_prepare(struct dg_conn *c, const char *sql, int nparams, struct dg_stm
     int found = 0, rc = -1;
     PGresult *res = NULL;
     struct dg_stmt *s = NULL;
-    char *text = rewrite_placeholders(sql, &found);
+    char *text = dg_pg_rewrite_placeholders(sql, &found);
     if (!text)
         return dg_pg_err(c, err, DG_ERR_FATAL, NULL, "out of memory");
     if (nparams >= 0 && found != nparams) {

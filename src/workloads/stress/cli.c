@@ -188,8 +188,11 @@ static int act_table(const struct dg_wl_act *a, struct dg_err *err)
         if (rc == 0)
             fprintf(stderr, "made %s: %llu rows of about %d bytes in %.2f s\n", STRESS_TABLE,
                     (unsigned long long)o->rows, o->row_bytes, s);
-        else if (strstr(err->msg, "already exists"))
-            err->cls = DG_ERR_USER, strcat(err->msg, " (use --drop to make it again)");
+        else if (strstr(err->msg, "already exists")) { /* appended within the message's buffer */
+            err->cls = DG_ERR_USER;
+            size_t len = strlen(err->msg);
+            snprintf(err->msg + len, sizeof err->msg - len, " (use --drop to make it again)");
+        }
     }
     dg_disconnect(&h);
     return rc ? -1 : 0;
