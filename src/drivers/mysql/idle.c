@@ -12,14 +12,16 @@
 
 #include "drivers/mysql/internal.h"
 
+/* SHOW, not SELECT @@wait_timeout: the server counts it apart from the workload's statements
+ * (Com_show_variables), so its Com_select stays exactly the workload's (e2e/oltp checks it). */
 void dg_my_idle_probe(struct dg_conn *c)
 {
     c->wait_timeout_s = 0;
-    if (!mysql_query(c->my, "SELECT @@SESSION.wait_timeout")) {
+    if (!mysql_query(c->my, "SHOW SESSION VARIABLES LIKE 'wait_timeout'")) {
         MYSQL_RES *r = mysql_store_result(c->my);
-        MYSQL_ROW row = r ? mysql_fetch_row(r) : NULL;
-        if (row && row[0])
-            c->wait_timeout_s = strtol(row[0], NULL, 10);
+        MYSQL_ROW row = r && mysql_num_fields(r) == 2 ? mysql_fetch_row(r) : NULL;
+        if (row && row[1])
+            c->wait_timeout_s = strtol(row[1], NULL, 10);
         if (r)
             mysql_free_result(r);
     }
