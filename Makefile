@@ -3,7 +3,7 @@
 #   make check   build and run every test (starts and stops its own PostgreSQL)
 BUILD ?= build
 
-.PHONY: all demo check check-asan bench clean FORCE
+.PHONY: all demo check check-asan check-tsan bench clean FORCE
 
 all: $(BUILD)/dbgauge
 
@@ -23,5 +23,8 @@ check:
 check-asan:
 	tests/run.sh --sanitize
 
+check-tsan:
+	tests/run.sh --tsan
+
 clean:
-	rm -rf $(BUILD) build-asan tests/out
+	rm -rf $(BUILD) build-asan build-tsan tests/out

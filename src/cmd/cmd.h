@@ -175,6 +175,10 @@ void dg_cmd_monitor_end(struct dg_cmd_monitor *cm, struct dg_run_record *rec);
 /* --monitor-device DEV: sets *out, or fills err (DG_ERR_USER) with why DEV is neither "none"
  * nor a device of /proc/diskstats and returns -1. */
 int dg_cmd_monitor_device_opt(const char *dev, const char **out, struct dg_err *err);
+/* The connections a run's monitor (when it runs) holds to target t at once: its replication's
+ * where the driver tells it, and on the first target the server's cache counters' where they
+ * are server-wide. */
+int dg_cmd_monitor_conns(const struct dg_target *t, int first);
 /* The engine settings of si as a JSON object text (malloc'd, caller frees). */
 char *dg_settings_json(const struct dg_server_info *si);
 

@@ -107,6 +107,8 @@ void dg_txn_summaries_fill(struct dg_txn_summary *txn, int ntypes, const char *c
         memcpy(x->retry_causes, counts[k].retry_causes, sizeof x->retry_causes);
         x->retry_causes_known = 1;
         x->errors = counts[k].errors;
+        memcpy(x->error_causes, counts[k].error_causes, sizeof x->error_causes);
+        x->error_causes_known = 1;
         x->hist = hist[k];
         x->service_hist = service[k];
         hist[k] = service[k] = NULL; /* the summary owns them now */

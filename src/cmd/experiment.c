@@ -370,7 +370,8 @@ int dg_cmd_experiment(int argc, char **argv)
         rc = dg_report_err(cmd, &err);
         goto out;
     }
-    int bad = lead && dg_store_experiment_begin(store, path, label ? label : "", n, &exp_id, &err);
+    int bad = lead && (dg_store_check_writable(store, &err) ||
+                       dg_store_experiment_begin(store, path, label ? label : "", n, &exp_id, &err));
     if (lead)
         dg_store_close(store);
     if (bad) {

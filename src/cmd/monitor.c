@@ -111,6 +111,17 @@ int dg_cmd_monitor_device_opt(const char *dev, const char **out, struct dg_err *
     return ok ? 0 : dg_err_set(err, DG_ERR_USER, 0, "--monitor-device: '%s' is not a device in /proc/diskstats (or 'none')", DG_TEXT(dev));
 }
 
+int dg_cmd_monitor_conns(const struct dg_target *t, int first)
+{
+    const struct dg_driver *drv = t->drv;
+    if (!drv) /* not parsed yet */
+        return 0;
+    int n = dg_driver_has(drv, replication) ? 1 : 0;
+    if (first && dg_driver_has(drv, cache_stats) && !(dg_driver_caps(drv) & DG_CAP_CACHE_PER_CONN))
+        n++; /* as dg_cmd_monitor_begin keeps cm->conn */
+    return n;
+}
+
 int dg_cmd_monitor_begin(struct dg_cmd_monitor *cm, const struct dg_target *const *targets,
                          int ntargets, int workers, struct dg_runner_cfg *cfg, struct dg_err *err)
 {

@@ -47,6 +47,11 @@ struct life {
     struct dg_rank_run rr;
     struct dg_rank_share share;
     int windowed; /* the ranks measured together: they end together (dg_rank_done) */
+    /* Checkpoints (rank 0): the run's id once the first is kept, the series points kept. */
+    int64_t ckpt_id;
+    size_t ckpt_series;
+    int ckpt_failed;
+    int stored; /* the finished run is in the results database */
 };
 
 /* Target k of the options: its URL parsed, its cluster (a node of --cluster) set. */
@@ -59,9 +64,55 @@ static int open_target(const char *cmd, const struct dg_run_opts *c, int k, stru
     return 0;
 }
 
+/* The connections the whole run holds at once to target k (k == L->n: the read target): returns
+ * how many, and why as "(4 for the virtual users, 2 for the monitor, ...)" into buf. */
+static int conns_of(const struct life *L, int k, char *buf, size_t n)
+{
+    const struct dg_run_opts *c = &L->p->c;
+    int users = k == L->n ? c->vus : L->split[k]; /* every user holds one to the read target too */
+    int mon = c->no_monitor ? 0 : dg_cmd_monitor_conns(k == L->n ? &L->read.t : &L->ts[k].t, k == 0);
+    int own = k == 0 && L->cli->measure_begin ? L->rr.size : 0; /* L->keep, on every rank */
+    size_t o = (size_t)snprintf(buf, n, "(%d for the virtual users", users);
+    if (mon && o < n)
+        o += (size_t)snprintf(buf + o, n - o, ", %d for the monitor: none with --no-monitor", mon);
+    if (own && o < n)
+        o += (size_t)snprintf(buf + o, n - o, ", %d for the workload's own", own);
+    if (o < n)
+        snprintf(buf + o, n - o, ")");
+    return users + mon + own;
+}
+
+/* A server that refused a connection for its limit (max_connections, the role's or user's)
+ * is told, in L->err's message, how many the run holds at once: what to raise, or what to
+ * lower. Other errors are left as they are. */
+static void say_conn_needs(struct life *L)
+{
+    if (dg_err_error_cause(&L->err) != DG_ERROR_TOO_MANY_CONNECTIONS || !L->ts)
+        return;
+    char part[160];
+    size_t len = strlen(L->err.msg), cap = sizeof L->err.msg;
+    if (L->n == 1 && !L->read.t.drv) {
+        int need = conns_of(L, 0, part, sizeof part);
+        snprintf(L->err.msg + len, len < cap ? cap - len : 0, "; the run needs %d connections at once %s", need, part);
+        return;
+    }
+    len += (size_t)snprintf(L->err.msg + len, len < cap ? cap - len : 0, "; the run needs at once");
+    for (int k = 0; k <= L->n && len < cap; k++) {
+        if (k == L->n && !L->read.t.drv)
+            break;
+        int need = conns_of(L, k, part, sizeof part);
+        if (k < L->n)
+            len += (size_t)snprintf(L->err.msg + len, cap - len, "%s %d connections to target %d %s", k ? "," : "",
+                                    need, k + 1, part);
+        else
+            len += (size_t)snprintf(L->err.msg + len, cap - len, ", %d to the read target %s", need, part);
+    }
+}
+
 /* Reports a failure to get target k of n ready, naming it when there are several. */
 static int target_err(struct life *L, int k)
 {
+    say_conn_needs(L);
     if (L->n == 1)
         return dg_report_err(L->cmd, &L->err);
     fprintf(stderr, "dbgauge %s: target %d (%s) is not ready: %s\n", L->cmd, k + 1, L->ts[k].t.redacted, L->err.msg);
@@ -104,6 +155,7 @@ static int read_target_ready(struct life *L)
         return dg_usage_error(L->cmd, "--read-target: %s", e.msg);
     if (dg_connect(&L->read.t, NULL, &h, &L->err) || dg_server_info(&h, &L->read.si, &L->err)) {
         dg_disconnect(&h);
+        say_conn_needs(L);
         fprintf(stderr, "dbgauge %s: --read-target %s is not ready: %s\n", L->cmd, L->read.t.redacted, L->err.msg);
         return L->err.cls == DG_ERR_USER ? DG_EXIT_USAGE : DG_EXIT_FAILED;
     }
@@ -307,6 +359,8 @@ static int rank_results(struct life *L)
     return 0;
 }
 
+static void on_checkpoint(void *ctx, const struct dg_checkpoint *cp);
+
 /* The runner over every target, watched by the monitor. */
 static int measure(struct life *L)
 {
@@ -353,7 +407,14 @@ static int measure(struct life *L)
     }
     if (L->cli->measure_begin && L->rr.rank == 0)
         L->cli->measure_begin(L->shareds[0], &L->keep);
+    if (L->store && c->checkpoint_ns) {
+        cfg.checkpoint = on_checkpoint;
+        cfg.checkpoint_ctx = L;
+        cfg.checkpoint_ns = c->checkpoint_ns;
+    }
     int ran = dg_runner_run(&cfg, &L->res, &L->err);
+    if (ran) /* a worker could not connect: the run did not start */
+        say_conn_needs(L);
     L->nfault_events = dg_faults_finish(L->faults, L->fault_events, DG_MAX_FAULTS);
     L->faults = NULL;
     if (ran)
@@ -451,29 +512,47 @@ static int record_faults(struct life *L)
     return 0;
 }
 
-/* The run's record: counts and histograms, the figures derived from them, the workload's facts. */
-static int record(struct life *L)
+/* What every record of the run holds, the finished one and each checkpoint's: counts and
+ * histograms (moved from res), the figures derived from them, the workload's facts. */
+static void record_base(struct life *L, struct dg_run_record *rec, struct dg_run_result *res)
 {
     const struct dg_run_opts *c = &L->p->c;
     const struct dg_workload *wl = L->p->wl;
-    struct dg_run_record *rec = &L->rec;
     struct dg_record_src src = {.workload = wl->name, .label = c->label, .target = &L->ts[0].t,
                                 .server = &L->ts[0].si, .options_json = options_json(L), .argc = L->in->argc,
                                 .argv = L->in->argv, .vus = c->vus, .model = c->model, .step = L->in->step,
                                 .knobs_json = L->mst->json};
-    for (int k = 0; k < L->res.ntypes; k++) { /* what the measured transactions fetched */
-        rec->rows += L->res.counts[k].rows;
-        rec->bytes += L->res.counts[k].bytes;
+    for (int k = 0; k < res->ntypes; k++) { /* what the measured transactions fetched */
+        rec->rows += res->counts[k].rows;
+        rec->bytes += res->counts[k].bytes;
     }
-    struct dg_fig_run fr = {.measured_s = L->res.measured_s,
+    struct dg_fig_run fr = {.measured_s = res->measured_s,
                             .standard_times = c->model == DG_LOAD_THINK && c->think_scale == 1.0};
     int nfig;
     const struct dg_figure_def *figs = run_figures(L, &nfig);
-    rec->nfigures = dg_figures_derive(figs, nfig, L->res.counts, L->res.ntypes, &fr, rec->figures);
-    dg_record_fill(rec, &src, &L->res, wl->type_names);
-    dg_cmd_monitor_end(&L->mon, rec);
+    rec->nfigures = dg_figures_derive(figs, nfig, res->counts, res->ntypes, &fr, rec->figures);
+    dg_record_fill(rec, &src, res, wl->type_names);
     rec->warehouses = L->facts.scale;
+    rec->rate_asked = c->model == DG_LOAD_RATE ? c->rate : 0;
+    rec->think_scale = c->model == DG_LOAD_THINK ? c->think_scale : 0;
+    rec->terminals = L->facts.terminals;
+    for (int k = 0; k < res->ntypes && L->facts.p90_limit_s && c->model == DG_LOAD_THINK; k++)
+        rec->txn[k].p90_limit_ms = L->facts.p90_limit_s[k] * 1e3;
+    rec->tpmc_ceiling = L->facts.tpmc_ceiling;
+    rec->query = L->facts.query ? strdup(L->facts.query) : NULL;
+    rec->server_blocks_hit = L->facts.server_blocks_hit;
+    rec->server_blocks_read = L->facts.server_blocks_read;
+    rec->group_id = L->in->group_id > 0 ? L->in->group_id : 0;
+}
+
+/* The run's record: the base, the monitor's points, the targets' shares, faults and acks. */
+static int record(struct life *L)
+{
+    struct dg_run_record *rec = &L->rec;
+    record_base(L, rec, &L->res);
+    dg_cmd_monitor_end(&L->mon, rec);
     if (L->n > 1 || L->read.t.drv) {
+        const struct dg_workload *wl = L->p->wl;
         struct dg_target_src tsrc[DG_MAX_TARGETS + 1];
         for (int k = 0; k < L->n; k++)
             tsrc[k] = (struct dg_target_src){.target = &L->ts[k].t, .server = &L->ts[k].si,
@@ -481,24 +560,57 @@ static int record(struct life *L)
         int n = L->n;
         if (L->read.t.drv) /* the same database, read behind the primary: no warehouses of its own */
             tsrc[n++] = (struct dg_target_src){.target = &L->read.t, .server = &L->read.si, .role = "read"};
+        int nfig;
+        const struct dg_figure_def *figs = run_figures(L, &nfig);
+        struct dg_fig_run fr = {.measured_s = L->res.measured_s,
+                                .standard_times = L->p->c.model == DG_LOAD_THINK && L->p->c.think_scale == 1.0};
         if (dg_record_fill_targets(rec, tsrc, n, &L->res, wl->type_names, figs, nfig, &fr))
             return dg_err_set(&L->err, DG_ERR_FATAL, 0, "out of memory");
     }
-    rec->rate_asked = c->model == DG_LOAD_RATE ? c->rate : 0;
-    rec->think_scale = c->model == DG_LOAD_THINK ? c->think_scale : 0;
-    rec->terminals = L->facts.terminals;
-    for (int k = 0; k < L->res.ntypes && L->facts.p90_limit_s && c->model == DG_LOAD_THINK; k++)
-        rec->txn[k].p90_limit_ms = L->facts.p90_limit_s[k] * 1e3;
-    rec->tpmc_ceiling = L->facts.tpmc_ceiling;
-    rec->query = L->facts.query ? strdup(L->facts.query) : NULL;
-    rec->server_blocks_hit = L->facts.server_blocks_hit;
-    rec->server_blocks_read = L->facts.server_blocks_read;
-    rec->group_id = L->in->group_id > 0 ? L->in->group_id : 0;
     if (L->rr.why[0]) { /* a rank was lost: the others' figures are kept, the run failed */
         snprintf(rec->status, sizeof rec->status, "failed");
         snprintf(rec->error, sizeof rec->error, "%s", L->rr.why);
     }
+    rec->id = L->ckpt_id; /* replaces its checkpoints */
     return record_faults(L);
+}
+
+/* Every 10 s, from the main thread: what the window has measured so far is kept in the
+ * results database as a "running" run, so one killed outright (SIGKILL, the OOM killer, power
+ * lost) leaves its seconds behind. Its histograms come from the series' small ones (2
+ * significant digits); the finished run replaces all of it. A checkpoint that cannot be
+ * written is said once and the run goes on. */
+static void on_checkpoint(void *ctx, const struct dg_checkpoint *cp)
+{
+    struct life *L = ctx;
+    const struct dg_series *se = cp->series;
+    struct dg_run_result part = {.ntypes = se->ntypes, .warmup_s = cp->warmup_s, .measured_s = cp->measured_s,
+                                 .client_cpu_s = cp->client_cpu_s, .started_wall = cp->started_wall,
+                                 .ended_wall = dg_wall_s()};
+    for (int k = 0; k < se->ntypes; k++) {
+        part.counts[k] = (struct dg_type_counts){.committed = se->measured[k].committed,
+                                                 .rollbacks = se->measured[k].rollbacks,
+                                                 .retries = se->measured[k].retries, .errors = se->measured[k].errors};
+        part.hist[k] = dg_series_measured_hist(se, k);
+    }
+    part.series.pts = se->pts; /* lent: the record gives it back below */
+    part.series.n = se->n;
+    struct dg_run_record rec = {.id = L->ckpt_id};
+    record_base(L, &rec, &part);
+    for (int k = 0; k < se->ntypes; k++) /* the series counts retries and errors, not their causes */
+        rec.txn[k].error_causes_known = rec.txn[k].retry_causes_known = 0;
+    snprintf(rec.status, sizeof rec.status, "running");
+    if (L->rr.size > 1)
+        snprintf(rec.error, sizeof rec.error, "checkpoint of rank 0's share (%d of %d virtual users)", L->share.n,
+                 L->p->c.vus);
+    struct dg_err err = {0};
+    if (dg_store_checkpoint(L->store, &rec, &L->ckpt_series, &err) && !L->ckpt_failed++)
+        fprintf(stderr, "dbgauge %s: checkpoint: %s; the run goes on, kept only at its end\n", L->cmd, err.msg);
+    L->ckpt_id = rec.id;
+    rec.series = NULL;
+    rec.nseries = 0;
+    dg_run_record_free(&rec);
+    dg_run_result_free(&part);
 }
 
 /* Why a finished run failed, or NULL. */
@@ -523,10 +635,14 @@ static int keep_and_show(struct life *L)
     FILE *text = L->in->step ? L->in->step->text : c->json ? stderr : stdout;
     if (dg_store_put(L->store, &L->rec, &L->err)) {
         /* Say what was measured even though it could not be kept. */
-        fprintf(stderr, "dbgauge %s: %s; the run's figures follow, unsaved\n", L->cmd, L->err.msg);
+        fprintf(stderr, "dbgauge %s: %s; the run's figures follow, unsaved", L->cmd, L->err.msg);
+        if (L->ckpt_id)
+            fprintf(stderr, " (its last checkpoint is kept as run %lld)", (long long)L->ckpt_id);
+        fputc('\n', stderr);
         dg_report_run_text(text, &L->rec);
         return DG_EXIT_FAILED;
     }
+    L->stored = 1;
     int64_t id = L->in->run_id = L->rec.id;
     if (L->in->group_id < 0 && dg_store_set_group(L->store, id, id, &L->err))
         return dg_report_err(L->cmd, &L->err);
@@ -564,7 +680,8 @@ static int before_window(struct life *L)
     int rc = targets_ready(L);
     if (rc)
         return rc;
-    if (L->rr.rank == 0 && dg_store_open(c->results, &L->store, &L->err))
+    if (L->rr.rank == 0 &&
+        (dg_store_open(c->results, &L->store, &L->err) || dg_store_check_writable(L->store, &L->err)))
         return dg_report_err(L->cmd, &L->err);
     if (L->rr.size > 1) {
         int scale = c->model == DG_LOAD_THINK ? L->facts.scale : 0;
@@ -601,6 +718,8 @@ int dg_run_life(struct dg_life *l)
     dg_cmd_audit_after(L.cli, &l->p->c, tptr, L.n, &L.rec, L.cmd);
     rc = keep_and_show(&L);
 out:
+    if (L.ckpt_id && !L.stored) /* checkpointed, then failed before the run was kept whole */
+        dg_store_abandon(L.store, L.ckpt_id, L.err.msg[0] ? L.err.msg : "failed after the window", &L.err);
     if (L.rr.size > 1 && L.rr.stage < DG_RANK_STAGES)
         dg_rank_fail_early(&L.rr, rc, L.err.msg[0] ? L.err.msg : "failed before measuring");
     else if (L.windowed) /* every rank ends with rank 0's status, and knows the stored run */

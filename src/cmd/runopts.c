@@ -334,6 +334,11 @@ const struct dg_opt dg_run_optab[] = {
      .off = OFF(reconnect_timeout_ns), .json = "reconnect_timeout_s",
      .help = "a virtual user that lost its connection gives up after seeking it T\n"
              "(default: for the rest of the run)"},
+    {.name = "checkpoint-every", .kind = DG_OPT_DURATION, .metavar = "T", .subs = "run", .off = OFF(checkpoint_ns),
+     .json = "checkpoint_every_s",
+     .help = "keep what the run has measured so far in the results database every T\n"
+             "(default 10s; 0: only at the end), so a run killed outright reads back\n"
+             "as lost with its seconds up to then"},
     {.name = "latency-limit", .kind = DG_OPT_DURATION, .metavar = "T", .subs = "run", .flags = DG_OF_IF_SET,
      .off = OFF(latency_limit_ns), .json = "latency_limit_s",
      .help = "with --rate: skip (and count) arrivals that would start more than T late"},
@@ -361,6 +366,7 @@ void dg_run_opts_init(struct dg_run_opts *c)
     c->duration_ns = 60 * DG_NS_PER_S;
     c->think_scale = 1.0;
     c->sync_wait_ns = 120 * DG_NS_PER_S;
+    c->checkpoint_ns = DG_CHECKPOINT_NS;
 }
 
 /* The window and the load model of a run. */

@@ -1,5 +1,6 @@
 /* err.c — the error record every layer fills (core/err.h): setting and clearing it, and the
- * names of its classes and retry causes as they are printed and stored. No engine, no I/O. */
+ * names of its classes, retry causes and error causes as they are printed and stored. No
+ * engine, no I/O. */
 #include <stdio.h>
 #include <string.h>
 
@@ -11,6 +12,7 @@ int dg_err_set(struct dg_err *err, enum dg_err_class cls, int code, const char *
         return -1;
     err->cls = cls;
     err->cause = DG_RETRY_OTHER;
+    err->error_cause = DG_ERROR_OTHER;
     err->in_doubt = 0;
     err->code = code;
     err->sqlstate[0] = '\0';
@@ -69,6 +71,7 @@ void dg_err_clear(struct dg_err *err)
         return;
     err->cls = DG_OK;
     err->cause = DG_RETRY_OTHER;
+    err->error_cause = DG_ERROR_OTHER;
     err->in_doubt = 0;
     err->code = 0;
     err->sqlstate[0] = '\0';
@@ -98,6 +101,18 @@ enum dg_retry_cause dg_retry_cause_of_sqlstate(const char *st)
     if (!strcmp(st, "55P03"))
         return DG_RETRY_LOCK_TIMEOUT;
     return DG_RETRY_OTHER;
+}
+
+const char *dg_error_cause_name(enum dg_error_cause c)
+{
+    static const char *const names[DG_ERROR_NCAUSES] = {"other", "connection", "timeout", "too_many_connections",
+                                                         "closed_by_server"};
+    return c >= 0 && c < DG_ERROR_NCAUSES ? names[c] : "other";
+}
+
+enum dg_error_cause dg_error_cause_at(int i)
+{
+    return (enum dg_error_cause)((i + 1) % DG_ERROR_NCAUSES);
 }
 
 const char *dg_err_class_name(enum dg_err_class cls)

@@ -26,9 +26,21 @@ enum dg_retry_cause {
     DG_RETRY_NCAUSES
 };
 
+/* Why an error failed its transaction for good, so a run can say what its errors were. Set by
+ * the driver that built the error, from the engine's SQLSTATE or code (drivers/errcause.h). */
+enum dg_error_cause {
+    DG_ERROR_OTHER = 0,           /* none of the below (a lost connection: see dg_err_error_cause) */
+    DG_ERROR_CONNECTION,          /* the connection was lost, nothing more specific known */
+    DG_ERROR_TIMEOUT,             /* the server cancelled the statement: a statement timeout */
+    DG_ERROR_TOO_MANY_CONNECTIONS, /* the server or the user's limit of connections is reached */
+    DG_ERROR_CLOSED_BY_SERVER,    /* the server ended the session (idle timeout, shutdown, kill) */
+    DG_ERROR_NCAUSES
+};
+
 struct dg_err {
     enum dg_err_class cls;
     enum dg_retry_cause cause; /* meaningful when cls is DG_ERR_RETRY; reset by dg_err_set */
+    enum dg_error_cause error_cause; /* the driver's, where it knows; reset by dg_err_set and dg_err_clear */
     /* 1 when the error came after the commit was sent (the connection was lost during COMMIT,
      * or during a call that commits by itself): the transaction may have committed. The
      * runner counts it in doubt and never retries it. Reset by dg_err_set and dg_err_clear. */
@@ -68,5 +80,21 @@ const char *dg_retry_cause_name(enum dg_retry_cause c);
 enum dg_retry_cause dg_retry_cause_at(int i);
 /* The cause an SQLSTATE names (40P01, 40001, 55P03), else DG_RETRY_OTHER. NULL is OTHER. */
 enum dg_retry_cause dg_retry_cause_of_sqlstate(const char *sqlstate);
+
+/* "other", "connection", "timeout", "too_many_connections", "closed_by_server": the names
+ * stored and printed. */
+const char *dg_error_cause_name(enum dg_error_cause c);
+/* The i-th cause (0 <= i < DG_ERROR_NCAUSES) in the order they are stored and shown:
+ * connection, timeout, too_many_connections, closed_by_server, then other. */
+enum dg_error_cause dg_error_cause_at(int i);
+/* The cause err is counted under: the driver's, or connection for a lost connection the driver
+ * said no more about. Never out of range. */
+static inline enum dg_error_cause dg_err_error_cause(const struct dg_err *err)
+{
+    enum dg_error_cause c = err->error_cause;
+    if (c <= DG_ERROR_OTHER || c >= DG_ERROR_NCAUSES)
+        return err->cls == DG_ERR_CONN ? DG_ERROR_CONNECTION : DG_ERROR_OTHER;
+    return c;
+}
 
 #endif

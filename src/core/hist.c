@@ -46,15 +46,17 @@ uint64_t dg_hist_slot_width(size_t slot)
     return 1ull << ((unsigned)(slot / DG_HIST_HALF) - 1);
 }
 
-void dg_hist_record(struct dg_hist *h, uint64_t v)
+void dg_hist_record(struct dg_hist *h, uint64_t v) { dg_hist_record_n(h, v, 1); }
+
+void dg_hist_record_n(struct dg_hist *h, uint64_t v, uint64_t n)
 {
     if (v > DG_HIST_MAX_NS) {
         v = DG_HIST_MAX_NS;
-        h->clamped++;
+        h->clamped += n;
     }
-    h->counts[dg_hist_slot_of(v)]++;
-    h->total++;
-    h->sum_ns += v;
+    h->counts[dg_hist_slot_of(v)] += n;
+    h->total += n;
+    h->sum_ns += v * n;
     if (v < h->min_ns)
         h->min_ns = v;
     if (v > h->max_ns)

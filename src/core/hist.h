@@ -29,6 +29,8 @@ struct dg_hist *dg_hist_new(void);
 void dg_hist_free(struct dg_hist *h);
 void dg_hist_reset(struct dg_hist *h);
 void dg_hist_record(struct dg_hist *h, uint64_t value_ns);
+/* n values of value_ns at once. */
+void dg_hist_record_n(struct dg_hist *h, uint64_t value_ns, uint64_t n);
 /* into += from. */
 void dg_hist_merge(struct dg_hist *into, const struct dg_hist *from);
 /* The value at percentile p (0 < p <= 100), in ns; 0 for an empty histogram. */

@@ -226,6 +226,8 @@ static void add_counts(struct dg_type_counts *to, const struct dg_type_counts *f
         for (int k = 0; k < DG_RETRY_NCAUSES; k++)
             to[t].retry_causes[k] += from[t].retry_causes[k];
         to[t].errors += from[t].errors;
+        for (int k = 0; k < DG_ERROR_NCAUSES; k++)
+            to[t].error_causes[k] += from[t].error_causes[k];
         to[t].in_doubt += from[t].in_doubt;
         to[t].rows += from[t].rows;
         to[t].bytes += from[t].bytes;

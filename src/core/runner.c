@@ -62,6 +62,8 @@ static void sum_counts(struct runner *r, int phase_mask, int target, struct dg_t
                 for (int k = 0; k < DG_RETRY_NCAUSES; k++)
                     out[t].retry_causes[k] += atomic_load_explicit(&c->retry_causes[k], memory_order_relaxed);
                 out[t].errors += atomic_load_explicit(&c->errors, memory_order_relaxed);
+                for (int k = 0; k < DG_ERROR_NCAUSES; k++)
+                    out[t].error_causes[k] += atomic_load_explicit(&c->error_causes[k], memory_order_relaxed);
                 out[t].in_doubt += atomic_load_explicit(&c->in_doubt, memory_order_relaxed);
                 out[t].rows += atomic_load_explicit(&c->rows, memory_order_relaxed);
                 out[t].bytes += atomic_load_explicit(&c->bytes, memory_order_relaxed);
@@ -326,7 +328,21 @@ struct watch {
     dg_ns stop_ns;
     dg_ns cpu0;
     int cpu_sampled;
+    dg_ns next_checkpoint;
 };
+
+/* Hands what the final seconds hold to the checkpoint hook. */
+static void checkpoint(const struct runner *r, const struct watch *wt, const struct dg_run_result *res)
+{
+    const struct dg_series *se = &res->series;
+    struct dg_checkpoint cp = {.series = se, .started_wall = res->started_wall,
+                               .warmup_s = (double)(r->warm_end_ns - r->start_ns) / 1e9};
+    if (se->n && se->pts[se->n - 1].second >= 0)
+        cp.measured_s = (double)(se->pts[se->n - 1].second + 1);
+    if (wt->cpu_sampled)
+        cp.client_cpu_s = (double)(dg_process_cpu_ns() - wt->cpu0) / 1e9;
+    r->cfg->checkpoint(r->cfg->checkpoint_ctx, &cp);
+}
 
 /* Waits out the window: ticks, the series of final seconds, workers that all finished, and
  * SIGINT/SIGTERM. Returns 0, or -1 with err (out of memory for the series). */
@@ -369,7 +385,11 @@ static int watch_window(struct runner *r, int created, struct watch *wt, struct 
             tick(cfg, &res->series, &ticked);
             next_tick += cfg->tick_ns;
         }
-        dg_ns wake = next_tick;
+        if (cfg->checkpoint && now >= wt->next_checkpoint) {
+            checkpoint(r, wt, res);
+            wt->next_checkpoint += cfg->checkpoint_ns;
+        }
+        dg_ns wake = next_tick < wt->next_checkpoint ? next_tick : wt->next_checkpoint;
         if (!wt->cpu_sampled && r->warm_end_ns < wake)
             wake = r->warm_end_ns;
         if (r->end_ns < wake)
@@ -544,6 +564,7 @@ int dg_runner_run(const struct dg_runner_cfg *cfg, struct dg_run_result *res, st
     int created = start_workers(&r, &starting, res, err);
     wt.cpu0 = dg_process_cpu_ns();
     wt.cpu_sampled = r.warm_end_ns == r.start_ns;
+    wt.next_checkpoint = cfg->checkpoint && cfg->checkpoint_ns ? r.start_ns + cfg->checkpoint_ns : UINT64_MAX;
     int64_t warm_s = (int64_t)((r.warm_end_ns - r.start_ns + DG_NS_PER_S - 1) / DG_NS_PER_S);
     dg_series_init(&res->series, cfg->wl->ntypes, -warm_s);
     int watched = starting ? watch_window(&r, created, &wt, res, err) : -1;

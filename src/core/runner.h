@@ -28,6 +28,7 @@ struct dg_type_counts {
     uint64_t retries;    /* extra attempts after a retryable error */
     uint64_t retry_causes[DG_RETRY_NCAUSES]; /* the retries by cause (sum = retries); not in ticks */
     uint64_t errors;     /* transactions that failed for good */
+    uint64_t error_causes[DG_ERROR_NCAUSES]; /* the errors by cause (sum = errors); not in ticks */
     uint64_t in_doubt;   /* of the errors: lost with their commit sent (may have committed) */
     uint64_t rows, bytes; /* fetched, for workloads that say (take_volume) */
 };
@@ -42,6 +43,19 @@ struct dg_tick {
     struct dg_type_counts interval[DG_MAX_TYPES]; /* since the previous tick */
 };
 typedef void (*dg_tick_fn)(void *ctx, const struct dg_tick *t);
+
+/* What a run has measured so far, for a checkpoint: its final seconds (the series and, in
+ * it, the measured totals: dg_series_measured_hist). Seen by the main thread only. */
+struct dg_checkpoint {
+    const struct dg_series *series;
+    double warmup_s;     /* the warm-up's length as asked */
+    double measured_s;   /* final measured seconds */
+    double client_cpu_s; /* dbgauge's own CPU since the window began */
+    double started_wall;
+};
+typedef void (*dg_checkpoint_fn)(void *ctx, const struct dg_checkpoint *cp);
+/* How often the main thread hands out a checkpoint by default (from the start line). */
+#define DG_CHECKPOINT_NS (10 * DG_NS_PER_S)
 
 enum dg_load_model {
     DG_LOAD_CLOSED = 0, /* each worker runs its own terminal flat out */
@@ -80,6 +94,11 @@ struct dg_runner_cfg {
      * with the run's clock: second k of the series is [warm_end_ns + k s, + 1 s). */
     void (*on_start)(void *ctx, dg_ns start_ns, dg_ns warm_end_ns);
     void *start_ctx;
+    /* Appended, may be NULL. Called by the main thread (never a worker) every checkpoint_ns
+     * (> 0) from the start line, so what was measured can be kept as it goes. */
+    dg_checkpoint_fn checkpoint;
+    void *checkpoint_ctx;
+    dg_ns checkpoint_ns;
     /* NULL, or 2 x workers counters: worker i publishes its own connection's driver
      * cache_stats (hits at [2i], misses at [2i + 1], summed over its reconnects) after a
      * transaction at most 10 times a second, and once at its end. For engines whose cache is

@@ -15,6 +15,7 @@
 struct counters {
     _Atomic uint64_t committed, rollbacks, retries, errors, in_doubt, rows, bytes;
     _Atomic uint64_t retry_causes[DG_RETRY_NCAUSES]; /* the retries, by cause */
+    _Atomic uint64_t error_causes[DG_ERROR_NCAUSES]; /* the errors, by cause */
 };
 
 enum { PH_WARM = 0, PH_MEASURE = 1 };

@@ -2,6 +2,7 @@
  * worker never waits on the collector except when its ring is full (the collector has then
  * been away for DG_SEC_RING seconds), and then it only yields. */
 #include "core/series.h"
+#include "core/hist.h"
 
 #include <sched.h>
 #include <stdlib.h>
@@ -138,6 +139,7 @@ void dg_series_free(struct dg_series *s)
     for (int i = 0; i < s->npending; i++)
         free(s->pending[i]);
     free(s->pts);
+    free(s->measured_hist);
     memset(s, 0, sizeof *s);
 }
 
@@ -206,6 +208,32 @@ static void add_extras(uint64_t *reconnects, uint32_t *target_committed, const s
         target_committed[a->read_target] += (uint32_t)read;
 }
 
+/* A worker's measured second into the run's running totals (the checkpoints' figures). */
+static int add_measured(struct dg_series *s, const struct dg_sec_acc *a)
+{
+    if (a->second < 0)
+        return 0;
+    if (!s->measured_hist && !(s->measured_hist = calloc((size_t)s->ntypes, sizeof *s->measured_hist)))
+        return -1;
+    for (int t = 0; t < s->ntypes; t++) {
+        add_counts(&s->measured[t], &a->c[t]);
+        if (!a->c[t].committed && !a->c[t].rollbacks)
+            continue;
+        for (size_t k = 0; k < DG_SEC_SLOTS; k++)
+            s->measured_hist[t][k] += a->hist[t][k];
+    }
+    return 0;
+}
+
+struct dg_hist *dg_series_measured_hist(const struct dg_series *s, int t)
+{
+    struct dg_hist *h = dg_hist_new();
+    for (size_t k = 0; h && s->measured_hist && k < DG_SEC_SLOTS; k++)
+        if (s->measured_hist[t][k])
+            dg_hist_record_n(h, slot_mid(k), s->measured_hist[t][k]);
+    return h;
+}
+
 static int merge_acc(struct dg_series *s, const struct dg_sec_acc *a)
 {
     /* Late counts for a second already final go straight to its point. */
@@ -213,6 +241,8 @@ static int merge_acc(struct dg_series *s, const struct dg_sec_acc *a)
     if (p || (s->n && a->second < s->pts[s->n - 1].second)) {
         if (!p)
             return 0; /* before the first second: not part of the run */
+        if (add_measured(s, a))
+            return -1;
         for (int t = 0; t < s->ntypes; t++)
             add_counts(&p->t[t].c, &a->c[t]);
         add_extras(&p->reconnects, p->target_committed, a, s->ntypes);
@@ -251,7 +281,7 @@ static int finalize(struct dg_series *s, int64_t before)
         if (oldest < 0)
             break;
         struct dg_sec_acc *m = s->pending[oldest];
-        if (extend_to(s, m->second))
+        if (extend_to(s, m->second) || add_measured(s, m))
             return -1;
         struct dg_series_point *p = &s->pts[s->n - 1];
         p->reconnects += m->reconnects;

@@ -80,6 +80,11 @@ struct dg_series {
     size_t n, cap;
     struct dg_sec_acc *pending[64]; /* merged, not yet final */
     int npending;
+    /* Every measured (second >= 0) transaction merged so far, late ones included: per type,
+     * counts and a small histogram (owned, ntypes rows; NULL until the first). What a
+     * checkpoint of an unfinished run stores (dg_series_measured). */
+    struct dg_sec_counts measured[DG_MAX_TYPES];
+    uint32_t (*measured_hist)[DG_SEC_SLOTS];
 };
 
 void dg_series_init(struct dg_series *s, int ntypes, int64_t first_second);
@@ -92,6 +97,10 @@ int dg_series_collect(struct dg_series *s, struct dg_sec_feed *feeds, size_t str
 
 /* Emits empty points up to and including `last` (the run's last second). */
 int dg_series_extend(struct dg_series *s, int64_t last);
+
+/* Type t's measured transactions so far as a new histogram (the caller's; values at the
+ * small histogram's slot midpoints, so 2 significant digits), or NULL out of memory. */
+struct dg_hist *dg_series_measured_hist(const struct dg_series *s, int t);
 
 /* Small-histogram helpers, exposed for tests. */
 size_t dg_sec_slot_of(uint64_t v);

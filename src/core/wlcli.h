@@ -44,6 +44,9 @@ struct dg_run_opts {
     /* --sync-wait: how long a target that has not applied what it received (a Galera node
      * catching up) is waited for before anything reads it; 0: not at all. */
     dg_ns sync_wait_ns;
+    /* --checkpoint-every: how often a measured run keeps what it has so far in the results
+     * database (default DG_CHECKPOINT_NS; 0: only at its end). */
+    dg_ns checkpoint_ns;
     char targets_list[8192]; /* --targets A,B,...: a copy, split in place */
     int vus, vus_set, vus_per_target;
     dg_ns duration_ns, warmup_ns;

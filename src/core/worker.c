@@ -322,6 +322,7 @@ static void account(struct worker *w, const struct job *j, const struct outcome 
         bump(&c->rollbacks, 1);
     if (out == DG_OUT_ERROR) {
         bump(&c->errors, 1);
+        bump(&c->error_causes[dg_err_error_cause(&o->err)], 1);
         if (o->err.in_doubt)
             bump(&c->in_doubt, 1);
         return;

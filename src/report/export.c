@@ -18,12 +18,15 @@ static const char csv_header[] =
     "disk_write_iops,disk_await_ms,server_rss_bytes,server_read_mb_s,server_write_mb_s,"
     "cache_hits_per_s,cache_misses_per_s,"
     "experiment_id,experiment_step,rows_per_s,cache_hit_ratio,change_prev_pct,change_first_pct,swept,"
-    "retries_deadlock,retries_serialization,retries_lock_timeout,retries_busy,retries_certification,retries_other,in_doubt\n";
+    "retries_deadlock,retries_serialization,retries_lock_timeout,retries_busy,retries_certification,retries_other,in_doubt,"
+    "errors_connection,errors_timeout,errors_too_many_connections,errors_closed_by_server,errors_other\n";
 enum { C_TYPE = 7, C_SECOND, C_PCT, C_THREADS, C_MEASURED, C_COMMITTED, C_ROLLBACKS, C_RETRIES,
        C_ERRORS, C_COUNT, C_AVG, C_P50, C_P90, C_P95, C_P99, C_MAX, C_LAT, C_NOPM, C_TPM, C_ROWS,
        C_BYTES, C_MBPS, C_MON, C_EXP = C_MON + 13, C_ESTEP, C_ROWSPS, C_HIT, C_DPREV, C_DFIRST,
-       C_END, /* then swept, the one text column, then the retries by cause and in_doubt (added later) */
-       C_CAUSE0 = C_END + 1, C_IN_DOUBT = C_CAUSE0 + DG_RETRY_NCAUSES, C_ALL };
+       C_END, /* then swept, the one text column, then the retries by cause, in_doubt and the
+               * errors by cause (added later) */
+       C_CAUSE0 = C_END + 1, C_IN_DOUBT = C_CAUSE0 + DG_RETRY_NCAUSES, C_ECAUSE0,
+       C_ALL = C_ECAUSE0 + DG_ERROR_NCAUSES };
 
 /* One CSV row under construction: numeric cells as text, empty when unset. */
 struct row {
@@ -118,6 +121,8 @@ static void csv_run(FILE *out, const struct dg_run_record *r)
         setu(&w, C_ERRORS, x->errors);
         if (x->in_doubt_known)
             setu(&w, C_IN_DOUBT, x->in_doubt);
+        for (int k = 0; k < DG_ERROR_NCAUSES && x->error_causes_known; k++)
+            setu(&w, C_ECAUSE0 + k, x->error_causes[dg_error_cause_at(k)]);
         setu(&w, C_COUNT, dg_txn_count(x));
         setn(&w, C_AVG, x->avg_ms);
         setn(&w, C_P50, x->p50_ms);

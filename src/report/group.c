@@ -40,8 +40,11 @@ void dg_report_group_text(FILE *out, const struct dg_run_record *runs, int n)
         fig_cell(out, 8, dg_run_fig(r, 0));
         fprintf(out, "  %8s  %9.2f  %9.2f  %9.2f  %6lld\n", change(pct, sizeof pct, runs, i), r->txn[0].avg_ms,
                 r->txn[0].p95_ms, r->txn[0].max_ms, (long long)r->id);
+        char causes[160];
+        int known = *dg_report_error_causes(r->txn, 1, causes, sizeof causes) != '\0';
         if (r->txn[0].errors)
-            fprintf(out, "         %llu iterations failed: %s\n", (unsigned long long)r->txn[0].errors, r->error);
+            fprintf(out, "         %llu iterations failed%s%s%s: %s\n", (unsigned long long)r->txn[0].errors,
+                    known ? " (" : "", causes, known ? ")" : "", r->error);
     }
     if (n && runs[0].server_blocks_hit >= 0) {
         for (int i = 0; i < n; i++)
@@ -68,6 +71,7 @@ cJSON *dg_report_group_json(const struct dg_run_record *runs, int n)
         cJSON_AddNumberToObject(s, "seconds", r->measured_s);
         cJSON_AddNumberToObject(s, "iterations", it);
         cJSON_AddNumberToObject(s, "errors", (double)x->errors);
+        dg_report_error_causes_json(s, x);
         cJSON_AddNumberToObject(s, "rows", (double)r->rows);
         cJSON_AddNumberToObject(s, "bytes", (double)r->bytes);
         cJSON_AddNumberToObject(s, "iterations_per_s", dg_run_per_s(r, it));

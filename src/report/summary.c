@@ -113,12 +113,14 @@ void dg_report_run_text(FILE *out, const struct dg_run_record *r)
     char causes[160];
     if (*dg_report_retry_causes(r->txn, r->ntypes, causes, sizeof causes))
         fprintf(out, "  retries by cause: %s\n", causes);
+    if (*dg_report_error_causes(r->txn, r->ntypes, causes, sizeof causes))
+        fprintf(out, "  errors by cause: %s\n", causes);
     dg_report_in_doubt_text(out, r);
     if (r->ntargets)
         dg_report_targets_text(out, r);
     dg_report_ranks_text(out, r); /* nothing for a run of one process */
-    if (r->error[0])
-        fprintf(out, "\n  first error: %s\n", r->error);
+    if (r->error[0]) /* a lost run's says why its figures stop at its last checkpoint */
+        fprintf(out, "\n  %s: %s\n", strcmp(r->status, "lost") ? "first error" : "lost", r->error);
     if (scheduled(r))
         fprintf(out, "\n  Latency above runs from each transaction's intended start to its commit: "
                      "response time, queueing included.\n");
@@ -127,24 +129,55 @@ void dg_report_run_text(FILE *out, const struct dg_run_record *r)
                      "(closed loop: service time).\n");
 }
 
-const char *dg_report_retry_causes(const struct dg_txn_summary *txn, int ntypes, char *buf, size_t n)
+/* Appends "name v" (", " between) to buf when v is not 0. */
+static void cause_item(char *buf, size_t n, size_t *o, const char *name, uint64_t v)
 {
-    uint64_t sum[DG_RETRY_NCAUSES] = {0};
+    if (v && *o < n)
+        *o += (size_t)snprintf(buf + *o, n - *o, "%s%s %llu", *o ? ", " : "", name, (unsigned long long)v);
+}
+
+/* The retries (errors 0) or the errors (errors 1) of txn[0..ntypes) by cause, summed over the
+ * types, as "name n, name n" in stored order; "" when a type does not know them. */
+static const char *causes_text(const struct dg_txn_summary *txn, int ntypes, int errors, char *buf, size_t n)
+{
+    enum { NMAX = (int)DG_RETRY_NCAUSES > (int)DG_ERROR_NCAUSES ? (int)DG_RETRY_NCAUSES : (int)DG_ERROR_NCAUSES };
+    uint64_t sum[NMAX] = {0};
+    const int nc = errors ? DG_ERROR_NCAUSES : DG_RETRY_NCAUSES;
     size_t o = 0;
     buf[0] = '\0';
     for (int t = 0; t < ntypes; t++) {
-        if (!txn[t].retry_causes_known)
+        if (!(errors ? txn[t].error_causes_known : txn[t].retry_causes_known))
             return buf;
-        for (int k = 0; k < DG_RETRY_NCAUSES; k++)
-            sum[k] += txn[t].retry_causes[k];
+        for (int k = 0; k < nc; k++)
+            sum[k] += errors ? txn[t].error_causes[k] : txn[t].retry_causes[k];
     }
-    for (int k = 0; k < DG_RETRY_NCAUSES; k++) {
-        enum dg_retry_cause c = dg_retry_cause_at(k);
-        if (sum[c] && o < n)
-            o += (size_t)snprintf(buf + o, n - o, "%s%s %llu", o ? ", " : "", dg_retry_cause_name(c),
-                                  (unsigned long long)sum[c]);
+    for (int k = 0; k < nc; k++) {
+        int c = errors ? (int)dg_error_cause_at(k) : (int)dg_retry_cause_at(k);
+        const char *name = errors ? dg_error_cause_name((enum dg_error_cause)c)
+                                  : dg_retry_cause_name((enum dg_retry_cause)c);
+        cause_item(buf, n, &o, name, sum[c]);
     }
     return buf;
+}
+
+const char *dg_report_retry_causes(const struct dg_txn_summary *txn, int ntypes, char *buf, size_t n)
+{
+    return causes_text(txn, ntypes, 0, buf, n);
+}
+
+const char *dg_report_error_causes(const struct dg_txn_summary *txn, int ntypes, char *buf, size_t n)
+{
+    return causes_text(txn, ntypes, 1, buf, n);
+}
+
+void dg_report_error_causes_json(cJSON *j, const struct dg_txn_summary *x)
+{
+    if (!x->error_causes_known) /* runs stored before causes were kept: none rather than zeros */
+        return;
+    cJSON *ec = cJSON_AddObjectToObject(j, "error_causes");
+    for (int k = 0; k < DG_ERROR_NCAUSES; k++)
+        cJSON_AddNumberToObject(ec, dg_error_cause_name(dg_error_cause_at(k)),
+                                (double)x->error_causes[dg_error_cause_at(k)]);
 }
 
 cJSON *dg_report_txns_json(const struct dg_txn_summary *txn, int ntypes)
@@ -164,6 +197,7 @@ cJSON *dg_report_txns_json(const struct dg_txn_summary *txn, int ntypes)
                                         (double)x->retry_causes[dg_retry_cause_at(k)]);
         }
         cJSON_AddNumberToObject(j, "errors", (double)x->errors);
+        dg_report_error_causes_json(j, x);
         if (x->in_doubt_known) /* of the errors; not recorded before schema 10 */
             cJSON_AddNumberToObject(j, "in_doubt", (double)x->in_doubt);
         cJSON_AddNumberToObject(j, "avg_ms", x->avg_ms);

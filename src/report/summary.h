@@ -70,6 +70,11 @@ const char *dg_report_thousands(double v, char *buf, size_t n);
  * (causes with none left out) into buf; "" when there were no retries or the run was stored
  * before causes were kept. Returns buf. */
 const char *dg_report_retry_causes(const struct dg_txn_summary *txn, int ntypes, char *buf, size_t n);
+/* The errors of txn[0..ntypes) by cause, the same way: "timeout 12, connection 3"; "" when
+ * there were none or a type does not know its causes (runs stored before, checkpoints). */
+const char *dg_report_error_causes(const struct dg_txn_summary *txn, int ntypes, char *buf, size_t n);
+/* Adds x's "error_causes" object (every cause, in stored order) to j when x knows them. */
+void dg_report_error_causes_json(cJSON *j, const struct dg_txn_summary *x);
 /* v with decimals digits after the point and "," between thousands ("1,234,567.89"), into
  * buf; returns buf. */
 const char *dg_report_thousands_dec(double v, int decimals, char *buf, size_t n);

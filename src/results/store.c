@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
 
 /* Migration k takes the schema from version k to k + 1. Append only. */
 static const char *const migrations[] = {
@@ -111,6 +113,8 @@ static const char *const migrations[] = {
     dg_store_migration_ha,
     /* 12: the client processes (MPI ranks) of a run driven from several (store_ranks.c) */
     dg_store_migration_ranks,
+    /* 13: checkpoints of unfinished runs, and the process of each run and experiment */
+    dg_store_migration_live,
 };
 #define NMIGRATIONS ((int)(sizeof migrations / sizeof *migrations))
 _Static_assert(sizeof migrations / sizeof *migrations == DG_STORE_SCHEMA_VERSION,
@@ -124,7 +128,9 @@ int dg_store_fail(struct dg_err *err, sqlite3 *db, const char *what)
     int damaged = primary == SQLITE_CORRUPT || primary == SQLITE_NOTADB || primary == SQLITE_ERROR ||
                   primary == SQLITE_FORMAT || primary == SQLITE_MISMATCH || primary == SQLITE_RANGE ||
                   primary == SQLITE_SCHEMA;
-    return dg_err_set(err, damaged ? DG_ERR_USER : DG_ERR_FATAL, code, "results database: %s: %s", what,
+    const char *file = db ? sqlite3_db_filename(db, "main") : NULL;
+    return dg_err_set(err, damaged ? DG_ERR_USER : DG_ERR_FATAL, code, "results database '%s': %s: %s",
+                      file ? file : "?", what,
                       sqlite3_errmsg(db));
 }
 
@@ -133,24 +139,59 @@ static int exec(sqlite3 *db, const char *sql, struct dg_err *err)
     return sqlite3_exec(db, sql, NULL, NULL, NULL) == SQLITE_OK ? 0 : dg_store_fail(err, db, sql);
 }
 
+/* The schema version of the file open in db, or -1 when it cannot be read. */
+static int schema_version(sqlite3 *db)
+{
+    sqlite3_stmt *st;
+    int version = -1;
+    if (sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &st, NULL) == SQLITE_OK) {
+        if (sqlite3_step(st) == SQLITE_ROW)
+            version = sqlite3_column_int(st, 0);
+        sqlite3_finalize(st);
+    }
+    return version;
+}
+
+/* An existing file whose write-ahead log cannot be opened (a read-only mount, another user's
+ * file, a file system too full for the log's index): opened again as immutable, read only, so
+ * readers still read it (what a writer left in its log, if any, is not seen). */
+static int reopen_immutable(const char *path, sqlite3 **db)
+{
+    if (access(path, F_OK))
+        return -1;
+    char uri[4200] = "file:";
+    size_t n = strlen(uri);
+    for (const char *c = path; *c && n + 4 < sizeof uri - 16; c++) /* a URI: ?, # and % escaped */
+        n += (size_t)(strchr("?#%", *c) ? snprintf(uri + n, 4, "%%%02X", (unsigned char)*c)
+                                        : snprintf(uri + n, 2, "%c", *c));
+    snprintf(uri + n, sizeof uri - n, "?immutable=1");
+    sqlite3_close(*db);
+    *db = NULL;
+    return sqlite3_open_v2(uri, db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL) == SQLITE_OK ? 0 : -1;
+}
+
 int dg_store_open(const char *path, struct dg_store **out, struct dg_err *err)
 {
     struct dg_store *s = calloc(1, sizeof *s);
     if (!s)
         return dg_err_set(err, DG_ERR_FATAL, 0, "out of memory");
     if (sqlite3_open_v2(path, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) != SQLITE_OK) {
-        dg_err_set(err, DG_ERR_USER, 0, "cannot open results database '%s': %s", path,
-                   s->db ? sqlite3_errmsg(s->db) : "out of memory");
+        char dir[4096];
+        snprintf(dir, sizeof dir, "%s", path);
+        char *slash = strrchr(dir, '/');
+        if (slash)
+            *(slash == dir ? slash + 1 : slash) = '\0';
+        int no_dir = slash && access(dir, F_OK) != 0;
+        dg_err_set(err, DG_ERR_USER, 0, "cannot open results database '%s': %s%s%s%s", path,
+                   s->db ? sqlite3_errmsg(s->db) : "out of memory", no_dir ? " (its directory '" : "",
+                   no_dir ? dir : "", no_dir ? "' does not exist)" : "");
         goto fail;
     }
     sqlite3_busy_timeout(s->db, 30000);
     sqlite3_stmt *st;
-    int version = -1;
-    if (sqlite3_prepare_v2(s->db, "PRAGMA user_version", -1, &st, NULL) == SQLITE_OK) {
-        if (sqlite3_step(st) == SQLITE_ROW)
-            version = sqlite3_column_int(st, 0);
-        sqlite3_finalize(st);
-    }
+    int version = schema_version(s->db);
+    if (version < 0 && reopen_immutable(path, &s->db) == 0)
+        version = schema_version(s->db);
     if (version < 0) {
         dg_err_set(err, DG_ERR_USER, 0, "'%s' is not a dbgauge results database: %s", path,
                    sqlite3_errmsg(s->db));
@@ -179,16 +220,47 @@ int dg_store_open(const char *path, struct dg_store **out, struct dg_err *err)
         char sql[64];
         snprintf(sql, sizeof sql, "PRAGMA user_version=%d", v + 1);
         if (exec(s->db, "BEGIN IMMEDIATE", err) || exec(s->db, migrations[v], err) ||
-            exec(s->db, sql, err) || exec(s->db, "COMMIT", err))
+            exec(s->db, sql, err) || exec(s->db, "COMMIT", err)) {
+            /* read-only, a full disk, a directory that cannot be written: the user's to fix */
+            dg_err_set(err, DG_ERR_USER, sqlite3_errcode(s->db), "results database '%s' is at schema %d and cannot "
+                       "be brought to schema %d: %s", path, version, NMIGRATIONS, sqlite3_errmsg(s->db));
             goto fail;
+        }
     }
     exec(s->db, "PRAGMA foreign_keys=ON", err);
+    /* Write-ahead logging: a run's checkpoints commit while readers read, and a process killed
+     * mid-write leaves the file as of its last commit. A file that cannot change (read-only)
+     * keeps its journal mode: readers need none. */
+    sqlite3_exec(s->db, "PRAGMA journal_mode=WAL", NULL, NULL, NULL);
     *out = s;
     return 0;
 fail:
     sqlite3_close(s->db);
     free(s);
     return -1;
+}
+
+int dg_store_check_writable(struct dg_store *s, struct dg_err *err)
+{
+    const char *file = sqlite3_db_filename(s->db, "main");
+    if (sqlite3_db_readonly(s->db, "main") == 1) {
+        struct statvfs fs;
+        int full = statvfs(file ? file : ".", &fs) == 0 && (double)fs.f_bavail * (double)fs.f_frsize < 256 * 1024.0;
+        return dg_err_set(err, DG_ERR_USER, SQLITE_READONLY, "results database '%s' %s: a run must store into it "
+                          "(give another --results)", file ? file : "?",
+                          full ? "cannot be written: its file system is full" : "is read-only");
+    }
+    /* A real write of what is there: a directory that cannot take the journal, or a disk
+     * too full for one page, fails here rather than after the run. */
+    char sql[96];
+    snprintf(sql, sizeof sql, "BEGIN IMMEDIATE; PRAGMA user_version=%d; COMMIT", NMIGRATIONS);
+    if (sqlite3_exec(s->db, sql, NULL, NULL, NULL) != SQLITE_OK) {
+        dg_err_set(err, DG_ERR_USER, sqlite3_errcode(s->db), "results database '%s' cannot be written: %s (a run "
+                   "must store into it; give another --results)", file ? file : "?", sqlite3_errmsg(s->db));
+        sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+        return -1;
+    }
+    return 0;
 }
 
 void dg_store_close(struct dg_store *s)
@@ -279,63 +351,68 @@ static void bind_run(sqlite3_stmt *st, const struct dg_run_record *r)
     sqlite3_bind_double(st, i++, r->server_blocks_read);
 }
 
-int dg_store_put(struct dg_store *s, struct dg_run_record *r, struct dg_err *err)
+/* The run row's columns, in bind_run's order; the id follows them as parameter 41. */
+#define RUN_PUT_COLS                                                                               \
+    "workload, status, label, started_at, ended_at, target, engine, engine_version, settings, "    \
+    "options, command_line, host_name, host_cpu, host_cores, host_mem_bytes, host_kernel, "        \
+    "dbgauge_version, warehouses, vus, warmup_s, measured_s, nopm, tpm, client_cpu_s, error, "     \
+    "load_model, rate_asked, think_scale, terminals, tpmc, tpmc_ceiling, lag_p50_ms, lag_p99_ms, " \
+    "lag_max_ms, group_id, query, rows, bytes, server_blocks_hit, server_blocks_read"
+
+int dg_store_run_row(struct dg_store *s, struct dg_run_record *r, struct dg_err *err)
 {
-    static const char run_sql[] =
-        "INSERT INTO run (workload, status, label, started_at, ended_at, target, engine, "
-        "engine_version, settings, options, command_line, host_name, host_cpu, host_cores, "
-        "host_mem_bytes, host_kernel, dbgauge_version, warehouses, vus, warmup_s, measured_s, nopm, "
-        "tpm, client_cpu_s, error, load_model, rate_asked, think_scale, terminals, tpmc, "
-        "tpmc_ceiling, lag_p50_ms, lag_p99_ms, lag_max_ms, group_id, query, rows, bytes, "
-        "server_blocks_hit, server_blocks_read) "
-        "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
-    static const char txn_sql[] =
-        "INSERT INTO run_txn (run_id, seq, " DG_STORE_TXN_COLS ") "
-        "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
-    sqlite3_stmt *st = NULL;
-    int rc = -1;
-    if (exec(s->db, "BEGIN IMMEDIATE", err))
-        return -1;
-    if (sqlite3_prepare_v2(s->db, run_sql, -1, &st, NULL) != SQLITE_OK) {
-        dg_store_fail(err, s->db, "prepare");
-        goto out;
-    }
+    static const char insert_sql[] =
+        "INSERT INTO run (" RUN_PUT_COLS ", id) "
+        "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
+    static const char update_sql[] =
+        "UPDATE run SET (" RUN_PUT_COLS ") = "
+        "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) WHERE id = ?41";
+    sqlite3_stmt *st;
+    int update = r->id > 0 && dg_store_run_exists(s, r->id);
+    if (sqlite3_prepare_v2(s->db, update ? update_sql : insert_sql, -1, &st, NULL) != SQLITE_OK)
+        return dg_store_fail(err, s->db, "prepare");
     bind_run(st, r);
-    if (sqlite3_step(st) != SQLITE_DONE) {
-        dg_store_fail(err, s->db, "insert run");
-        goto out;
-    }
+    if (r->id > 0)
+        sqlite3_bind_int64(st, 41, r->id);
+    int rc = sqlite3_step(st);
     sqlite3_finalize(st);
-    st = NULL;
-    r->id = sqlite3_last_insert_rowid(s->db);
-    if (put_experiment_cols(s, r, err))
-        goto out;
-    if (sqlite3_prepare_v2(s->db, txn_sql, -1, &st, NULL) != SQLITE_OK) {
-        dg_store_fail(err, s->db, "prepare");
-        goto out;
-    }
-    for (int t = 0; t < r->ntypes; t++) {
-        const struct dg_txn_summary *x = &r->txn[t];
+    if (rc != SQLITE_DONE)
+        return dg_store_fail(err, s->db, update ? "update run" : "insert run");
+    if (!update && r->id <= 0)
+        r->id = sqlite3_last_insert_rowid(s->db);
+    return put_experiment_cols(s, r, err);
+}
+
+int dg_store_put_txns(struct dg_store *s, const struct dg_run_record *r, struct dg_err *err)
+{
+    static const char txn_sql[] =
+        "INSERT INTO run_txn (run_id, seq, " DG_STORE_TXN_COLS ") VALUES (?,?," DG_STORE_TXN_PARAMS ")";
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(s->db, txn_sql, -1, &st, NULL) != SQLITE_OK)
+        return dg_store_fail(err, s->db, "prepare");
+    int rc = 0;
+    for (int t = 0; t < r->ntypes && !rc; t++) {
         sqlite3_reset(st);
-        int i = 1;
-        sqlite3_bind_int64(st, i++, r->id);
-        sqlite3_bind_int(st, i++, t);
-        dg_store_bind_txn(st, i, x);
-        if (sqlite3_step(st) != SQLITE_DONE) {
-            dg_store_fail(err, s->db, "insert run_txn");
-            goto out;
-        }
+        sqlite3_bind_int64(st, 1, r->id);
+        sqlite3_bind_int(st, 2, t);
+        dg_store_bind_txn(st, 3, &r->txn[t]);
+        if (sqlite3_step(st) != SQLITE_DONE)
+            rc = dg_store_fail(err, s->db, "insert run_txn");
     }
     sqlite3_finalize(st);
-    st = NULL;
-    if (sqlite3_prepare_v2(s->db, "INSERT INTO run_series (run_id, second, seq, committed, rollbacks, "
+    return rc;
+}
+
+int dg_store_put_series(struct dg_store *s, const struct dg_run_record *r, size_t from, struct dg_err *err)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(s->db, "INSERT OR REPLACE INTO run_series (run_id, second, seq, committed, rollbacks, "
                            "retries, errors, p50_ms, p95_ms, p99_ms, reconnects) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
-                           -1, &st, NULL) != SQLITE_OK) {
-        dg_store_fail(err, s->db, "prepare");
-        goto out;
-    }
-    for (size_t k = 0; k < r->nseries; k++)
-        for (int t = 0; t < r->ntypes; t++) {
+                           -1, &st, NULL) != SQLITE_OK)
+        return dg_store_fail(err, s->db, "prepare");
+    int rc = 0;
+    for (size_t k = from; k < r->nseries && !rc; k++)
+        for (int t = 0; t < r->ntypes && !rc; t++) {
             const struct dg_series_type *x = &r->series[k].t[t];
             sqlite3_reset(st);
             sqlite3_bind_int64(st, 1, r->id);
@@ -352,20 +429,30 @@ int dg_store_put(struct dg_store *s, struct dg_run_record *r, struct dg_err *err
                 sqlite3_bind_int64(st, 11, (sqlite3_int64)r->series[k].reconnects);
             else
                 sqlite3_bind_null(st, 11);
-            if (sqlite3_step(st) != SQLITE_DONE) {
-                dg_store_fail(err, s->db, "insert run_series");
-                goto out;
-            }
+            if (sqlite3_step(st) != SQLITE_DONE)
+                rc = dg_store_fail(err, s->db, "insert run_series");
         }
     sqlite3_finalize(st);
-    st = NULL;
-    if (dg_store_put_monitor(s, r, err) || (r->ntargets && dg_store_put_targets(s, r, err)) ||
+    return rc;
+}
+
+int dg_store_exec(struct dg_store *s, const char *sql, struct dg_err *err) { return exec(s->db, sql, err); }
+
+int dg_store_put(struct dg_store *s, struct dg_run_record *r, struct dg_err *err)
+{
+    if (exec(s->db, "BEGIN IMMEDIATE", err))
+        return -1;
+    /* A run kept by checkpoints as it went: its rows are replaced by the whole run's, same id. */
+    int rc = -1;
+    if (r->id > 0 && dg_store_delete_run(s, r->id, err))
+        goto out;
+    if (dg_store_run_row(s, r, err) || dg_store_put_txns(s, r, err) || dg_store_put_series(s, r, 0, err) ||
+        dg_store_put_monitor(s, r, err) || (r->ntargets && dg_store_put_targets(s, r, err)) ||
         dg_store_put_figures(s, r, err) || dg_store_put_faults(s, r, err) || dg_store_put_audit(s, r, err) ||
         dg_store_put_repl(s, r, err) || dg_store_put_ranks(s, r, err))
         goto out;
     rc = exec(s->db, "COMMIT", err);
 out:
-    sqlite3_finalize(st);
     if (rc)
         sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
     return rc;
@@ -394,7 +481,7 @@ static const char run_cols[] =
     "dbgauge_version, warehouses, vus, warmup_s, measured_s, client_cpu_s, error, "
     "load_model, rate_asked, think_scale, terminals, tpmc_ceiling, lag_p50_ms, lag_p99_ms, "
     "lag_max_ms, group_id, query, rows, bytes, server_blocks_hit, server_blocks_read, "
-    "experiment_id, experiment_step, swept, knobs";
+    "experiment_id, experiment_step, swept, knobs, proc_id, alive_at";
 
 static void read_run(sqlite3_stmt *st, struct dg_run_record *r)
 {
@@ -443,77 +530,7 @@ static void read_run(sqlite3_stmt *st, struct dg_run_record *r)
     r->experiment_step = sqlite3_column_int(st, i++);
     r->swept_json = dup_col(st, i++);
     r->knobs_json = dup_col(st, i++);
-}
-
-/* Decodes a histogram column into a new histogram (*out stays NULL for SQL NULL). */
-static int decode_col(sqlite3_stmt *st, int col, struct dg_hist **out)
-{
-    const void *blob = sqlite3_column_blob(st, col);
-    if (!blob)
-        return 0;
-    *out = dg_hist_new();
-    return !*out || dg_hist_decode(*out, blob, (size_t)sqlite3_column_bytes(st, col));
-}
-
-static void bind_hist(sqlite3_stmt *st, int i, const struct dg_hist *h)
-{
-    size_t len = 0;
-    unsigned char *blob = h ? dg_hist_encode(h, &len) : NULL;
-    if (blob)
-        sqlite3_bind_blob(st, i, blob, (int)len, free);
-    else
-        sqlite3_bind_null(st, i);
-}
-
-int dg_store_bind_txn(sqlite3_stmt *st, int i, const struct dg_txn_summary *x)
-{
-    dg_store_bind_text(st, i++, x->name);
-    sqlite3_bind_int64(st, i++, (sqlite3_int64)x->committed);
-    sqlite3_bind_int64(st, i++, (sqlite3_int64)x->rollbacks);
-    sqlite3_bind_int64(st, i++, (sqlite3_int64)x->retries);
-    sqlite3_bind_int64(st, i++, (sqlite3_int64)x->errors);
-    sqlite3_bind_double(st, i++, x->avg_ms);
-    sqlite3_bind_double(st, i++, x->p50_ms);
-    sqlite3_bind_double(st, i++, x->p90_ms);
-    sqlite3_bind_double(st, i++, x->p95_ms);
-    sqlite3_bind_double(st, i++, x->p99_ms);
-    sqlite3_bind_double(st, i++, x->max_ms);
-    bind_hist(st, i++, x->hist);
-    sqlite3_bind_double(st, i++, x->service_p50_ms);
-    sqlite3_bind_double(st, i++, x->service_p95_ms);
-    sqlite3_bind_double(st, i++, x->service_p99_ms);
-    bind_hist(st, i++, x->service_hist);
-    sqlite3_bind_double(st, i++, x->p90_limit_ms);
-    for (int k = 0; k < DG_RETRY_NCAUSES; k++)
-        sqlite3_bind_int64(st, i++, (sqlite3_int64)x->retry_causes[dg_retry_cause_at(k)]);
-    sqlite3_bind_int64(st, i++, (sqlite3_int64)x->in_doubt);
-    return i;
-}
-
-int dg_store_read_txn(sqlite3_stmt *st, int col, struct dg_txn_summary *x)
-{
-    dg_store_copy_col(st, col, x->name, sizeof x->name);
-    x->committed = (uint64_t)sqlite3_column_int64(st, col + 1);
-    x->rollbacks = (uint64_t)sqlite3_column_int64(st, col + 2);
-    x->retries = (uint64_t)sqlite3_column_int64(st, col + 3);
-    x->errors = (uint64_t)sqlite3_column_int64(st, col + 4);
-    x->avg_ms = sqlite3_column_double(st, col + 5);
-    x->p50_ms = sqlite3_column_double(st, col + 6);
-    x->p90_ms = sqlite3_column_double(st, col + 7);
-    x->p95_ms = sqlite3_column_double(st, col + 8);
-    x->p99_ms = sqlite3_column_double(st, col + 9);
-    x->max_ms = sqlite3_column_double(st, col + 10);
-    x->service_p50_ms = sqlite3_column_double(st, col + 12);
-    x->service_p95_ms = sqlite3_column_double(st, col + 13);
-    x->service_p99_ms = sqlite3_column_double(st, col + 14);
-    x->p90_limit_ms = sqlite3_column_double(st, col + 16);
-    x->retry_causes_known = sqlite3_column_type(st, col + 17) != SQLITE_NULL;
-    for (int k = 0; k < DG_RETRY_NCAUSES; k++)
-        x->retry_causes[dg_retry_cause_at(k)] = (uint64_t)sqlite3_column_int64(st, col + 17 + k);
-    const int in_doubt_col = col + 17 + DG_RETRY_NCAUSES; /* certification is NULL before schema 11: 0 */
-    x->in_doubt_known = sqlite3_column_type(st, in_doubt_col) != SQLITE_NULL; /* NULL: before schema 10 */
-    x->in_doubt = (uint64_t)sqlite3_column_int64(st, in_doubt_col);
-    return decode_col(st, col + 11, &x->hist) || decode_col(st, col + 15, &x->service_hist) ? -1 : 0;
+    dg_store_read_liveness(st, i, r);
 }
 
 static int read_series(struct dg_store *s, struct dg_run_record *r, struct dg_err *err)
@@ -717,7 +734,7 @@ int dg_store_experiment_begin(struct dg_store *s, const char *file, const char *
     if (rc != SQLITE_DONE)
         return dg_store_fail(err, s->db, "insert experiment");
     *id = sqlite3_last_insert_rowid(s->db);
-    return 0;
+    return dg_store_experiment_alive(s, *id, err); /* so a reader tells one whose process was killed */
 }
 
 int dg_store_experiment_end(struct dg_store *s, int64_t id, const char *status, struct dg_err *err)
@@ -741,8 +758,8 @@ int dg_store_experiment_get(struct dg_store *s, int64_t id, struct dg_experiment
     memset(ex, 0, sizeof *ex);
     *run_ids = NULL;
     *nruns = 0;
-    if (sqlite3_prepare_v2(s->db, "SELECT id, file, label, started_at, ended_at, status, nsteps "
-                           "FROM experiment WHERE id = ?", -1, &st, NULL) != SQLITE_OK)
+    if (sqlite3_prepare_v2(s->db, "SELECT id, file, label, started_at, ended_at, status, nsteps, proc_id, "
+                           "host_name, alive_at FROM experiment WHERE id = ?", -1, &st, NULL) != SQLITE_OK)
         return dg_store_fail(err, s->db, "prepare");
     sqlite3_bind_int64(st, 1, id);
     int rc = sqlite3_step(st);
@@ -754,6 +771,10 @@ int dg_store_experiment_get(struct dg_store *s, int64_t id, struct dg_experiment
         dg_store_copy_col(st, 4, ex->ended_at, sizeof ex->ended_at);
         dg_store_copy_col(st, 5, ex->status, sizeof ex->status);
         ex->nsteps = sqlite3_column_int(st, 6);
+        const char *now = dg_store_liveness(ex->status, (const char *)sqlite3_column_text(st, 7),
+                                            (const char *)sqlite3_column_text(st, 8), sqlite3_column_double(st, 9));
+        if (now != ex->status) /* a static string: "lost" or "running" */
+            snprintf(ex->status, sizeof ex->status, "%s", now);
     }
     sqlite3_finalize(st);
     if (rc == SQLITE_DONE)

@@ -16,7 +16,9 @@
 #include "core/series.h"
 #include "core/workload.h"
 
-#define DG_STORE_SCHEMA_VERSION 12
+#define DG_STORE_SCHEMA_VERSION 13
+/* A running run (or experiment) of another host that has not checkpointed for this long is lost. */
+#define DG_STORE_SILENT_LOST_S 600
 
 struct dg_txn_summary {
     char name[32];
@@ -25,6 +27,8 @@ struct dg_txn_summary {
     int in_doubt_known;                      /* read back: 0 for runs stored before schema 10 */
     uint64_t retry_causes[DG_RETRY_NCAUSES]; /* the retries by cause (enum dg_retry_cause) */
     int retry_causes_known;                  /* 0 for runs stored before causes were kept */
+    uint64_t error_causes[DG_ERROR_NCAUSES]; /* the errors by cause (enum dg_error_cause) */
+    int error_causes_known;                  /* 0 for runs stored before, and for checkpoints */
     double avg_ms, p50_ms, p90_ms, p95_ms, p99_ms, max_ms;
     struct dg_hist *hist; /* owned by the record */
     /* Scheduled load models: hist is response time; this is service time (NULL otherwise). */
@@ -80,7 +84,9 @@ struct dg_rank_summary {
 struct dg_run_record {
     int64_t id;
     char workload[16];   /* "tpcc" */
-    char status[16];     /* "complete", "incomplete" (interrupted), "failed" */
+    /* "complete", "incomplete" (interrupted), "failed"; "running" while checkpointed, read back
+     * as "lost" once its process has ended without storing it (schema 13) */
+    char status[16];
     char label[256];
     char started_at[32], ended_at[32]; /* ISO 8601 UTC */
     char target[1024];   /* redacted */
@@ -157,8 +163,21 @@ struct dg_store;
  * dg_store_close. A file that is not a dbgauge results database is a DG_ERR_USER error. */
 int dg_store_open(const char *path, struct dg_store **out, struct dg_err *err);
 void dg_store_close(struct dg_store *s);
-/* Inserts rec (its id is set on success). */
+/* Whether a run can store into s: 0, or -1 with a DG_ERR_USER error naming the file (read-only,
+ * a directory that cannot be written, a full disk). Called before anything is measured. */
+int dg_store_check_writable(struct dg_store *s, struct dg_err *err);
+/* Inserts rec (its id is set on success); with rec->id > 0 (a run kept by checkpoints)
+ * that run's rows are replaced by rec's, in one transaction. */
 int dg_store_put(struct dg_store *s, struct dg_run_record *rec, struct dg_err *err);
+/* A checkpoint of an unfinished run, status "running", in one transaction: the run row
+ * (inserted the first time: rec->id set), its counts, histograms and figures replaced, the
+ * series points from *series_kept on added (*series_kept then rec->nseries), and this
+ * process's identity, so readers tell a lost run (schema 13). */
+int dg_store_checkpoint(struct dg_store *s, struct dg_run_record *rec, size_t *series_kept, struct dg_err *err);
+/* A checkpointed run that will not be stored whole: marked failed, with why. */
+int dg_store_abandon(struct dg_store *s, int64_t id, const char *why, struct dg_err *err);
+/* Marks experiment id as this process's (a reader then tells a lost one). */
+int dg_store_experiment_alive(struct dg_store *s, int64_t id, struct dg_err *err);
 /* Reads run id into rec (with its monitor points, and its series when with_series) (which the caller frees with dg_run_record_free). Returns 0, 1 if no
  * such run, -1 on error. */
 int dg_store_get(struct dg_store *s, int64_t id, int with_series, struct dg_run_record *rec,

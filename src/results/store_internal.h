@@ -15,10 +15,11 @@ struct dg_store {
 int dg_store_fail(struct dg_err *err, sqlite3 *db, const char *what);
 void dg_store_bind_text(sqlite3_stmt *st, int i, const char *v);
 void dg_store_copy_col(sqlite3_stmt *st, int i, char *out, size_t n);
-/* Binds x's 23 columns (type ... p90_limit_ms, retries_deadlock ... retries_other, in_doubt:
- * the order of DG_STORE_TXN_COLS) from parameter i on; returns the next parameter's index. */
+/* store_txn.c: binds x's 29 columns (type ... p90_limit_ms, retries_deadlock ... retries_other,
+ * in_doubt, errors_connection ... errors_other: the order of DG_STORE_TXN_COLS) from parameter i
+ * on; returns the next parameter's index. The error causes go NULL when x does not know them. */
 int dg_store_bind_txn(sqlite3_stmt *st, int i, const struct dg_txn_summary *x);
-/* Reads the same 24 columns from column col on into x (which then owns its histograms).
+/* Reads the same 29 columns from column col on into x (which then owns its histograms).
  * Returns 0, or -1 when a histogram is damaged or memory ran out. */
 int dg_store_read_txn(sqlite3_stmt *st, int col, struct dg_txn_summary *x);
 #define DG_STORE_TXN_COLS                                                                          \
@@ -26,7 +27,10 @@ int dg_store_read_txn(sqlite3_stmt *st, int col, struct dg_txn_summary *x);
     "histogram, service_p50_ms, service_p95_ms, service_p99_ms, service_histogram, p90_limit_ms, "   \
     "retries_deadlock, retries_serialization, retries_lock_timeout, retries_busy, "                    \
     "retries_certification, retries_other, "                                                       \
-    "in_doubt"
+    "in_doubt, "                                                                                   \
+    "errors_connection, errors_timeout, errors_too_many_connections, errors_closed_by_server, errors_other"
+/* One placeholder per column of DG_STORE_TXN_COLS. */
+#define DG_STORE_TXN_PARAMS "?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?"
 
 /* store_targets.c: the per-target rows of r (run r->id), inside the caller's transaction. */
 int dg_store_put_targets(struct dg_store *s, const struct dg_run_record *r, struct dg_err *err);
@@ -86,5 +90,22 @@ extern const char dg_store_migration_ranks[];
 int dg_store_put_ranks(struct dg_store *s, const struct dg_run_record *r, struct dg_err *err);
 int dg_store_get_ranks(struct dg_store *s, struct dg_run_record *r, struct dg_err *err);
 void dg_store_free_ranks(struct dg_run_record *r);
+
+/* store.c: the pieces of a run's rows, inside the caller's transaction. The run row is
+ * inserted (r->id set, or kept when > 0) or, when run r->id exists, updated. */
+int dg_store_run_row(struct dg_store *s, struct dg_run_record *r, struct dg_err *err);
+int dg_store_put_txns(struct dg_store *s, const struct dg_run_record *r, struct dg_err *err);
+/* Series points from..nseries (those already there are replaced). */
+int dg_store_put_series(struct dg_store *s, const struct dg_run_record *r, size_t from, struct dg_err *err);
+int dg_store_exec(struct dg_store *s, const char *sql, struct dg_err *err);
+
+/* store_live.c: schema 13's migration; whether run id exists; deleting it with its rows;
+ * reading a run's liveness columns (proc_id, alive_at from col) into its status. */
+extern const char dg_store_migration_live[];
+int dg_store_run_exists(struct dg_store *s, int64_t id);
+int dg_store_delete_run(struct dg_store *s, int64_t id, struct dg_err *err);
+void dg_store_read_liveness(sqlite3_stmt *st, int col, struct dg_run_record *r);
+/* What a stored status means now: "running" becomes "lost" when its process is gone. */
+const char *dg_store_liveness(const char *status, const char *proc_id, const char *host, double alive_at);
 
 #endif

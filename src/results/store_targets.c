@@ -13,7 +13,7 @@ int dg_store_put_targets(struct dg_store *s, const struct dg_run_record *r, stru
         "warehouses, vus, workers_failed, nopm, tpm, avg_ms, p50_ms, p95_ms, p99_ms, max_ms, role, cluster) "
         "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
     static const char txn_sql[] = "INSERT INTO run_target_txn (run_id, idx, seq, " DG_STORE_TXN_COLS
-                                  ") VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
+                                  ") VALUES (?,?,?," DG_STORE_TXN_PARAMS ")";
     sqlite3_stmt *tst = NULL, *xst = NULL;
     int rc = -1;
     if (sqlite3_prepare_v2(s->db, target_sql, -1, &tst, NULL) != SQLITE_OK ||

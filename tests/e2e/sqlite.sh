@@ -141,6 +141,8 @@ PY
 read -r retries busy counted others <"$T_TMP/causes.txt"
 check "busy retries counted by cause: busy $busy of $retries, causes sum to the retries ($counted)" \
     test "${busy:-0}" -gt 0 -a "${counted:-x}" = "$retries" -a "${others:-x}" = 0
+check "a new run's types carry their errors by cause, summing to the errors" \
+    python3 -c 'import json,sys; t=json.load(open(sys.argv[1]))["transactions"].values(); sys.exit(not all(sum(v["error_causes"].values()) == v["errors"] for v in t))' "$T_TMP/busy.json"
 id=$(json_get "$T_TMP/busy.json" run_id)
 check "the stored run keeps the busy retries (run_txn.retries_busy)" \
     test "$(sqlite3 "$RES" "SELECT SUM(retries_busy) FROM run_txn WHERE run_id = ${id:-0}")" = "$busy"
@@ -149,14 +151,17 @@ check "runs show prints the retries by cause" grep -qE "^  retries by cause: bus
 expect_exit "report of the busy run writes HTML" 0 report "${id:-0}" --results "$RES" -o "$T_TMP/busy.html"
 check "the HTML report says the retries by cause" grep -qF "retries by cause: busy $busy<" "$T_TMP/busy.html"
 # A results database of schema 7 (before causes were kept): the columns are taken away again
-# from a copy (with what schemas 10, 11 and 12 added), which then migrates on open; its runs show no
+# from a copy (with what schemas 10 to 13 added), which then migrates on open; its runs show no
 # causes rather than made-up zeros.
 cp "$RES" "$T_TMP/v7.db"
 drop="DROP TABLE run_fault; DROP TABLE run_outage; DROP TABLE run_ack; ALTER TABLE run_series DROP COLUMN reconnects;"
 drop+="DROP TABLE run_replication; DROP TABLE run_audit; ALTER TABLE run_target DROP COLUMN role; ALTER TABLE run_target DROP COLUMN cluster;"
 drop+="DROP TABLE run_rank_monitor; DROP TABLE run_rank_figure; DROP TABLE run_rank;"
+drop+="ALTER TABLE run DROP COLUMN proc_id; ALTER TABLE run DROP COLUMN alive_at;"
+for c in proc_id host_name alive_at; do drop+="ALTER TABLE experiment DROP COLUMN $c;"; done
 for c in arrivals late skipped; do drop+="ALTER TABLE run DROP COLUMN $c;"; done
-for tbl in run_txn run_target_txn; do for c in retries_deadlock retries_serialization retries_lock_timeout retries_busy retries_certification retries_other in_doubt; do
+for tbl in run_txn run_target_txn; do for c in retries_deadlock retries_serialization retries_lock_timeout retries_busy retries_certification retries_other in_doubt \
+    errors_connection errors_timeout errors_too_many_connections errors_closed_by_server errors_other; do
     drop+="ALTER TABLE $tbl DROP COLUMN $c;"; done; done
 sqlite3 "$T_TMP/v7.db" "$drop PRAGMA user_version=7;" 2>"$T_TMP/v7.err"
 check "fixture: a copy of the results database taken back to schema 7" test "$(sqlite3 "$T_TMP/v7.db" "PRAGMA user_version")" = 7
@@ -165,6 +170,8 @@ check "a schema 7 database opens and migrates (runs show exits 0)" test "$RC" = 
 check "it is at this binary's schema afterwards" test "$(sqlite3 "$T_TMP/v7.db" "PRAGMA user_version")" = "$(sqlite3 "$RES" "PRAGMA user_version")"
 check "a run stored before causes were kept shows none (no retry_causes)" \
     python3 -c 'import json,sys; t=json.load(open(sys.argv[1]))["transactions"]; sys.exit(any("retry_causes" in v for v in t.values()) or sum(v["retries"] for v in t.values()) == 0)' "$T_TMP/v7.json"
+check "a run stored before error causes were kept shows none (no error_causes)" \
+    python3 -c 'import json,sys; t=json.load(open(sys.argv[1]))["transactions"]; sys.exit(any("error_causes" in v for v in t.values()))' "$T_TMP/v7.json"
 
 # --- the bare commands work on the default target -------------------------------------------
 mkdir -p "$T_TMP/bare"

@@ -9,7 +9,9 @@ py() { python3 - "$@"; }
 # relay <FILE: counts the `ok`/`not ok` lines a python check printed (not in a pipe: counts must stick).
 
 targets=("sqlite:$T_TMP/stress.db")
-if [[ -n ${DG_PG_URL:-} ]]; then
+if [[ -n ${DG_NO_PG:-} ]]; then
+    echo "# pgsql: not run (--no-pg)"
+elif [[ -n ${DG_PG_URL:-} ]]; then
     export PGPASSWORD=${DG_PG_PASSWORD:-}
     targets+=("$DG_PG_URL")
 else
@@ -78,7 +80,7 @@ peak_kb() { /usr/bin/time -f %M "$DG" stress "$@" --results "$T_TMP/mem.db" 2>&1
 big=$(peak_kb --target "sqlite:$T_TMP/big.db?cache_mib=4")
 small=$(peak_kb --target "sqlite:$T_TMP/small.db?cache_mib=4")
 num_cmp "reading 1M rows keeps resident memory within 16 MB of reading 100k ($big vs $small KB)" "$big" "<" "$((small + 16384))"
-if [[ -n ${DG_PG_URL:-} ]]; then
+if [[ -z ${DG_NO_PG:-} && -n ${DG_PG_URL:-} ]]; then
     "$DG" stress prepare --target "$DG_PG_URL" --rows 1000000 --drop >/dev/null 2>&1
     pbig=$(peak_kb --target "$DG_PG_URL")
     psmall=$(peak_kb --target "$DG_PG_URL" --query "SELECT * FROM dbgauge_stress WHERE id <= 100000")

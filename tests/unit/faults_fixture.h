@@ -47,6 +47,9 @@ static void dg_fix_types(struct dg_run_record *w)
         x->in_doubt = 3 - (uint64_t)k * 2; /* 3 and 1 */
         x->retries = 7;
         x->retry_causes[DG_RETRY_SERIALIZATION] = 7;
+        x->error_causes[DG_ERROR_CLOSED_BY_SERVER] = 100 + (uint64_t)k * 95; /* 100 and 195 */
+        x->error_causes[k ? DG_ERROR_TIMEOUT : DG_ERROR_CONNECTION] = 20;
+        x->error_causes_known = 1;
         x->avg_ms = 2.5, x->p50_ms = 2, x->p90_ms = 4, x->p95_ms = 5, x->p99_ms = 9, x->max_ms = 40;
     }
     w->nfigures = 1;
@@ -66,6 +69,8 @@ static void dg_fix_targets(struct dg_run_record *w)
         t->txn[0].committed = 450;
         t->txn[0].errors = 60;
         t->txn[0].in_doubt = (uint64_t)k + 1;
+        t->txn[0].error_causes[DG_ERROR_TOO_MANY_CONNECTIONS] = 60;
+        t->txn[0].error_causes_known = k == 0; /* the second does not know them: stored NULL */
         t->nfigures = 1;
         t->figures[0] = (struct dg_figure){"nopm", "NOPM", "/min", 0, 1350};
     }

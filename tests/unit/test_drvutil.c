@@ -1,6 +1,8 @@
 /* test_drvutil.c — unit tests of the helpers every driver shares from core/: exact decimal
  * text (numtext), buffer growth (buf), URL query pairs (urlq), the bulk INSERT text
- * (sqltext) and the statement list (list). Pure functions; no database. */
+ * (sqltext) and the statement list (list); and the causes of errors that failed for good,
+ * from an SQLSTATE or a MariaDB/MySQL code (drivers/errcause.h), with their stored names.
+ * Pure functions; no database. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +13,7 @@
 #include "core/numtext.h"
 #include "core/sqltext.h"
 #include "core/urlq.h"
+#include "drivers/errcause.h"
 #include "check.h"
 
 static void dec(struct dg_test *t, int64_t v, int scale, const char *want)
@@ -170,6 +173,68 @@ static void url_one_host(struct dg_test *t)
           "url one host: too small a buffer or no host list is -1", "it was not");
 }
 
+/* Engine codes to causes, the names stored and printed, and what the core counts. */
+static void error_causes(struct dg_test *t)
+{
+    static const struct {
+        const char *st;
+        enum dg_error_cause want;
+    } st[] = {{"57014", DG_ERROR_TIMEOUT},          {"HYT00", DG_ERROR_TIMEOUT},
+              {"53300", DG_ERROR_TOO_MANY_CONNECTIONS}, {"57P01", DG_ERROR_CLOSED_BY_SERVER},
+              {"57P02", DG_ERROR_CLOSED_BY_SERVER}, {"57P03", DG_ERROR_CLOSED_BY_SERVER},
+              {"57P05", DG_ERROR_CLOSED_BY_SERVER}, {"25P03", DG_ERROR_CLOSED_BY_SERVER},
+              {"08006", DG_ERROR_CONNECTION},       {"08S01", DG_ERROR_CONNECTION},
+              {"40001", DG_ERROR_OTHER},            {"23505", DG_ERROR_OTHER},
+              {"57P0", DG_ERROR_OTHER},             {"", DG_ERROR_OTHER}};
+    for (size_t i = 0; i < sizeof st / sizeof *st; i++) {
+        char name[96];
+        enum dg_error_cause got = dg_drv_error_cause_sqlstate(st[i].st);
+        snprintf(name, sizeof name, "error cause: SQLSTATE '%s' is %s", st[i].st, dg_error_cause_name(st[i].want));
+        CHECK(t, got == st[i].want, name, "got %s", dg_error_cause_name(got));
+    }
+    CHECK(t, dg_drv_error_cause_sqlstate(NULL) == DG_ERROR_OTHER, "error cause: no SQLSTATE is other", "it was not");
+    static const struct {
+        unsigned code;
+        enum dg_error_cause want;
+    } my[] = {{1969, DG_ERROR_TIMEOUT},  {3024, DG_ERROR_TIMEOUT},  {1040, DG_ERROR_TOO_MANY_CONNECTIONS},
+              {1203, DG_ERROR_TOO_MANY_CONNECTIONS}, {1226, DG_ERROR_TOO_MANY_CONNECTIONS},
+              {4031, DG_ERROR_CLOSED_BY_SERVER}, {1927, DG_ERROR_CLOSED_BY_SERVER}, {1053, DG_ERROR_CLOSED_BY_SERVER},
+              {2006, DG_ERROR_CONNECTION}, {2013, DG_ERROR_CONNECTION}, {2002, DG_ERROR_CONNECTION},
+              {1213, DG_ERROR_OTHER}, {1062, DG_ERROR_OTHER}, {0, DG_ERROR_OTHER}};
+    for (size_t i = 0; i < sizeof my / sizeof *my; i++) {
+        char name[96];
+        enum dg_error_cause got = dg_drv_error_cause_mysql(my[i].code);
+        snprintf(name, sizeof name, "error cause: MariaDB/MySQL %u is %s", my[i].code, dg_error_cause_name(my[i].want));
+        CHECK(t, got == my[i].want, name, "got %s", dg_error_cause_name(got));
+    }
+    CHECK(t, dg_drv_says_too_many("FATAL:  too many connections for role \"dbgauge\"") &&
+              dg_drv_says_too_many("FATAL:  sorry, too many clients already") &&
+              dg_drv_says_too_many("FATAL:  remaining connection slots are reserved for non-replication superuser connections") &&
+              !dg_drv_says_too_many("FATAL:  password authentication failed for user \"dbgauge\"") && !dg_drv_says_too_many(NULL),
+          "error cause: libpq's refusals for a limit of connections are told from the others", "they were not");
+    char order[160] = "";
+    for (int i = 0; i < DG_ERROR_NCAUSES; i++)
+        snprintf(order + strlen(order), sizeof order - strlen(order), "%s%s", i ? "," : "",
+                 dg_error_cause_name(dg_error_cause_at(i)));
+    CHECK(t, !strcmp(order, "connection,timeout,too_many_connections,closed_by_server,other"),
+          "error cause: the names in stored order", "'%s'", order);
+    CHECK(t, !strcmp(dg_error_cause_name(DG_ERROR_NCAUSES), "other"), "error cause: a name out of range is other",
+          "'%s'", dg_error_cause_name(DG_ERROR_NCAUSES));
+    struct dg_err e;
+    dg_err_set(&e, DG_ERR_CONN, 0, "lost");
+    CHECK(t, dg_err_error_cause(&e) == DG_ERROR_CONNECTION, "error cause: a lost connection with no cause is connection",
+          "%s", dg_error_cause_name(dg_err_error_cause(&e)));
+    e.error_cause = DG_ERROR_CLOSED_BY_SERVER;
+    CHECK(t, dg_err_error_cause(&e) == DG_ERROR_CLOSED_BY_SERVER, "error cause: the driver's cause is kept", "%s",
+          dg_error_cause_name(dg_err_error_cause(&e)));
+    dg_err_set(&e, DG_ERR_FATAL, 0, "again");
+    CHECK(t, e.error_cause == DG_ERROR_OTHER && dg_err_error_cause(&e) == DG_ERROR_OTHER,
+          "error cause: dg_err_set resets it to other", "%s", dg_error_cause_name(e.error_cause));
+    e.error_cause = DG_ERROR_TIMEOUT;
+    dg_err_clear(&e);
+    CHECK(t, e.error_cause == DG_ERROR_OTHER, "error cause: dg_err_clear resets it", "%d", (int)e.error_cause);
+}
+
 int main(void)
 {
     struct dg_test t = {0};
@@ -180,5 +245,6 @@ int main(void)
     url_one_host(&t);
     sqltext(&t);
     list(&t);
+    error_causes(&t);
     return dg_test_done(&t);
 }

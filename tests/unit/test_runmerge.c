@@ -33,6 +33,7 @@ static void fake_rank(struct dg_run_result *r, uint64_t seed, uint64_t n, double
         r->counts[t].committed = n;
         r->counts[t].errors = seed % 3;
         r->counts[t].retry_causes[1] = seed;
+        r->counts[t].error_causes[DG_ERROR_CLOSED_BY_SERVER] = seed % 3;
         r->counts[t].retries = seed;
     }
     dg_series_init(&r->series, NTYPES, -1);
@@ -108,6 +109,9 @@ static void check_merge(struct dg_test *t)
           "merged count is the sum of the ranks' counts per type", "%llu", (unsigned long long)r[0].counts[0].committed);
     CHECK(t, r[0].counts[0].retries == 6 && r[0].counts[0].retry_causes[1] == 6 && r[0].counts[0].errors == 3,
           "retries, their causes and errors summed", "%llu", (unsigned long long)r[0].counts[0].retries);
+    CHECK(t, r[0].counts[0].error_causes[DG_ERROR_CLOSED_BY_SERVER] == 3 && r[0].counts[1].error_causes[DG_ERROR_OTHER] == 0,
+          "errors by cause summed, through pack and unpack", "closed_by_server %llu",
+          (unsigned long long)r[0].counts[0].error_causes[DG_ERROR_CLOSED_BY_SERVER]);
     for (int ty = 0; ty < NTYPES; ty++) {
         uint64_t merged = dg_hist_percentile(r[0].hist[ty], 99), pooled = dg_hist_percentile(all[ty], 99);
         CHECK(t, merged == pooled && r[0].hist[ty]->total == all[ty]->total,

@@ -146,6 +146,8 @@ static int fake_run(void *wctx, void *term, int type, struct dg_err *err)
         w->expect_retry = w->attempt <= w->sh->max_retries;
         dg_err_set(err, DG_ERR_RETRY, 40001, "simulated retryable failure (txn %llu)", (unsigned long long)n);
         err->cause = n % 50 == 49 ? DG_RETRY_DEADLOCK : DG_RETRY_SERIALIZATION;
+        if (n % 50 == 49) /* as a driver names a cause: counted under it once it fails for good */
+            err->error_cause = DG_ERROR_TIMEOUT;
         return -1;
     }
     w->expect_retry = 0;
@@ -195,6 +197,8 @@ static struct dg_type_counts sum_types(const struct dg_run_result *res)
         for (int c = 0; c < DG_RETRY_NCAUSES; c++)
             s.retry_causes[c] += res->counts[k].retry_causes[c];
         s.errors += res->counts[k].errors;
+        for (int c = 0; c < DG_ERROR_NCAUSES; c++)
+            s.error_causes[c] += res->counts[k].error_causes[c];
     }
     return s;
 }
@@ -265,6 +269,11 @@ static void check_counted(struct dg_test *t, const struct dg_target *tg)
           "counted run: retries counted by cause (serialization 2x20, deadlock 2x4x2)",
           "serialization %llu deadlock %llu other %llu", (unsigned long long)s.retry_causes[DG_RETRY_SERIALIZATION],
           (unsigned long long)s.retry_causes[DG_RETRY_DEADLOCK], (unsigned long long)s.retry_causes[DG_RETRY_OTHER]);
+    CHECK(t, s.error_causes[DG_ERROR_TIMEOUT] == 8 && s.error_causes[DG_ERROR_OTHER] == 0 &&
+              s.error_causes[DG_ERROR_CONNECTION] == 0,
+          "counted run: errors counted by the cause of their last attempt (timeout 8)",
+          "timeout %llu other %llu connection %llu", (unsigned long long)s.error_causes[DG_ERROR_TIMEOUT],
+          (unsigned long long)s.error_causes[DG_ERROR_OTHER], (unsigned long long)s.error_causes[DG_ERROR_CONNECTION]);
     CHECK(t, sh.mismatches == 0 && sh.retried_ok == 40,
           "retries restore the terminal: the same inputs are drawn again", "%llu mismatched retries, %llu retried ok",
           (unsigned long long)sh.mismatches, (unsigned long long)sh.retried_ok);
@@ -341,6 +350,9 @@ static void check_counted(struct dg_test *t, const struct dg_target *tg)
               "max_retries 0: no retry, retryable failures become errors",
               "retries %llu errors %llu rollbacks %llu committed %llu", (unsigned long long)z.retries,
               (unsigned long long)z.errors, (unsigned long long)z.rollbacks, (unsigned long long)z.committed);
+        CHECK(t, z.error_causes[DG_ERROR_OTHER] == 10 && z.error_causes[DG_ERROR_TIMEOUT] == 2,
+              "max_retries 0: the errors by cause sum to the errors (other 10, timeout 2)", "other %llu timeout %llu",
+              (unsigned long long)z.error_causes[DG_ERROR_OTHER], (unsigned long long)z.error_causes[DG_ERROR_TIMEOUT]);
         dg_run_result_free(&res);
     } else {
         CHECK(t, 0, "max_retries 0: no retry, retryable failures become errors", "rc %d %s", rc, err.msg);

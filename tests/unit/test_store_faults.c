@@ -63,6 +63,15 @@ static void check_record(struct dg_test *t, const struct dg_run_record *w, const
     for (int k = 0; ok && k < w->ntargets; k++)
         ok = r->targets[k].txn[0].in_doubt == w->targets[k].txn[0].in_doubt && r->targets[k].txn[0].in_doubt_known;
     CHECK(t, ok, "each target's types keep their in-doubt errors (run_target_txn)", "%d targets", r->ntargets);
+    ok = r->ntypes == w->ntypes;
+    for (int k = 0; ok && k < w->ntypes; k++)
+        ok = r->txn[k].error_causes_known && !memcmp(r->txn[k].error_causes, w->txn[k].error_causes, sizeof w->txn[k].error_causes);
+    CHECK(t, ok, "each type's errors by cause come back, known", "%d types", r->ntypes);
+    ok = r->ntargets == 2 && r->targets[0].txn[0].error_causes_known &&
+         r->targets[0].txn[0].error_causes[DG_ERROR_TOO_MANY_CONNECTIONS] == 60 && !r->targets[1].txn[0].error_causes_known &&
+         r->targets[1].txn[0].error_causes[DG_ERROR_TOO_MANY_CONNECTIONS] == 0;
+    CHECK(t, ok, "a target's errors by cause come back; one that did not know them reads back not known, no counts",
+          "%d targets", r->ntargets);
     ok = r->nseries == w->nseries;
     for (size_t k = 0; ok && k < w->nseries; k++)
         ok = r->series[k].second == w->series[k].second && r->series[k].reconnects == w->series[k].reconnects &&
@@ -145,19 +154,21 @@ static void migration(struct dg_test *t, const char *path)
                      dg_test_sql_num(db, "SELECT COUNT(*) FROM run_ack") == 0,
           "run_fault, run_outage and run_ack exist, empty", "%g", dg_test_sql_num(db, "SELECT COUNT(*) FROM run_ack"));
     CHECK(t, isnan(dg_test_sql_num(db, "SELECT MAX(in_doubt) FROM run_txn")) && isnan(dg_test_sql_num(db, "SELECT MAX(arrivals) FROM run")) &&
-                 isnan(dg_test_sql_num(db, "SELECT MAX(reconnects) FROM run_series")),
+                 isnan(dg_test_sql_num(db, "SELECT MAX(reconnects) FROM run_series")) &&
+                 isnan(dg_test_sql_num(db, "SELECT MAX(errors_timeout) FROM run_target_txn")),
           "older runs' new columns are NULL (not recorded), not 0", "%g", dg_test_sql_num(db, "SELECT MAX(in_doubt) FROM run_txn"));
     sqlite3_close(db);
     struct dg_run_record r;
     /* run 4 is the fixture's --rate run; run 5 has two targets; run 1 a series */
     int ok = dg_store_get(s, 4, 1, &r, &err) == 0;
     CHECK(t, ok && !strcmp(r.load_model, "rate") && !r.schedule_known && !r.arrivals && !r.nfaults && !r.noutages &&
-                 !r.txn[0].in_doubt_known,
+                 !r.txn[0].in_doubt_known && !r.txn[0].error_causes_known,
           "an old --rate run: schedule and in-doubt not known, no faults or outages", "%s", ok ? r.load_model : err.msg);
     if (ok)
         dg_run_record_free(&r);
     ok = dg_store_get(s, 5, 0, &r, &err) == 0;
-    CHECK(t, ok && r.ntargets == 2 && !r.targets[1].txn[0].in_doubt_known, "an old two-target run reads back",
+    CHECK(t, ok && r.ntargets == 2 && !r.targets[1].txn[0].in_doubt_known && !r.targets[1].txn[0].error_causes_known,
+          "an old two-target run reads back",
           "%s", err.msg);
     if (ok)
         dg_run_record_free(&r);

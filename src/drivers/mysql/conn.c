@@ -2,6 +2,7 @@
  * scrubbed from messages, error classes by server code, transactions, server facts and
  * knobs, and the driver table. Must not leak a password into any message. */
 #include "core/urlq.h"
+#include "drivers/errcause.h"
 #include "drivers/mysql/internal.h"
 
 #include <errmsg.h>
@@ -28,6 +29,7 @@ int dg_my_err(const struct dg_conn *c, struct dg_err *err, enum dg_err_class cls
     err->in_doubt = 0; /* the core wrapper that sent a COMMIT says when it is */
     err->cause = code == ER_LOCK_DEADLOCK ? DG_RETRY_DEADLOCK
                : code == ER_LOCK_WAIT_TIMEOUT ? DG_RETRY_LOCK_TIMEOUT : DG_RETRY_OTHER;
+    err->error_cause = dg_drv_error_cause_mysql(code);
     err->code = (int)code;
     err->sqlstate[0] = '\0';
     dg_secret_scrub(c ? &c->secrets : NULL, err->msg, sizeof err->msg, tmp, DG_SCRUB_MAP);
@@ -85,6 +87,8 @@ static int fill(struct dg_conn *c, struct dg_err *err, unsigned code, const char
         memcpy(err->sqlstate, state, 6);
     if (err && c && c->wsrep && code == ER_LOCK_DEADLOCK) /* after the copies: it runs a query */
         err->cause = dg_my_wsrep_cause(c, at_commit);
+    if (err && c)
+        dg_my_idle_judge(c, code, err);
     return -1;
 }
 
@@ -319,6 +323,7 @@ static int my_connect(const char *url, const struct dg_connect_opts *opts, struc
         goto fail;
     dg_secret_wipe(u.pass, sizeof u.pass);
     dg_my_wsrep_probe(c);
+    dg_my_idle_probe(c);
     dg_my_infile_install(c);
     *out = c;
     return 0;
@@ -356,6 +361,7 @@ static int run(struct dg_conn *c, const char *sql, const char *what, struct dg_e
     } while (mysql_next_result(c->my) == 0);
     if (mysql_errno(c->my))
         return dg_my_conn_err(c, what, err);
+    dg_my_answered(c);
     return 0;
 }
 
@@ -386,14 +392,19 @@ static int my_begin(struct dg_conn *c, enum dg_isolation iso, int write, struct 
 
 static int my_commit(struct dg_conn *c, struct dg_err *err)
 {
-    if (!mysql_commit(c->my))
+    if (!mysql_commit(c->my)) {
+        dg_my_answered(c);
         return 0;
+    }
     return fill(c, err, mysql_errno(c->my), mysql_sqlstate(c->my), "COMMIT", mysql_error(c->my), 1);
 }
 
 static int my_rollback(struct dg_conn *c, struct dg_err *err)
 {
-    return mysql_rollback(c->my) ? dg_my_conn_err(c, "ROLLBACK", err) : 0;
+    if (mysql_rollback(c->my))
+        return dg_my_conn_err(c, "ROLLBACK", err);
+    dg_my_answered(c);
+    return 0;
 }
 
 /* ---- server facts and knobs ------------------------------------------------------------ */

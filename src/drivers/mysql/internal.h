@@ -6,6 +6,7 @@
 #include <mysql.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 
 #include "core/buf.h"
 #include "core/driver.h"
@@ -69,7 +70,27 @@ struct dg_conn {
     char where[280];           /* "host:port" of the URL's host list that took us */
     int wsrep;                 /* the server is a Galera node (wsrep_on), asked at connect */
     long long deadlocks_seen;  /* wsrep: its Innodb_deadlocks when last asked; -1 unknown */
+    /* The session's wait_timeout (asked at connect; 0 unknown) and when the server last answered
+     * (a coarse clock): a lost connection idle that long was the server's close (idle.c). */
+    long wait_timeout_s;
+    uint64_t answered_ns;
 };
+
+/* The coarse monotonic clock in ns (a few ms of resolution, a few ns to read): when the server
+ * last answered, for telling an idle timeout. Once per statement, never a system call. */
+static inline uint64_t dg_my_coarse_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+static inline void dg_my_answered(struct dg_conn *c) { c->answered_ns = dg_my_coarse_ns(); }
+
+/* idle.c: the session's wait_timeout, asked once at connect; and, for a lost connection
+ * (2006, 2013) that had been idle at least that long, the cause closed_by_server with the idle
+ * time and the limit added to err's message. */
+void dg_my_idle_probe(struct dg_conn *c);
+void dg_my_idle_judge(const struct dg_conn *c, unsigned code, struct dg_err *err);
 
 /* conn.c: errors. All return -1. dg_my_err formats a message with secrets scrubbed;
  * dg_my_conn_err / dg_my_stmt_err take code, SQLSTATE and text from the library. */

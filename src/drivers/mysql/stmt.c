@@ -223,6 +223,7 @@ int dg_my_execute(struct dg_stmt *s, const struct dg_value *params, struct dg_er
         my_ulonglong n = mysql_stmt_affected_rows(s->st);
         s->changes = n == (my_ulonglong)-1 ? 0 : (int64_t)n;
         finish(s);
+        dg_my_answered(s->c);
         return 0;
     }
     if (!s->streaming && mysql_stmt_store_result(s->st)) {
@@ -230,6 +231,7 @@ int dg_my_execute(struct dg_stmt *s, const struct dg_value *params, struct dg_er
         return dg_my_stmt_err(s, what, err);
     }
     s->active = 1;
+    dg_my_answered(s->c); /* streaming: again when its rows end */
     return 0;
 }
 
@@ -255,6 +257,8 @@ int dg_my_next_row(struct dg_stmt *s, struct dg_err *err)
     int rc = mysql_stmt_fetch(s->st);
     if (rc == MYSQL_NO_DATA) {
         finish(s);
+        if (s->streaming)
+            dg_my_answered(s->c);
         return 0;
     }
     if (rc == 1) {

@@ -9,6 +9,7 @@
 #include <strings.h>
 
 #include "core/secret.h"
+#include "drivers/errcause.h"
 #include "drivers/odbc/internal.h"
 
 static int ok(SQLRETURN rc) { return rc == SQL_SUCCESS || rc == SQL_SUCCESS_WITH_INFO; }
@@ -24,7 +25,7 @@ static int conn_lost(const char *state, SQLINTEGER native, const char *msg, enum
                                         "no connection to the server", "terminating connection",
                                         "communication link failure"};
     if (!strncmp(state, "08", 2) || !strcmp(state, "57P01") || !strcmp(state, "57P02") ||
-        !strcmp(state, "57P03") || !strcmp(state, "HYT01"))
+        !strcmp(state, "57P03") || !strcmp(state, "57P05") || !strcmp(state, "25P03") || !strcmp(state, "HYT01"))
         return 1;
     if (d == DG_DIALECT_MYSQL)
         switch (native) {
@@ -77,6 +78,15 @@ static enum dg_retry_cause retry_cause(const char *state, SQLINTEGER native, enu
     return dg_retry_cause_of_sqlstate(state);
 }
 
+/* Why a diagnostic failed its transaction for good: a MariaDB/MySQL driver's native code first
+ * (its SQLSTATEs are generic: HY000 for a statement timeout), then the SQLSTATE. A lost
+ * connection the driver said no more about is counted as connection by the core. */
+static enum dg_error_cause error_cause(const char *state, SQLINTEGER native, enum dg_dialect d)
+{
+    enum dg_error_cause c = d == DG_DIALECT_MYSQL ? dg_drv_error_cause_mysql((unsigned)native) : DG_ERROR_OTHER;
+    return c != DG_ERROR_OTHER ? c : dg_drv_error_cause_sqlstate(state);
+}
+
 int dg_odbc_fail(struct dg_conn *c, SQLSMALLINT type, SQLHANDLE h, const char *what, struct dg_err *err)
 {
     SQLCHAR state[6] = "", msg[400] = "";
@@ -99,6 +109,7 @@ int dg_odbc_fail(struct dg_conn *c, SQLSMALLINT type, SQLHANDLE h, const char *w
         dg_secret_scrub(c ? &c->secrets : NULL, err->msg, sizeof err->msg, text, DG_SCRUB_MAP);
         snprintf(err->sqlstate, sizeof err->sqlstate, "%s", (const char *)state);
         err->cause = cls == DG_ERR_RETRY ? retry_cause((const char *)state, native, d) : DG_RETRY_OTHER;
+        err->error_cause = error_cause((const char *)state, native, d);
     }
     return -1;
 }

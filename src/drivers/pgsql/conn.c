@@ -2,6 +2,7 @@
  * SQLSTATE error classes, transactions (BEGIN held back to travel with the first statement),
  * server facts and knobs, and the driver table. Must not leak a password into any message. */
 #include "core/urlq.h"
+#include "drivers/errcause.h"
 #include "drivers/pgsql/internal.h"
 
 #include <libpq-fe.h>
@@ -25,6 +26,7 @@ int dg_pg_err(const struct dg_conn *c, struct dg_err *err, enum dg_err_class cls
     err->cls = cls;
     err->in_doubt = 0; /* the core wrapper that sent a COMMIT says when it is */
     err->cause = dg_retry_cause_of_sqlstate(sqlstate);
+    err->error_cause = dg_drv_error_cause_sqlstate(sqlstate);
     err->code = 0;
     err->sqlstate[0] = '\0';
     if (sqlstate && strlen(sqlstate) == 5) {
@@ -47,8 +49,10 @@ static enum dg_err_class classify(PGconn *pg, const char *st)
         return DG_ERR_RETRY;
     if (st[0] == '0' && st[1] == '8')
         return DG_ERR_CONN;
-    /* admin_shutdown, crash_shutdown, cannot_connect_now: the session is gone */
-    if (strcmp(st, "57P01") == 0 || strcmp(st, "57P02") == 0 || strcmp(st, "57P03") == 0)
+    /* admin_shutdown, crash_shutdown, cannot_connect_now, idle_session_timeout,
+     * idle_in_transaction_session_timeout: the session is gone */
+    if (strcmp(st, "57P01") == 0 || strcmp(st, "57P02") == 0 || strcmp(st, "57P03") == 0 ||
+        strcmp(st, "57P05") == 0 || strcmp(st, "25P03") == 0)
         return DG_ERR_CONN;
     /* syntax, undefined object, privilege; bad credentials or database */
     if ((st[0] == '4' && st[1] == '2') || (st[0] == '2' && st[1] == '8') ||
@@ -85,10 +89,48 @@ int dg_pg_commit_result(struct dg_conn *c, PGresult *res, struct dg_err *err)
     return rc;
 }
 
+/* PQexec's loop over what was sent, but a server that ends the session says why first (57P05
+ * idle-session timeout, 57P01 terminated, 25P03 idle in transaction) and only then closes:
+ * libpq's own loop keeps its "server closed the connection unexpectedly" that follows, which
+ * has no SQLSTATE. This keeps the server's error. */
+static PGresult *finish_exec(PGconn *pg)
+{
+    PGresult *keep = NULL, *r;
+    while ((r = PQgetResult(pg)) != NULL) {
+        if (keep && PQstatus(pg) == CONNECTION_BAD && PQresultStatus(keep) == PGRES_FATAL_ERROR &&
+            PQresultErrorField(keep, PG_DIAG_SQLSTATE)) {
+            PQclear(r);
+            break;
+        }
+        PQclear(keep);
+        keep = r;
+        ExecStatusType st = PQresultStatus(r);
+        if (st == PGRES_COPY_IN || st == PGRES_COPY_OUT || st == PGRES_COPY_BOTH || PQstatus(pg) == CONNECTION_BAD)
+            break;
+    }
+    return keep;
+}
+
+/* Where it cannot be sent (in a pipeline, results pending, no connection) PQexec does as it
+ * always did, and says why. */
+PGresult *dg_pg_exec(PGconn *pg, const char *sql)
+{
+    if (PQpipelineStatus(pg) == PQ_PIPELINE_OFF && PQsendQuery(pg, sql))
+        return finish_exec(pg);
+    return PQexec(pg, sql);
+}
+
+PGresult *dg_pg_exec_prepared(PGconn *pg, const char *name, int n, const char *const *values)
+{
+    if (PQpipelineStatus(pg) == PQ_PIPELINE_OFF && PQsendQueryPrepared(pg, name, n, values, NULL, NULL, 0))
+        return finish_exec(pg);
+    return PQexecPrepared(pg, name, n, values, NULL, NULL, 0);
+}
+
 /* Runs sql expecting no rows or discarding them. */
 static int run_now(struct dg_conn *c, const char *sql, const char *what, struct dg_err *err)
 {
-    PGresult *res = PQexec(c->pg, sql);
+    PGresult *res = dg_pg_exec(c->pg, sql);
     ExecStatusType st = res ? PQresultStatus(res) : PGRES_FATAL_ERROR;
     int rc = 0;
     if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK && st != PGRES_EMPTY_QUERY)
@@ -226,6 +268,9 @@ static int pg_connect(const char *url, const struct dg_connect_opts *opts, struc
             strstr(m, "not yet accepting connections"))
             cls = DG_ERR_CONN;
         dg_pg_err(c, err, cls, NULL, "cannot connect to %s: %s", shown, m);
+        /* A refused connection comes without its SQLSTATE (53300): libpq keeps only the text. */
+        if (err && dg_drv_says_too_many(m))
+            err->error_cause = DG_ERROR_TOO_MANY_CONNECTIONS;
         goto fail;
     }
     PQsetNoticeProcessor(c->pg, quiet_notice, NULL);
@@ -298,7 +343,7 @@ static int pg_commit(struct dg_conn *c, struct dg_err *err)
         c->pending_begin = NULL;
         return 0;
     }
-    return dg_pg_commit_result(c, PQexec(c->pg, "COMMIT"), err);
+    return dg_pg_commit_result(c, dg_pg_exec(c->pg, "COMMIT"), err);
 }
 
 /* Nothing to do (and no round trip) when no transaction is open: after a failed statement

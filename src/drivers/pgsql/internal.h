@@ -63,6 +63,10 @@ int dg_pg_res_err(struct dg_conn *c, PGresult *res, const char *what, struct dg_
 /* Judges (and clears) COMMIT's result: a COMMIT the server turned into ROLLBACK because an
  * earlier statement failed is an error, not a success. */
 int dg_pg_commit_result(struct dg_conn *c, PGresult *res, struct dg_err *err);
+/* PQexec and PQexecPrepared (text parameters), but when the server said why it ended the
+ * session before closing it, the result is that error (with its SQLSTATE), not libpq's. */
+PGresult *dg_pg_exec(PGconn *pg, const char *sql);
+PGresult *dg_pg_exec_prepared(PGconn *pg, const char *name, int n, const char *const *values);
 /* Sends a held-back BEGIN on its own; 0 when there is none. */
 int dg_pg_flush_begin(struct dg_conn *c, struct dg_err *err);
 

@@ -371,7 +371,7 @@ int dg_pg_execute(struct dg_stmt *s, const struct dg_value *params, struct dg_er
         return execute_streaming(s, err);
     if (s->c->pending_begin)
         return execute_with_begin(s, err);
-    PGresult *res = PQexecPrepared(s->c->pg, s->name, s->nparams, s->values, NULL, NULL, 0);
+    PGresult *res = dg_pg_exec_prepared(s->c->pg, s->name, s->nparams, (const char *const *)s->values);
     return take_result(s, res, err);
 }
 
