@@ -27,7 +27,7 @@ run() {
         { echo "bench/checkpoint.sh: run failed:" >&2; tail -n 20 "$TMP/run.err" >&2; exit 1; }
     python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))
 n=sum(v["committed"]+v["rollbacks"]+v["errors"] for v in d["transactions"].values())
-print(f"{d[\"client_cpu_seconds\"]*1e3/n:.5f} {n/d[\"measured_seconds\"]:.0f}")' "$out"
+print("%.5f %.0f" % (d["client_cpu_seconds"] * 1e3 / n, n / d["measured_seconds"]))' "$out"
 }
 
 for r in $(seq "$ROUNDS"); do
