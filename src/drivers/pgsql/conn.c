@@ -210,31 +210,41 @@ static int check_form(struct dg_conn *c, const char *url, const char *shown, str
     return 0;
 }
 
-static int pg_check_url(const char *url, struct dg_err *err)
+/* A new connection record for url: its secrets collected, the URL as shown (redacted), its
+ * form checked. 0 with *out set (the caller's), or -1 with err (nothing left to free). */
+static int conn_for(const char *url, char *shown, size_t n, struct dg_conn **out, struct dg_err *err)
 {
     struct dg_conn *c = calloc(1, sizeof *c);
     if (!c)
         return dg_pg_err(NULL, err, DG_ERR_FATAL, NULL, "out of memory");
     collect_secrets(c, url);
+    dg_redact_url(url, shown, n);
+    if (check_form(c, url, shown, err)) {
+        conn_free(c);
+        return -1;
+    }
+    *out = c;
+    return 0;
+}
+
+static int pg_check_url(const char *url, struct dg_err *err)
+{
+    struct dg_conn *c;
     char shown[1024];
-    dg_redact_url(url, shown, sizeof shown);
-    int rc = check_form(c, url, shown, err);
+    if (conn_for(url, shown, sizeof shown, &c, err))
+        return -1;
     conn_free(c);
-    return rc;
+    return 0;
 }
 
 static int pg_connect(const char *url, const struct dg_connect_opts *opts, struct dg_conn **out,
                       struct dg_err *err)
 {
     *out = NULL;
-    struct dg_conn *c = calloc(1, sizeof *c);
-    if (!c)
-        return dg_pg_err(NULL, err, DG_ERR_FATAL, NULL, "out of memory");
-    collect_secrets(c, url);
+    struct dg_conn *c;
     char shown[1024];
-    dg_redact_url(url, shown, sizeof shown);
-    if (check_form(c, url, shown, err))
-        goto fail;
+    if (conn_for(url, shown, sizeof shown, &c, err))
+        return -1;
 
     /* Entries before dbname are defaults the URL overrides: a connect timeout (so an address
      * that drops packets does not hang the run) unless PGCONNECT_TIMEOUT says otherwise, and
