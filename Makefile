@@ -1,6 +1,6 @@
 # Makefile — the README's two commands and a few shortcuts; Meson and Ninja do the building.
 #   make demo    build, load 1 warehouse into SQLite, run a 1-minute TPC-C, print the result
-#   make check   build and run every test (starts and stops its own PostgreSQL)
+#   make check   the release build's quick tests, then every test under ASan/UBSan (tests/check.sh)
 BUILD ?= build
 
 .PHONY: all demo check check-asan check-tsan bench clean FORCE
@@ -18,7 +18,7 @@ demo: all
 	scripts/demo.sh $(BUILD)/dbgauge
 
 check:
-	tests/run.sh
+	tests/check.sh
 
 check-asan:
 	tests/run.sh --sanitize

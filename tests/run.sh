@@ -2,8 +2,10 @@
 # run.sh — the one test command: builds dbgauge, starts the test servers, runs the unit
 # tests, the driver conformance suite on every engine built and the end-to-end scripts, then
 # stops the servers and prints `N passed, N failed`. Exit 0 only if nothing failed.
-#   tests/run.sh [--sanitize | --tsan] [--no-pg] [--no-my] [--only NAME]
+#   tests/run.sh [--sanitize | --tsan] [--quick] [--no-pg] [--no-my] [--only NAME]
 # --tsan: ThreadSanitizer build (build-tsan), the suites that need no server (see tsan_suite).
+# --quick: the unit tests, every conformance suite and the command line and SQLite end-to-end
+#   scripts: what tests/check.sh runs on the release build before the whole suite under ASan.
 set -uo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$ROOT"
@@ -11,6 +13,7 @@ args=("$@") # for a re-exec without address randomisation (--tsan, below)
 
 sanitize=0
 tsan=0
+quick=0
 use_pg=1
 use_my=1
 only=""
@@ -18,10 +21,11 @@ while [[ $# -gt 0 ]]; do
     case $1 in
     --sanitize) sanitize=1 ;;
     --tsan) tsan=1 ;;
+    --quick) quick=1 ;;
     --no-pg) use_pg=0 ;;
     --no-my) use_my=0 ;;
     --only) only=$2; shift ;;
-    *) echo "usage: tests/run.sh [--sanitize | --tsan] [--no-pg] [--no-my] [--only NAME]" >&2; exit 2 ;;
+    *) echo "usage: tests/run.sh [--sanitize | --tsan] [--quick] [--no-pg] [--no-my] [--only NAME]" >&2; exit 2 ;;
     esac
     shift
 done
@@ -54,7 +58,7 @@ elif [[ $tsan == 1 ]]; then
     export TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$ROOT/tests/tsan.supp log_path=$TSAN_DIR/report"
 else
     BUILD=$ROOT/build
-    opts=""
+    opts="-Dbuildtype=release" # as `make` builds it: the binary users run
 fi
 build_start=$SECONDS
 if [[ ! -f $BUILD/build.ninja ]]; then
@@ -125,6 +129,13 @@ tsan_suite() {
     esac
     return 1
 }
+# quick_suite NAME: whether --quick runs suite NAME
+quick_suite() {
+    case $1 in
+    unit/* | conformance/* | e2e/cli | e2e/sqlite) return 0 ;;
+    esac
+    return 1
+}
 # tsan_reports NAME: with --tsan, the reports written while suite NAME ran: moved to
 # $TSAN_DIR/NAME/, the first shown; returns 1 when there was one.
 tsan_reports() {
@@ -144,6 +155,7 @@ run_suite() {
     shift
     [[ -n $only && $name != *"$only"* ]] && return 0
     [[ $tsan == 1 ]] && ! tsan_suite "$name" && return 0
+    [[ $quick == 1 ]] && ! quick_suite "$name" && return 0
     echo "# --- $name"
     local start=$SECONDS
     "$@" >"$log" 2>&1
@@ -223,6 +235,7 @@ fi
 for s in tests/e2e/*.sh; do
     name=e2e/$(basename "$s" .sh)
     [[ $tsan == 1 ]] && ! tsan_suite "$name" && continue
+    [[ $quick == 1 ]] && ! quick_suite "$name" && continue
     if [[ $use_pg == 0 && ($name == e2e/pgsql || $name == e2e/crash || $name == e2e/replication || $name == e2e/mpi_hosts) ]]; then
         echo "# $name: not run (--no-pg)"
         continue

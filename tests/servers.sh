@@ -227,9 +227,17 @@ pg_start() {
         } | as_user postgres tee "$data/dbgauge.conf" >/dev/null
         grep -q "^include = 'dbgauge.conf'" "$data/postgresql.conf" ||
             echo "include = 'dbgauge.conf'" | as_user postgres tee -a "$data/postgresql.conf" >/dev/null
+        local before=0
+        [[ -f $log ]] && before=$(wc -l <"$log")
         if as_user postgres "$PG_BIN/pg_ctl" -D "$data" -l "$log" -w -t 60 start >/dev/null 2>&1; then
-            started=1
-            break
+            # With several listen addresses the postmaster starts when one of them binds: a
+            # port taken on 127.0.0.1 since free_port looked would leave our clients talking
+            # to whoever took it. Every address must be ours.
+            if ! tail -n +$((before + 1)) "$log" | grep -q 'could not bind\|could not create listen socket'; then
+                started=1
+                break
+            fi
+            as_user postgres "$PG_BIN/pg_ctl" -D "$data" -m immediate -w -t 30 stop >/dev/null 2>&1
         fi
         say "pg: start on port $port failed, trying another"
         tail -n 5 "$log" >&2
