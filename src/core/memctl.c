@@ -4,6 +4,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,6 +63,8 @@ int dg_memcg_enter(struct dg_memcg *cg, uint64_t bytes, const pid_t *pids, int n
     char own[400];
     if (npids < 1 || npids > DG_MEMCG_MAX_PIDS)
         return dg_err_set(err, DG_ERR_USER, 0, "mem_cap: %d processes to cap", npids);
+    if (kill(pids[0], 0) && errno == ESRCH)
+        return dg_err_set(err, DG_ERR_USER, ESRCH, "mem_cap: process %d is gone: nothing to cap", (int)pids[0]);
     if (cgroup_of(pids[0], &v2, own, sizeof own))
         return dg_err_set(err, DG_ERR_USER, 0, "mem_cap: this host has no memory cgroup (neither "
                           "cgroup v2 with the memory controller nor v1 " CG_ROOT "/memory)");
@@ -99,9 +102,15 @@ int dg_memcg_enter(struct dg_memcg *cg, uint64_t bytes, const pid_t *pids, int n
         snprintf(val, sizeof val, "%d", (int)pids[i]);
         if (write_file(file, val)) {
             int e = errno;
+            /* A child that ended since it was listed (a backend's disconnect, a worker's
+             * exit) has no memory left to cap; the first process is the one that matters. */
+            if (e == ESRCH && i > 0)
+                continue;
+            char group[sizeof cg->path];
+            snprintf(group, sizeof group, "%s", cg->path);
             dg_memcg_leave(cg);
             return dg_err_set(err, DG_ERR_USER, e, "mem_cap: cannot move process %d into %s: %s",
-                              (int)pids[i], cg->path, strerror(e));
+                              (int)pids[i], group, strerror(e));
         }
         cg->pids[cg->npids++] = pids[i];
     }
