@@ -161,6 +161,12 @@ else
         grep -Eq "^== read stress: a single server \(exp:[0-9]+\) against the synchronous standby read from \(exp:[0-9]+\)" "$T_TMP/ha-reads.out"
     check "ha-compare reads: stored complete: 2 experiments of 6 steps" test \
         "$(sqlite3 "$RES" "SELECT group_concat(status || '/' || nsteps) FROM experiment WHERE label LIKE 'ha-compare reads-%'")" = "complete/6,complete/6"
+    # compare's charts name each side by its experiment and label (the images' legends say which is which)
+    a=$(sqlite3 "$RES" "SELECT max(id) FROM experiment WHERE label = 'ha-compare reads-single'")
+    b=$(sqlite3 "$RES" "SELECT max(id) FROM experiment WHERE label = 'ha-compare reads-standby'")
+    "$DG" compare "exp:${a:-0}" "exp:${b:-0}" --results "$RES" -o "$T_TMP/cmp.html" >/dev/null 2>&1
+    check "ha-compare reads: compare's chart names its sides by label" test \
+        "$(grep -o "\"name\":\"experiment [0-9]*: ha-compare reads-s[a-z]*\"" "$T_TMP/cmp.html" | sort -u | wc -l)" = 2
     if [[ $HA_WRITES == 1 ]]; then
         ha writes
         check "ha-compare writes: run.sh exits 0" test "$RC" = 0
