@@ -69,10 +69,10 @@ except Exception as e:
     say(False, f"the experiment's JSON: {e}")
     sys.exit()
 say(len(want) > 0 and len(steps) == len(want), f"{len(steps)} steps, as the recipe's {len(want)}")
-say(all(all(str(s.get(k)) == v for k, v in w.items() if k != "section") for s, w in zip(steps, want)),
+say(len(steps) == len(want) and all(all(str(s.get(k)) == v for k, v in w.items() if k != "section") for s, w in zip(steps, want)),
     "each step has the recipe's swept values: " + ", ".join(",".join(v for k, v in w.items()) for w in want))
 bad = [(s["step"], s["status"]) for s in steps if s["status"] != "complete"]
-say(steps and not bad, f"every step complete {bad or ''}")
+say(steps and not bad, "every step complete" + (f": not {bad}" if bad else ""))
 if steps and steps[0]["workload"] == "stress":
     figs = [(s.get("rows_per_s") or 0, s.get("mb_per_s") or 0) for s in steps]
     say(steps and all(a > 0 and b > 0 for a, b in figs), f"every step has rows/s and MB/s: {[(round(a), round(b, 1)) for a, b in figs]}")
