@@ -178,7 +178,8 @@ static int exp_chart(struct dg_chart *ch, const struct dg_report_item *items, in
              name,
              f == DG_EXP_LATENCY ? " latency" : f == DG_EXP_STORAGE ? " (monitor)" : "");
     for (int i = 0; i < n; i++) {
-        snprintf(names[i], sizeof names[i], "experiment %lld", (long long)items[i].id);
+        const char *label = items[i].exp->ex.label; /* the legend says which is which */
+        snprintf(names[i], sizeof names[i], "experiment %lld%s%.40s", (long long)items[i].id, *label ? ": " : "", label);
         for (int j = 0; v && j < nk; j++) {
             const struct dg_exp_step *w = dg_cmp_step_at(items[i].exp, keys[j]);
             v[i * nk + j] = w && (f != DG_EXP_THROUGHPUT || dg_run_same_fig(&w->rec, &first->rec, 0))

@@ -29,7 +29,8 @@
     return n;
   }
   var counts = {};
-  function draw(fig) {
+  /* size: {width, height} for the one-chart view (then the legend names the series, no values) */
+  function draw(fig, size) {
     var d = JSON.parse(fig.querySelector("script.chart-data").textContent);
     var el = fig.querySelector(".plot");
     var data = [d.x], cols = [];
@@ -117,19 +118,42 @@
     }
     var yr = d.log_y ? undefined : function (u, min, max) { return [Math.min(0, min), max > 0 ? max * 1.15 : 1]; };
     var opts = {
-      width: Math.max(320, el.clientWidth || 900), height: 300,
+      width: size ? size.width : Math.max(320, el.clientWidth || 900), height: size ? size.height : 300,
       scales: { x: xs, y: d.log_y ? { distr: 3 } : { range: yr } },
       series: series, hooks: hooks,
       axes: [{ label: d.x_label, values: d.x_kind === "nines" || d.x_text ? function (u, v) { return v.map(xtext); } : undefined,
                splits: d.bars || (d.x_text && d.x_kind !== "nines") ? function () { return d.x; } : undefined,
                incrs: d.x_kind === "linear" && !d.x_text && d.x.every(Number.isInteger) ? [1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200] : undefined },
              { label: d.y_label, size: 70, values: function (u, v) { return v.map(fmt); } }],
-      legend: { live: true }, cursor: { drag: { x: true, y: false } }
+      legend: { live: !size }, cursor: { drag: { x: true, y: false } }
     };
     if (d.x_kind === "nines") opts.axes[0].splits = function () { return d.x.filter(function (x) { return Math.abs(x - Math.round(x)) < 1e-9; }); };
-    new uPlot(opts, data, el);
+    return new uPlot(opts, data, el);
+  }
+  /* "#chart=ID" (ID: a <figure class="chart">'s id) shows that one chart alone, filling the
+     window, on white, without its table: the page a screenshot is taken of (scripts/gallery.sh).
+     The figure replaces the body's content. The plot gets the window less the caption and legend
+     around it, again at each resize (headless Chromium sizes its viewport after the load). */
+  function one(id) {
+    var fig = document.getElementById(id);
+    if (!fig || !fig.matches("figure.chart")) { fail("#chart=" + id + ": no such chart"); root.setAttribute("data-charts", "0/0"); return; }
+    root.classList.add("one-chart");
+    document.body.textContent = "";
+    document.body.appendChild(fig);
+    var table = fig.querySelector("details");
+    if (table) table.remove();
+    var u = draw(fig, { width: 800, height: 400 });
+    function fit() {
+      var around = fig.offsetHeight - u.height; /* caption, legend: what is not the plot */
+      u.setSize({ width: Math.max(320, window.innerWidth - 48), height: Math.max(200, window.innerHeight - 32 - around) });
+    }
+    fit();
+    window.addEventListener("resize", fit);
+    root.setAttribute("data-charts", "1/1");
   }
   function all() {
+    var m = /^#chart=(.+)$/.exec(location.hash);
+    if (m) { try { one(decodeURIComponent(m[1])); } catch (e) { fail("chart " + m[1] + ": " + e.message); } setTimeout(function () { root.setAttribute("data-ready", "1"); }, 50); return; }
     var figs = document.querySelectorAll("figure.chart"), drawn = 0;
     for (var i = 0; i < figs.length; i++) {
       try { draw(figs[i]); drawn++; } catch (e) { fail("chart " + figs[i].id + ": " + e.message); }
