@@ -8,7 +8,9 @@
 # (default ./recipes-results.db) whose stored file ends in recipes/RECIPE/job.ini is rendered
 # with `dbgauge report exp:ID`, and each of its charts is written as recipes/RECIPE/NAME.png
 # (with --out DIR: DIR/RECIPE/NAME.png): throughput.png, latency.png, storage.png, and for a
-# figure charted apart its name (stress: rows-s.png). ha-compare has no job file: its
+# figure charted apart its name (stress: rows-s.png); a step that drove several targets at once
+# adds targets-throughput.png and targets-latency.png from its run's report. ha-compare has
+# no job file: its
 # run.sh labels its experiments, so the latest "ha-compare reads-single" and "... reads-standby"
 # are compared (`dbgauge compare exp:A exp:B`) into reads-*.png, "writes-single", "-async",
 # "-sync" into writes-pg-*.png and "writes-mariadb", "-galera" into writes-mariadb-*.png; runs
@@ -181,6 +183,25 @@ ha_compare() {
                   GROUP BY label ORDER BY label")
 }
 
+# targets_charts DIR EXP: a step that drove several targets at once (targets=) has each
+# target's NOPM and latency charted in its run's report: targets-throughput.png and
+# targets-latency.png (-stepN before .png when the experiment has more than one step)
+targets_charts() {
+    local dir=$1 exp=$2 run step n suffix html
+    n=$(sql "SELECT count(*) FROM run WHERE experiment_id = $exp")
+    while IFS='|' read -r run step; do
+        [[ $run =~ ^[0-9]+$ ]] || continue
+        html=$TMP/run$run.html
+        "$DG" report "$run" --results "$RESULTS" -o "$html" >/dev/null 2>"$TMP/dg.err" ||
+            { echo "gallery.sh: dbgauge report $run failed: $(tail -n 2 "$TMP/dg.err")" >&2; FAILED=1; continue; }
+        grep -q "id=\"run$run-tnopm\"" "$html" || continue
+        suffix=""
+        ((n > 1)) && suffix=-step$step
+        shot "$html" "run$run-tnopm" "$dir/targets-throughput$suffix.png"
+        shot "$html" "run$run-tlat" "$dir/targets-latency$suffix.png"
+    done < <(sql "SELECT id, experiment_step FROM run WHERE experiment_id = $exp ORDER BY experiment_step")
+}
+
 for r in "${RECIPES[@]}"; do
     dir=${OUT:+$OUT/$r}
     dir=${dir:-$ROOT/recipes/$r}
@@ -195,5 +216,6 @@ for r in "${RECIPES[@]}"; do
     fi
     echo "$r: exp:$id"
     render "$dir" "" report "exp:$id"
+    targets_charts "$dir" "$id"
 done
 exit $FAILED

@@ -138,6 +138,32 @@ EOF
     "$DG_ROOT/tests/servers.sh" stop pg >/dev/null 2>&1
 fi
 
+# ---- mariadb-memory: the suite's MariaDB, a database of this test's own, its pool put back -----
+if [[ -n ${DG_NO_MY:-} || -z ${DG_MY_PORT:-} ]]; then # a check that needs a server fails rather than skips
+    not_ok "mariadb-memory" "needs MariaDB (tests/run.sh starts it; not with --no-my)"
+else
+    # SET GLOBAL needs SUPER: root over TCP without a password (tests/servers.sh's admin account)
+    my() { env -u MYSQL_PWD mariadb -h127.0.0.1 -P"$DG_MY_PORT" -uroot -NBe "$1"; }
+    pool=$(my "SELECT @@innodb_buffer_pool_size")
+    my "DROP DATABASE IF EXISTS dg_recipes; CREATE DATABASE dg_recipes"
+    MY_URL="mysql://root@127.0.0.1:$DG_MY_PORT/dg_recipes"
+    expect_exit "mariadb-memory: load 1 warehouse into MariaDB" 0 tpcc load --target "$MY_URL" --warehouses 1 --jobs 2
+    shorten mariadb-memory "target=$MY_URL" warmup=1s duration=2s
+    run_recipe mariadb-memory
+    python3 - "$T_TMP/mariadb-memory.json" <<'EOF' | relay
+import json, sys
+try: st = json.load(open(sys.argv[1]))["steps"]
+except Exception: st = []
+bp = [int(s["summary"]["settings"].get("innodb_buffer_pool_size", 0)) >> 20 for s in st]
+fm = {s["summary"]["settings"].get("innodb_flush_method") for s in st}
+print(("ok" if bp == [512, 256, 128, 64, 32, 16] else "not ok") +
+      f" - mariadb-memory: each step ran with its buffer pool (MiB, resized live): {bp}")
+print(("ok" if fm == {"O_DIRECT"} else "not ok") + f" - mariadb-memory: around the page cache (innodb_flush_method {fm})")
+EOF
+    # the pool as it was, for the suites after this one
+    my "DROP DATABASE dg_recipes; SET GLOBAL innodb_buffer_pool_size = $pool"
+fi
+
 # ---- ha-compare: run.sh with tiny sizes (it starts and stops servers of its own) -------------
 ha() { # ha WHAT: recipes/ha-compare/run.sh WHAT into this test's results
     local t0=$SECONDS
