@@ -156,7 +156,9 @@ for s in sorted(c):
     run = run + 1 if c[s] == 0 else 0
     best = max(best, run)
 after = sum(1 for s in range(back, max(c)) if c.get(s, 0) == 0)
-print(away, best, after)' "$T_TMP/series.json" "$T_TMP/crash.json" 2>/dev/null || echo "0 99 99")
+print(away, best, after)' "$T_TMP/series.json" "$T_TMP/crash.json" 2>"$T_TMP/series.py.err" || echo "0 99 99")
+# when the series could not be read, what went wrong (and what runs show said) goes to the log
+[[ -s $T_TMP/series.py.err ]] && sed 's/^/# series: /' "$T_TMP/series.py.err" "$T_TMP/series.err" | tail -n 12
 echo "# node 2 away: $away seconds with commits on nodes 1 and 3; longest cluster pause $pause s"
 num_cmp "nodes 1 and 3 commit while node 2 is away (seconds with commits)" "$away" ">=" 3
 num_cmp "the cluster pauses at most 8 s (evicting the dead node: evs.suspect_timeout 5 s)" "$pause" "<=" 8
