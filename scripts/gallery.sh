@@ -124,16 +124,23 @@ shot() {
     echo "wrote $png ($((size / 1024)) KB)"
 }
 
+# page HTML DBGAUGE-ARGS...: `dbgauge ARGS` (a report or comparison) written as HTML; a failure
+# is said and counted
+page() {
+    local html=$1
+    shift
+    "$DG" "$@" --results "$RESULTS" -o "$html" >/dev/null 2>"$TMP/dg.err" && return 0
+    echo "gallery.sh: dbgauge $* failed: $(tail -n 2 "$TMP/dg.err")" >&2
+    FAILED=1
+    return 1
+}
+
 # render DIR PREFIX DBGAUGE-ARGS...: a report (or comparison) as HTML, each chart as DIR/PREFIXNAME.png
 render() {
     local dir=$1 prefix=$2 html id name
     shift 2
     html=$TMP/page-$RANDOM$RANDOM.html
-    if ! "$DG" "$@" --results "$RESULTS" -o "$html" >/dev/null 2>"$TMP/dg.err"; then
-        echo "gallery.sh: dbgauge $* failed: $(tail -n 2 "$TMP/dg.err")" >&2
-        FAILED=1
-        return 1
-    fi
+    page "$html" "$@" || return 1
     mkdir -p "$dir" || { FAILED=1; return 1; }
     local n=0
     while read -r id name; do
@@ -176,8 +183,7 @@ ha_compare() {
         [[ $name =~ ^[a-z0-9-]+$ ]] || continue
         echo "ha-compare: run $run (ha-compare failover $name)"
         local html=$TMP/run$run.html
-        "$DG" report "$run" --results "$RESULTS" -o "$html" >/dev/null 2>"$TMP/dg.err" ||
-            { echo "gallery.sh: dbgauge report $run failed: $(tail -n 2 "$TMP/dg.err")" >&2; FAILED=1; continue; }
+        page "$html" report "$run" || continue
         mkdir -p "$dir" && shot "$html" "run$run-tput" "$dir/failover-$name.png"
     done < <(sql "SELECT max(id), substr(label, 21) FROM run WHERE label LIKE 'ha-compare failover %'
                   GROUP BY label ORDER BY label")
@@ -192,8 +198,7 @@ targets_charts() {
     while IFS='|' read -r run step; do
         [[ $run =~ ^[0-9]+$ ]] || continue
         html=$TMP/run$run.html
-        "$DG" report "$run" --results "$RESULTS" -o "$html" >/dev/null 2>"$TMP/dg.err" ||
-            { echo "gallery.sh: dbgauge report $run failed: $(tail -n 2 "$TMP/dg.err")" >&2; FAILED=1; continue; }
+        page "$html" report "$run" || continue
         grep -q "id=\"run$run-tnopm\"" "$html" || continue
         suffix=""
         ((n > 1)) && suffix=-step$step
