@@ -15,7 +15,7 @@ fi
 
 # libopenmpi-dev + openmpi-bin: load from several client hosts (`mpirun -n N dbgauge ...`);
 # the build turns MPI on when libopenmpi-dev is there (meson option mpi=auto).
-build_pkgs="gcc libc6-dev meson ninja-build pkg-config libsqlite3-dev libpq-dev libcjson-dev libmariadb-dev libinih-dev unixodbc-dev python3 libopenmpi-dev openmpi-bin"
+build_pkgs="gcc libc6-dev meson ninja-build pkg-config libsqlite3-dev libpq-dev libcjson-dev libmariadb-dev libinih-dev unixodbc-dev python3 libopenmpi-dev openmpi-bin libmicrohttpd-dev"
 # The report's chart library comes from npm at build time; a node that brings its own npm
 # (NodeSource) counts: ask for the Debian packages only when the commands are missing.
 command -v node >/dev/null 2>&1 || build_pkgs="$build_pkgs nodejs"
@@ -27,7 +27,8 @@ fuzz_pkgs="$build_pkgs clang libclang-rt-14-dev llvm"
 # iputils-ping and procps: the namespace "hosts" of tests/hosts-ns.sh (a ping before any traffic);
 # chromium and fonts-dejavu-core: the reports opened in a browser and scripts/gallery.sh's PNGs
 # (fontconfig takes any of several fonts: name one, so the charts' text is always the same)
-test_pkgs="$fuzz_pkgs iputils-ping procps postgresql-15 postgresql-client-15 sqlite3 iproute2 time chromium fonts-dejavu-core mariadb-server mariadb-client galera-4 rsync unixodbc odbc-postgresql odbc-mariadb libsqliteodbc tdsodbc"
+# python3-prometheus-client: its strict OpenMetrics parser reads --live's /metrics (tests/e2e/live.sh)
+test_pkgs="$fuzz_pkgs python3-prometheus-client iputils-ping procps postgresql-15 postgresql-client-15 sqlite3 iproute2 time chromium fonts-dejavu-core mariadb-server mariadb-client galera-4 rsync unixodbc odbc-postgresql odbc-mariadb libsqliteodbc tdsodbc"
 bench_pkgs="$test_pkgs valgrind postgresql-contrib bc time sysbench"
 
 case ${1:-build} in

@@ -27,6 +27,8 @@ int dg_cmd_compare(int argc, char **argv);
 int dg_cmd_experiment(int argc, char **argv);
 
 /* A step of an experiment, as the command that runs it sees it. */
+struct dg_live;
+
 struct dg_step {
     int64_t experiment_id;
     int index;              /* 1-based */
@@ -34,6 +36,8 @@ struct dg_step {
     FILE *text;             /* where the run's own report goes */
     int64_t run_id;         /* out: the stored run, 0 if none was stored */
     char error[512];        /* out: why the step failed, if it did */
+    int nsteps;             /* the experiment's steps */
+    struct dg_live *live;   /* the experiment's --live server (NULL: none); each step publishes there */
 };
 
 /* workload.c: a workload's command (`dbgauge tpcc ...`, `dbgauge stress ...`) from its

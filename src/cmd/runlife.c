@@ -5,54 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmd/cmd.h"
+#include "cmd/life.h"
 #include "core/figures.h"
 #include "core/opts.h"
 #include "report/summary.h"
-
-/* One target of a run, made ready before measuring. */
-struct life_target {
-    struct dg_target t;
-    struct dg_server_info si;
-    void *shared; /* the workload's, cli->shared_size bytes */
-};
-
-/* Everything one run holds, released at one place. */
-struct life {
-    struct dg_life *in;
-    const struct dg_wl_cmdline *p;
-    const struct dg_wl_cli *cli;
-    const char *cmd;
-    int n;
-    struct life_target *ts;
-    struct life_target read; /* --read-target (read.t.drv NULL: none); the first target's shared state */
-    void *shareds[DG_MAX_TARGETS];
-    int split[DG_MAX_TARGETS];
-    struct dg_conn_h keep; /* the first target's, around the run, for the measure hooks */
-    struct dg_memory_state own_mst; /* when the run applies the memory options itself */
-    const struct dg_memory_state *mst;
-    struct dg_store *store;
-    struct dg_run_result res;
-    struct dg_run_record rec;
-    struct dg_cmd_monitor mon;
-    struct dg_run_facts facts;
-    struct dg_err err;
-    /* The fault schedule, started at the start line after the monitor's own start hook. */
-    void (*chained_start)(void *ctx, dg_ns start_ns, dg_ns warm_end_ns);
-    void *chained_ctx;
-    struct dg_fault_run *faults;
-    struct dg_fault_event fault_events[DG_MAX_FAULTS];
-    int nfault_events;
-    /* Several processes (mpirun): this rank's share and the run's ranks (rr.size 1: alone). */
-    struct dg_rank_run rr;
-    struct dg_rank_share share;
-    int windowed; /* the ranks measured together: they end together (dg_rank_done) */
-    /* Checkpoints (rank 0): the run's id once the first is kept, the series points kept. */
-    int64_t ckpt_id;
-    size_t ckpt_series;
-    int ckpt_failed;
-    int stored; /* the finished run is in the results database */
-};
 
 /* Target k of the options: its URL parsed, its cluster (a node of --cluster) set. */
 static int open_target(const char *cmd, const struct dg_run_opts *c, int k, struct dg_target *t)
@@ -248,13 +204,6 @@ static void start_line(const struct life *L)
     }
 }
 
-/* This run's figure table: the workload's, or the one its options made (facts). */
-static const struct dg_figure_def *run_figures(const struct life *L, int *n)
-{
-    *n = L->facts.figures ? L->facts.nfigures : L->p->wl->nfigures;
-    return L->facts.figures ? L->facts.figures : L->p->wl->figures;
-}
-
 /* Every 10 s: the run's first two figures over the interval, retries and errors. */
 static void run_tick(void *ctx, const struct dg_tick *own)
 {
@@ -263,8 +212,22 @@ static void run_tick(void *ctx, const struct dg_tick *own)
         return; /* rank 0 speaks for the run */
     struct dg_tick merged = *own, *t = &merged;
     dg_rank_tick(&L->rr, &merged); /* the other ranks' counts, from their beats */
+    life_live_tick(L, t);
+    /* The plain line every 10 s: the interval's counts gathered over the 1 s ticks. */
+    for (int k = 0; k < t->ntypes; k++) {
+        L->line.interval[k].committed += t->interval[k].committed;
+        L->line.interval[k].rollbacks += t->interval[k].rollbacks;
+        L->line.interval[k].retries += t->interval[k].retries;
+        L->line.interval[k].errors += t->interval[k].errors;
+    }
+    L->line.interval_s += t->interval_s;
+    if (t->elapsed_s < L->line.elapsed_s + 10)
+        return;
+    memcpy(t->interval, L->line.interval, sizeof t->interval);
+    t->interval_s = L->line.interval_s;
+    L->line = (struct dg_tick){.elapsed_s = t->elapsed_s};
     int nfig;
-    const struct dg_figure_def *figs = run_figures(L, &nfig);
+    const struct dg_figure_def *figs = life_figures(L, &nfig);
     struct dg_fig_run fr = {.measured_s = t->interval_s};
     uint64_t errors = 0, retries = 0;
     for (int k = 0; k < t->ntypes; k++) {
@@ -348,7 +311,7 @@ static int rank_results(struct life *L)
     if (L->rr.rank > 0)
         return 0;
     int nfig;
-    const struct dg_figure_def *figs = run_figures(L, &nfig);
+    const struct dg_figure_def *figs = life_figures(L, &nfig);
     const struct dg_run_opts *c = &L->p->c;
     struct dg_rank_figs f = {.figs = figs, .nfigs = nfig, .vus = c->vus,
                              .terminals = c->model == DG_LOAD_THINK ? L->facts.terminals : 0,
@@ -358,8 +321,6 @@ static int rank_results(struct life *L)
         return dg_err_set(&L->err, DG_ERR_FATAL, 0, "out of memory merging the ranks' results");
     return 0;
 }
-
-static void on_checkpoint(void *ctx, const struct dg_checkpoint *cp);
 
 /* The runner over every target, watched by the monitor. */
 static int measure(struct life *L)
@@ -374,7 +335,7 @@ static int measure(struct life *L)
                                 .target = tptr[0], .workers = c->vus, .warmup_ns = c->warmup_ns,
                                 .duration_ns = c->txns_per_vu ? 0 : c->duration_ns,
                                 .txns_per_worker = c->txns_per_vu, .seed = c->seed,
-                                .max_retries = L->cli->max_retries, .tick_ns = 10 * DG_NS_PER_S,
+                                .max_retries = L->cli->max_retries, .tick_ns = DG_NS_PER_S,
                                 .tick = run_tick, .tick_ctx = L,
                                 .session_memory_bytes = L->mst->session_bytes,
                                 .reconnect_timeout_ns = c->reconnect_timeout_ns,
@@ -408,7 +369,7 @@ static int measure(struct life *L)
     if (L->cli->measure_begin && L->rr.rank == 0)
         L->cli->measure_begin(L->shareds[0], &L->keep);
     if (L->store && c->checkpoint_ns) {
-        cfg.checkpoint = on_checkpoint;
+        cfg.checkpoint = life_checkpoint;
         cfg.checkpoint_ctx = L;
         cfg.checkpoint_ns = c->checkpoint_ns;
     }
@@ -432,185 +393,6 @@ static int measure(struct life *L)
         L->cli->measure_end(L->shareds[0], &L->keep, txns, &L->facts);
     }
     return 0;
-}
-
-/* Stores the value of each key "from" under "to" instead (pairs "vus=threads ..."). */
-static void rename_keys(cJSON *j, const char *pairs)
-{
-    char buf[256];
-    snprintf(buf, sizeof buf, "%s", pairs ? pairs : "");
-    for (char *save = NULL, *pair = strtok_r(buf, " ", &save); pair; pair = strtok_r(NULL, " ", &save)) {
-        char *to = strchr(pair, '=');
-        if (!to)
-            continue;
-        *to++ = '\0';
-        cJSON *v = cJSON_DetachItemFromObjectCaseSensitive(j, pair);
-        if (v)
-            cJSON_AddItemToObject(j, to, v);
-    }
-}
-
-static char *options_json(const struct life *L)
-{
-    cJSON *j = cJSON_CreateObject();
-    dg_optset_json(&L->p->set, NULL, j);
-    rename_keys(j, L->cli->json_renames);
-    cJSON_AddStringToObject(j, "load_model", dg_load_model_name(L->p->c.model));
-    char *s = cJSON_PrintUnformatted(j);
-    cJSON_Delete(j);
-    return s;
-}
-
-/* The writes acknowledged by the nodes of one cluster went to one database: they are kept as
- * its first node's, so an audit checks them all there (a payment made through node 2 shows in
- * the history node 1 reads). */
-static void cluster_acks(const struct life *L, struct dg_ack *acks, size_t n)
-{
-    const int *cl = L->p->c.target_cluster;
-    int first[DG_MAX_TARGETS];
-    for (int k = 0; k < L->n; k++)
-        first[k] = cl[k] && k > 0 && cl[k - 1] == cl[k] ? first[k - 1] : k;
-    for (size_t i = 0; L->p->c.nclusters && i < n; i++)
-        if (acks[i].target < L->n)
-            acks[i].target = (uint16_t)first[acks[i].target];
-}
-
-/* The record's faults, outages, acknowledged writes (the run's and the workload's baseline)
- * and the open loop's schedule. Returns 0, or -1 out of memory. */
-static int record_faults(struct life *L)
-{
-    struct dg_run_record *rec = &L->rec;
-    struct dg_run_result *res = &L->res;
-    if (L->nfault_events) {
-        if (!(rec->faults = malloc((size_t)L->nfault_events * sizeof *rec->faults)))
-            return dg_err_set(&L->err, DG_ERR_FATAL, 0, "out of memory");
-        memcpy(rec->faults, L->fault_events, (size_t)L->nfault_events * sizeof *rec->faults);
-        rec->nfaults = L->nfault_events;
-    }
-    rec->outages = res->outages; /* the record owns them now */
-    rec->noutages = res->noutages;
-    res->outages = NULL;
-    res->noutages = 0;
-    size_t n = res->nacks + L->facts.nacks;
-    if (n && !(rec->acks = malloc(n * sizeof *rec->acks)))
-        return dg_err_set(&L->err, DG_ERR_FATAL, 0, "out of memory for %zu acknowledged writes", n);
-    if (L->facts.nacks)
-        memcpy(rec->acks, L->facts.acks, L->facts.nacks * sizeof *rec->acks);
-    if (res->nacks)
-        memcpy(rec->acks + L->facts.nacks, res->acks, res->nacks * sizeof *rec->acks);
-    rec->nacks = n;
-    cluster_acks(L, rec->acks, n);
-    free(res->acks);
-    res->acks = NULL;
-    res->nacks = 0;
-    rec->arrivals = res->arrivals;
-    rec->late = res->late;
-    rec->skipped = res->skipped;
-    rec->schedule_known = 1;
-    for (int k = 0; k < res->ntypes; k++)
-        rec->txn[k].in_doubt = res->counts[k].in_doubt;
-    return 0;
-}
-
-/* What every record of the run holds, the finished one and each checkpoint's: counts and
- * histograms (moved from res), the figures derived from them, the workload's facts. */
-static void record_base(struct life *L, struct dg_run_record *rec, struct dg_run_result *res)
-{
-    const struct dg_run_opts *c = &L->p->c;
-    const struct dg_workload *wl = L->p->wl;
-    struct dg_record_src src = {.workload = wl->name, .label = c->label, .target = &L->ts[0].t,
-                                .server = &L->ts[0].si, .options_json = options_json(L), .argc = L->in->argc,
-                                .argv = L->in->argv, .vus = c->vus, .model = c->model, .step = L->in->step,
-                                .knobs_json = L->mst->json};
-    for (int k = 0; k < res->ntypes; k++) { /* what the measured transactions fetched */
-        rec->rows += res->counts[k].rows;
-        rec->bytes += res->counts[k].bytes;
-    }
-    struct dg_fig_run fr = {.measured_s = res->measured_s,
-                            .standard_times = c->model == DG_LOAD_THINK && c->think_scale == 1.0};
-    int nfig;
-    const struct dg_figure_def *figs = run_figures(L, &nfig);
-    rec->nfigures = dg_figures_derive(figs, nfig, res->counts, res->ntypes, &fr, rec->figures);
-    dg_record_fill(rec, &src, res, wl->type_names);
-    rec->warehouses = L->facts.scale;
-    rec->rate_asked = c->model == DG_LOAD_RATE ? c->rate : 0;
-    rec->think_scale = c->model == DG_LOAD_THINK ? c->think_scale : 0;
-    rec->terminals = L->facts.terminals;
-    for (int k = 0; k < res->ntypes && L->facts.p90_limit_s && c->model == DG_LOAD_THINK; k++)
-        rec->txn[k].p90_limit_ms = L->facts.p90_limit_s[k] * 1e3;
-    rec->tpmc_ceiling = L->facts.tpmc_ceiling;
-    rec->query = L->facts.query ? strdup(L->facts.query) : NULL;
-    rec->server_blocks_hit = L->facts.server_blocks_hit;
-    rec->server_blocks_read = L->facts.server_blocks_read;
-    rec->group_id = L->in->group_id > 0 ? L->in->group_id : 0;
-}
-
-/* The run's record: the base, the monitor's points, the targets' shares, faults and acks. */
-static int record(struct life *L)
-{
-    struct dg_run_record *rec = &L->rec;
-    record_base(L, rec, &L->res);
-    dg_cmd_monitor_end(&L->mon, rec);
-    if (L->n > 1 || L->read.t.drv) {
-        const struct dg_workload *wl = L->p->wl;
-        struct dg_target_src tsrc[DG_MAX_TARGETS + 1];
-        for (int k = 0; k < L->n; k++)
-            tsrc[k] = (struct dg_target_src){.target = &L->ts[k].t, .server = &L->ts[k].si,
-                                             .warehouses = L->facts.target_scale[k]};
-        int n = L->n;
-        if (L->read.t.drv) /* the same database, read behind the primary: no warehouses of its own */
-            tsrc[n++] = (struct dg_target_src){.target = &L->read.t, .server = &L->read.si, .role = "read"};
-        int nfig;
-        const struct dg_figure_def *figs = run_figures(L, &nfig);
-        struct dg_fig_run fr = {.measured_s = L->res.measured_s,
-                                .standard_times = L->p->c.model == DG_LOAD_THINK && L->p->c.think_scale == 1.0};
-        if (dg_record_fill_targets(rec, tsrc, n, &L->res, wl->type_names, figs, nfig, &fr))
-            return dg_err_set(&L->err, DG_ERR_FATAL, 0, "out of memory");
-    }
-    if (L->rr.why[0]) { /* a rank was lost: the others' figures are kept, the run failed */
-        snprintf(rec->status, sizeof rec->status, "failed");
-        snprintf(rec->error, sizeof rec->error, "%s", L->rr.why);
-    }
-    rec->id = L->ckpt_id; /* replaces its checkpoints */
-    return record_faults(L);
-}
-
-/* Every 10 s, from the main thread: what the window has measured so far is kept in the
- * results database as a "running" run, so one killed outright (SIGKILL, the OOM killer, power
- * lost) leaves its seconds behind. Its histograms come from the series' small ones (2
- * significant digits); the finished run replaces all of it. A checkpoint that cannot be
- * written is said once and the run goes on. */
-static void on_checkpoint(void *ctx, const struct dg_checkpoint *cp)
-{
-    struct life *L = ctx;
-    const struct dg_series *se = cp->series;
-    struct dg_run_result part = {.ntypes = se->ntypes, .warmup_s = cp->warmup_s, .measured_s = cp->measured_s,
-                                 .client_cpu_s = cp->client_cpu_s, .started_wall = cp->started_wall,
-                                 .ended_wall = dg_wall_s()};
-    for (int k = 0; k < se->ntypes; k++) {
-        part.counts[k] = (struct dg_type_counts){.committed = se->measured[k].committed,
-                                                 .rollbacks = se->measured[k].rollbacks,
-                                                 .retries = se->measured[k].retries, .errors = se->measured[k].errors};
-        part.hist[k] = dg_series_measured_hist(se, k);
-    }
-    part.series.pts = se->pts; /* lent: the record gives it back below */
-    part.series.n = se->n;
-    struct dg_run_record rec = {.id = L->ckpt_id};
-    record_base(L, &rec, &part);
-    for (int k = 0; k < se->ntypes; k++) /* the series counts retries and errors, not their causes */
-        rec.txn[k].error_causes_known = rec.txn[k].retry_causes_known = 0;
-    snprintf(rec.status, sizeof rec.status, "running");
-    if (L->rr.size > 1)
-        snprintf(rec.error, sizeof rec.error, "checkpoint of rank 0's share (%d of %d virtual users)", L->share.n,
-                 L->p->c.vus);
-    struct dg_err err = {0};
-    if (dg_store_checkpoint(L->store, &rec, &L->ckpt_series, &err) && !L->ckpt_failed++)
-        fprintf(stderr, "dbgauge %s: checkpoint: %s; the run goes on, kept only at its end\n", L->cmd, err.msg);
-    L->ckpt_id = rec.id;
-    rec.series = NULL;
-    rec.nseries = 0;
-    dg_run_record_free(&rec);
-    dg_run_result_free(&part);
 }
 
 /* Why a finished run failed, or NULL. */
@@ -705,11 +487,13 @@ int dg_run_life(struct dg_life *l)
     int rc = dg_rank_run_init(&L.rr, l->p->wl->ntypes) ? DG_EXIT_FAILED : before_window(&L);
     if (rc)
         goto out;
+    if ((rc = life_live_begin(&L)))
+        goto out;
     if (L.rr.rank == 0)
         start_line(&L);
     if ((rc = measure(&L)) || L.rr.rank > 0) /* rank 0 records, stores and shows the run */
         goto out;
-    if ((rc = record(&L) ? DG_EXIT_FAILED : 0))
+    if ((rc = life_record(&L) ? DG_EXIT_FAILED : 0))
         goto out;
     l->interrupted = L.res.interrupted;
     const struct dg_target *tptr[DG_MAX_TARGETS];
@@ -728,6 +512,7 @@ out:
         snprintf(l->step->error, sizeof l->step->error, "interrupted");
     if (rc && l->step && !l->step->error[0])
         snprintf(l->step->error, sizeof l->step->error, "%s", L.err.msg[0] ? L.err.msg : "failed before measuring");
+    life_live_end(&L);
     dg_cmd_monitor_end(&L.mon, NULL);
     dg_memory_release(&L.own_mst);
     dg_disconnect(&L.keep);

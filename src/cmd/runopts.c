@@ -11,6 +11,7 @@
 #include "core/opts.h"
 #include "core/rng.h"
 #include "core/urlq.h"
+#include "live/server.h"
 
 #define OFF(f) offsetof(struct dg_run_opts, f)
 
@@ -167,6 +168,19 @@ static int parse_device(void *base, const struct dg_opt *o, const char *arg, str
 {
     (void)o;
     return dg_cmd_monitor_device_opt(arg, &((struct dg_run_opts *)base)->monitor_device, err);
+}
+
+static int parse_live(void *base, const struct dg_opt *o, const char *arg, struct dg_err *err)
+{
+    (void)o;
+    struct dg_live_addr a;
+    if (dg_live_parse_addr(arg, &a, err)) {
+        char why[sizeof err->msg];
+        snprintf(why, sizeof why, "%s", err->msg);
+        return dg_err_set(err, DG_ERR_USER, 0, "--live: %s", why);
+    }
+    ((struct dg_run_opts *)base)->live = arg;
+    return 0;
 }
 
 static int parse_memory(void *base, const struct dg_opt *o, const char *arg, struct dg_err *err)
@@ -350,6 +364,10 @@ const struct dg_opt dg_run_optab[] = {
      .names = audit_names, .json = "audit",
      .help = "check after the run that every acknowledged write is in the database\n"
              "(the failover's RPO): outage (default: when the run had one), always, never"},
+    {.name = "live", .metavar = "[ADDR:]PORT", .subs = "run", .flags = DG_OF_CLI_ONLY, .parse = parse_live,
+     .help = "serve the run while it goes on: a live page of its charts (/), OpenMetrics\n"
+             "for Prometheus (/metrics) and its JSON (/api/run); ADDR defaults to\n"
+             "127.0.0.1 (give another to be reached from other hosts)"},
     {.name = "drop-caches", .kind = DG_OPT_FLAG, .subs = "run", .flags = DG_OF_SWEEP | DG_OF_IF_SET,
      .off = OFF(mem.drop_caches), .json = "drop_caches",
      .help = "empty the kernel's page cache before the run (root only)"},

@@ -115,17 +115,30 @@ static void take(struct dg_monitor *m, struct snap *s)
     s->t = dg_now_ns();
 }
 
-static int emit(struct dg_monitor *m, int64_t second, const struct snap *a, const struct snap *b)
+/* Appends *p to the points, under mu (dg_monitor_peek reads them while the run goes on). */
+static int append_point(struct dg_monitor *m, const struct dg_monitor_point *p)
 {
+    int rc = 0;
+    pthread_mutex_lock(&m->mu);
     if (m->n == m->cap) {
         size_t cap = m->cap ? m->cap * 2 : 256;
-        struct dg_monitor_point *p = realloc(m->pts, cap * sizeof *p);
-        if (!p)
-            return -1;
-        m->pts = p;
-        m->cap = cap;
+        struct dg_monitor_point *grown = realloc(m->pts, cap * sizeof *grown);
+        if (grown) {
+            m->pts = grown;
+            m->cap = cap;
+        } else {
+            rc = -1;
+        }
     }
-    struct dg_monitor_point *p = &m->pts[m->n++];
+    if (!rc)
+        m->pts[m->n++] = *p;
+    pthread_mutex_unlock(&m->mu);
+    return rc;
+}
+
+static int emit(struct dg_monitor *m, int64_t second, const struct snap *a, const struct snap *b)
+{
+    struct dg_monitor_point point, *p = &point;
     double dt = (double)(b->t - a->t) / 1e9;
     *p = (struct dg_monitor_point){.second = second, .cpu_user_pct = -1, .cpu_sys_pct = -1,
                                    .cpu_iowait_pct = -1, .disk_read_mb_s = -1, .disk_write_mb_s = -1,
@@ -160,7 +173,7 @@ static int emit(struct dg_monitor *m, int64_t second, const struct snap *a, cons
         p->cache_hits_per_s = (double)(b->hits - a->hits) / dt;
         p->cache_misses_per_s = (double)(b->misses - a->misses) / dt;
     }
-    return 0;
+    return append_point(m, p);
 }
 
 /* Waits for the run's clock; 0 with it, -1 when stopped before it came. */
@@ -223,17 +236,21 @@ static int repl_sample(struct dg_monitor *m, int64_t k)
     struct dg_repl_row rows[DG_REPL_MAX];
     for (int t = 0; t < m->o.repl_targets; t++) {
         int n = m->o.repl(m->o.repl_ctx, t, rows, DG_REPL_MAX);
+        pthread_mutex_lock(&m->mu); /* dg_monitor_peek reads them while the run goes on */
         for (int i = 0; i < n && i < DG_REPL_MAX; i++) {
             if (m->rn == m->rcap) {
                 size_t cap = m->rcap ? m->rcap * 2 : 256;
                 struct dg_repl_point *p = realloc(m->rpts, cap * sizeof *p);
-                if (!p)
+                if (!p) {
+                    pthread_mutex_unlock(&m->mu);
                     return -1;
+                }
                 m->rpts = p;
                 m->rcap = cap;
             }
             m->rpts[m->rn++] = (struct dg_repl_point){.second = k, .target = t, .row = rows[i]};
         }
+        pthread_mutex_unlock(&m->mu);
     }
     return 0;
 }
@@ -347,4 +364,31 @@ void dg_monitor_stop_all(struct dg_monitor *m, struct dg_monitor_point **pts, si
     pthread_mutex_destroy(&m->mu);
     free(m->text);
     free(m);
+}
+
+/* Copies src[*have .. n) to the end of *dst (grown with realloc). Under m->mu. */
+static int copy_new(void **dst, size_t *have, size_t *cap, const void *src, size_t n, size_t size)
+{
+    if (n <= *have)
+        return 0;
+    if (n > *cap) {
+        void *grown = realloc(*dst, n * size);
+        if (!grown)
+            return -1;
+        *dst = grown;
+        *cap = n;
+    }
+    memcpy((char *)*dst + *have * size, (const char *)src + *have * size, (n - *have) * size);
+    *have = n;
+    return 0;
+}
+
+int dg_monitor_peek(struct dg_monitor *m, struct dg_monitor_point **pts, size_t *n, size_t *cap,
+                    struct dg_repl_point **repl, size_t *nrepl, size_t *rcap)
+{
+    pthread_mutex_lock(&m->mu);
+    int rc = copy_new((void **)pts, n, cap, m->pts, m->n, sizeof **pts) ||
+             copy_new((void **)repl, nrepl, rcap, m->rpts, m->rn, sizeof **repl);
+    pthread_mutex_unlock(&m->mu);
+    return rc ? -1 : 0;
 }

@@ -126,6 +126,11 @@ void dg_monitor_stop(struct dg_monitor *m, struct dg_monitor_point **pts, size_t
 void dg_monitor_stop_all(struct dg_monitor *m, struct dg_monitor_point **pts, size_t *n,
                          struct dg_repl_point **repl, size_t *nrepl);
 /* Keeps the points with first <= second <= last (in place); returns the new count. */
+/* While it runs, from any thread: appends the points and replication rows made since the last
+ * call (the caller's counts *n and *nrepl say what it has) to the caller's arrays, grown with
+ * realloc (the caller frees them). Returns 0, or -1 out of memory (what was copied is kept). */
+int dg_monitor_peek(struct dg_monitor *m, struct dg_monitor_point **pts, size_t *n, size_t *cap,
+                    struct dg_repl_point **repl, size_t *nrepl, size_t *rcap);
 size_t dg_monitor_trim(struct dg_monitor_point *pts, size_t n, int64_t first, int64_t last);
 size_t dg_monitor_trim_repl(struct dg_repl_point *pts, size_t n, int64_t first, int64_t last);
 

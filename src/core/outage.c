@@ -166,3 +166,29 @@ int dg_outage_finish(struct runner *r, const struct dg_series *se, dg_ns end, st
     r->noutages = r->outages_cap = 0;
     return 0;
 }
+
+int dg_outage_peek(struct runner *r, dg_ns now, struct dg_outage *out, int max, int *total, int *open)
+{
+    int n = 0;
+    pthread_mutex_lock(&r->out_mu);
+    *total = r->noutages;
+    *open = 0;
+    for (int i = r->noutages > max ? r->noutages - max : 0; i < r->noutages; i++)
+        out[n++] = r->outages[i];
+    for (int t = 0; t < tracked(r); t++) {
+        const struct outage_track *k = &r->track[t];
+        if (!atomic_load_explicit(&k->open, memory_order_relaxed))
+            continue;
+        ++*open;
+        ++*total;
+        if (n == max) /* the closed ones made room for the open ones first */
+            memmove(out, out + 1, (size_t)--n * sizeof *out);
+        struct dg_outage *o = &out[n++];
+        *o = (struct dg_outage){.target = t, .start_s = secs(r->warm_end_ns, k->start),
+                                .duration_s = secs(k->start, k->back ? k->back : now), .first_commit_s = -1,
+                                .last_commit_s = k->last_commit ? secs(k->last_commit, k->start) : -1,
+                                .recovery_s = -1, .errors = k->errors, .reconnects = k->reconnects};
+    }
+    pthread_mutex_unlock(&r->out_mu);
+    return n;
+}

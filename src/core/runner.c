@@ -304,16 +304,36 @@ static void add_sec_counts(struct dg_type_counts *to, const struct dg_sec_counts
     to->errors += c->errors;
 }
 
-/* The reporter's view since the previous tick, from the final seconds of the series. */
-static void tick(const struct dg_runner_cfg *cfg, const struct dg_series *se, size_t *ticked)
+/* The causes of the retries and errors and the in-doubt errors since the start, read from
+ * the workers' own counters (relaxed loads: a worker never waits for this). */
+static void tick_causes(const struct runner *r, int created, struct dg_tick *t)
 {
-    struct dg_tick t = {.ntypes = cfg->wl->ntypes};
+    for (int i = 0; i < created; i++)
+        for (int ph = 0; ph < 2; ph++)
+            for (int k = 0; k < t->ntypes; k++) {
+                const struct counters *c = &r->w[i].cnt[ph][k];
+                struct dg_type_counts *to = &t->total[k];
+                to->in_doubt += atomic_load_explicit(&c->in_doubt, memory_order_relaxed);
+                for (int q = 0; q < DG_RETRY_NCAUSES; q++)
+                    to->retry_causes[q] += atomic_load_explicit(&c->retry_causes[q], memory_order_relaxed);
+                for (int q = 0; q < DG_ERROR_NCAUSES; q++)
+                    to->error_causes[q] += atomic_load_explicit(&c->error_causes[q], memory_order_relaxed);
+            }
+}
+
+/* The reporter's view since the previous tick, from the final seconds of the series. */
+static void tick(struct runner *r, int created, const struct dg_series *se, size_t *ticked)
+{
+    const struct dg_runner_cfg *cfg = r->cfg;
+    struct dg_tick t = {.ntypes = cfg->wl->ntypes, .series = se};
     for (size_t i = 0; i < se->n; i++)
         for (int k = 0; k < t.ntypes; k++) {
             if (i >= *ticked)
                 add_sec_counts(&t.interval[k], &se->pts[i].t[k].c);
             add_sec_counts(&t.total[k], &se->pts[i].t[k].c);
         }
+    tick_causes(r, created, &t);
+    t.noutage_list = dg_outage_peek(r, dg_now_ns(), t.outage_list, DG_TICK_OUTAGES, &t.outages, &t.outage_open);
     t.interval_s = (double)(se->n - *ticked);
     t.elapsed_s = (double)se->n;
     t.phase = se->n && se->pts[se->n - 1].second >= 0 ? DG_PHASE_MEASURE : DG_PHASE_WARMUP;
@@ -382,7 +402,7 @@ static int watch_window(struct runner *r, int created, struct watch *wt, struct 
             return 0;
         }
         if (now >= next_tick) {
-            tick(cfg, &res->series, &ticked);
+            tick(r, created, &res->series, &ticked);
             next_tick += cfg->tick_ns;
         }
         if (cfg->checkpoint && now >= wt->next_checkpoint) {

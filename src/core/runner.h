@@ -26,12 +26,31 @@ struct dg_type_counts {
     uint64_t committed;  /* committed by the database */
     uint64_t rollbacks;  /* rolled back on purpose by the workload (successes) */
     uint64_t retries;    /* extra attempts after a retryable error */
-    uint64_t retry_causes[DG_RETRY_NCAUSES]; /* the retries by cause (sum = retries); not in ticks */
+    uint64_t retry_causes[DG_RETRY_NCAUSES]; /* the retries by cause (sum = retries) */
     uint64_t errors;     /* transactions that failed for good */
-    uint64_t error_causes[DG_ERROR_NCAUSES]; /* the errors by cause (sum = errors); not in ticks */
+    uint64_t error_causes[DG_ERROR_NCAUSES]; /* the errors by cause (sum = errors) */
     uint64_t in_doubt;   /* of the errors: lost with their commit sent (may have committed) */
     uint64_t rows, bytes; /* fetched, for workloads that say (take_volume) */
 };
+
+/* One outage of a target: a span in which its transactions failed on connection errors and
+ * none committed. Times are seconds from the measured window's start (start_s negative in the
+ * warm-up); the others from start_s. */
+struct dg_outage {
+    int target;            /* index of the target (0 with one) */
+    double start_s;        /* the first connection error */
+    double duration_s;     /* to the first connection made again: how long the server was away */
+    double first_commit_s; /* to the first commit after it; -1: none before the run ended */
+    double last_commit_s;  /* how long before start_s the target last committed (>= 0): its
+                            * RTO is last_commit_s + first_commit_s; -1: no commit before it */
+    double recovery_s;     /* to the end of the first second with at least 90% of the commits per
+                            * second of the 10 s before start_s; -1: never in the run */
+    uint64_t errors;       /* transactions that failed on it (connection errors) */
+    uint64_t reconnects;   /* connection attempts, failed or not, during it */
+    char back_on[128];     /* "host:port" the first new connection reached ("" unknown) */
+};
+
+#define DG_TICK_OUTAGES 16
 
 /* What the reporter sees every interval: the per-second series since the previous tick. */
 struct dg_tick {
@@ -39,8 +58,14 @@ struct dg_tick {
     double elapsed_s;   /* since the start of the run (warm-up included), to the last final second */
     double interval_s;  /* seconds covered since the previous tick */
     int ntypes;
-    struct dg_type_counts total[DG_MAX_TYPES];    /* since the start */
+    /* Since the start; in total, the causes and in_doubt too (from the workers' counters,
+     * which run ahead of the series' final seconds). */
+    struct dg_type_counts total[DG_MAX_TYPES];
     struct dg_type_counts interval[DG_MAX_TYPES]; /* since the previous tick */
+    const struct dg_series *series; /* the final seconds so far (the reporter's, read-only) */
+    int outages, outage_open;       /* outages so far (open ones included); open now */
+    int noutage_list;               /* the last DG_TICK_OUTAGES of them, open ones last */
+    struct dg_outage outage_list[DG_TICK_OUTAGES];
 };
 typedef void (*dg_tick_fn)(void *ctx, const struct dg_tick *t);
 
@@ -139,23 +164,6 @@ struct dg_runner_cfg {
  * bound the start lag's p99 had to stay under before schedules were counted. Shorter, one
  * stall of the engine (a WAL checkpoint) makes a run that keeps its rate look behind. */
 #define DG_LATE_AFTER_NS (100 * DG_NS_PER_MS)
-
-/* One outage of a target: a span in which its transactions failed on connection errors and
- * none committed. Times are seconds from the measured window's start (start_s negative in the
- * warm-up); the others from start_s. */
-struct dg_outage {
-    int target;            /* index of the target (0 with one) */
-    double start_s;        /* the first connection error */
-    double duration_s;     /* to the first connection made again: how long the server was away */
-    double first_commit_s; /* to the first commit after it; -1: none before the run ended */
-    double last_commit_s;  /* how long before start_s the target last committed (>= 0): its
-                            * RTO is last_commit_s + first_commit_s; -1: no commit before it */
-    double recovery_s;     /* to the end of the first second with at least 90% of the commits per
-                            * second of the 10 s before start_s; -1: never in the run */
-    uint64_t errors;       /* transactions that failed on it (connection errors) */
-    uint64_t reconnects;   /* connection attempts, failed or not, during it */
-    char back_on[128];     /* "host:port" the first new connection reached ("" unknown) */
-};
 
 /* One target's share of a run with several targets: the merge of its workers' figures. */
 struct dg_target_result {

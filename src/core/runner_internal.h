@@ -131,6 +131,10 @@ void dg_outage_commit(struct runner *r, int target, dg_ns conn_since, dg_ns t);
 /* After the join: closes what is still open at end, gives each its recovery from the series'
  * commits per target, and hands them to res. Returns 0, or -1 out of memory. */
 int dg_outage_finish(struct runner *r, const struct dg_series *se, dg_ns end, struct dg_run_result *res);
+/* While the run goes on (the reporter): the last max outages, closed ones then the open ones
+ * (with no first commit yet), into out; how many were put there. *total: every outage so far,
+ * open ones included; *open: how many are open now. */
+int dg_outage_peek(struct runner *r, dg_ns now, struct dg_outage *out, int max, int *total, int *open);
 static inline int dg_outage_open(const struct runner *r, int target)
 {
     return atomic_load_explicit(&r->track[target].open, memory_order_relaxed);

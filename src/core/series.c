@@ -16,7 +16,7 @@ size_t dg_sec_slot_of(uint64_t v)
     return slot < DG_SEC_SLOTS ? slot : DG_SEC_SLOTS - 1;
 }
 
-static uint64_t slot_mid(size_t slot)
+uint64_t dg_sec_slot_value(size_t slot)
 {
     if (slot < 2 * DG_SEC_HALF)
         return slot;
@@ -35,9 +35,9 @@ uint64_t dg_sec_percentile(const uint32_t *hist, uint64_t total, double p)
     for (size_t i = 0; i < DG_SEC_SLOTS; i++) {
         seen += hist[i];
         if (seen >= rank)
-            return slot_mid(i);
+            return dg_sec_slot_value(i);
     }
-    return slot_mid(DG_SEC_SLOTS - 1);
+    return dg_sec_slot_value(DG_SEC_SLOTS - 1);
 }
 
 int dg_sec_feed_init(struct dg_sec_feed *f)
@@ -230,7 +230,7 @@ struct dg_hist *dg_series_measured_hist(const struct dg_series *s, int t)
     struct dg_hist *h = dg_hist_new();
     for (size_t k = 0; h && s->measured_hist && k < DG_SEC_SLOTS; k++)
         if (s->measured_hist[t][k])
-            dg_hist_record_n(h, slot_mid(k), s->measured_hist[t][k]);
+            dg_hist_record_n(h, dg_sec_slot_value(k), s->measured_hist[t][k]);
     return h;
 }
 

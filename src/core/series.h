@@ -104,6 +104,8 @@ struct dg_hist *dg_series_measured_hist(const struct dg_series *s, int t);
 
 /* Small-histogram helpers, exposed for tests. */
 size_t dg_sec_slot_of(uint64_t v);
+/* The value slot stands for: its midpoint (exact below 2 * DG_SEC_HALF). */
+uint64_t dg_sec_slot_value(size_t slot);
 uint64_t dg_sec_percentile(const uint32_t *hist, uint64_t total, double p);
 
 #endif

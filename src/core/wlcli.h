@@ -75,6 +75,7 @@ struct dg_run_opts {
     int nfaults;
     dg_ns reconnect_timeout_ns, latency_limit_ns;
     int no_audit_log;
+    const char *live; /* --live [ADDR:]PORT as given (checked when parsed); NULL: none */
     int audit_when; /* enum dg_audit_when: when the run life audits the acknowledged writes */
 };
 /* --audit: after a run that had an outage (default), after every run, or never. */

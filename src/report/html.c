@@ -204,7 +204,7 @@ static void cards(FILE *out, const struct dg_run_record *r)
     fprintf(out, "</div>\n");
 }
 
-static int run_section(FILE *out, const struct dg_run_record *r)
+int dg_report_html_run(FILE *out, const struct dg_run_record *r)
 {
     char prefix[32];
     struct dg_chart c;
@@ -410,7 +410,7 @@ int dg_report_html(FILE *out, const struct dg_report_item *items, int n)
     for (int i = 0; i < n; i++)
         rc |= items[i].kind == DG_ITEM_EXPERIMENT ? experiment_section(out, items[i].exp)
               : items[i].kind == DG_ITEM_GROUP    ? group_section(out, &items[i])
-                                                  : run_section(out, &items[i].runs[0]);
+                                                  : dg_report_html_run(out, &items[i].runs[0]);
     dg_html_end(out);
     return rc;
 }

@@ -9,5 +9,7 @@
 
 /* The whole page for items. Returns 0, or -1 when a chart could not be built (out of memory). */
 int dg_report_html(FILE *out, const struct dg_report_item *items, int n);
+/* One run's section of that page (what the live page shows of the run so far); 0 or -1 as above. */
+int dg_report_html_run(FILE *out, const struct dg_run_record *r);
 
 #endif

@@ -7,10 +7,16 @@
 
 void dg_html_begin(FILE *out, const char *title, const char *subtitle)
 {
-    fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
-          "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
-          "script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:\">\n"
-          "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>", out);
+    dg_html_begin_page(out, title, subtitle, 0);
+}
+
+void dg_html_begin_page(FILE *out, const char *title, const char *subtitle, int connect_self)
+{
+    fprintf(out, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
+            "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
+            "script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:%s\">\n"
+            "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>",
+            connect_self ? "; connect-src 'self'" : "");
     dg_html_text(out, title);
     fputs("</title>\n<style>", out);
     fputs(dg_asset_uplot_css, out);
@@ -33,9 +39,14 @@ void dg_html_begin(FILE *out, const char *title, const char *subtitle)
 
 void dg_html_end(FILE *out)
 {
-    fprintf(out, "<p class=\"note\">Made by dbgauge %s from its results database. Charts: uPlot "
+    dg_html_end_page(out, "from its results database");
+}
+
+void dg_html_end_page(FILE *out, const char *made_from)
+{
+    fprintf(out, "<p class=\"note\">Made by dbgauge %s %s. Charts: uPlot "
                  "(MIT licence, Leon Sorokin), embedded.</p>\n</main>\n<script>",
-            DG_VERSION);
+            DG_VERSION, made_from);
     fputs(dg_asset_uplot_js, out);
     fputs("</script>\n<script>", out);
     fputs(dg_asset_report_js, out);

@@ -161,5 +161,7 @@
     root.setAttribute("data-charts", figs.length + "/" + drawn);
     setTimeout(function () { root.setAttribute("data-ready", "1"); }, 50);
   }
+  /* The live page (dbgauge --live) draws again each time it swaps in the run's new section. */
+  window.dgDrawCharts = all;
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", all); else all();
 })();
