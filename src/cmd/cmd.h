@@ -93,9 +93,17 @@ struct dg_life {
     const struct dg_memory_state *memory;
     int64_t run_id;       /* out: the stored run, 0 if none */
     int interrupted;      /* out: stopped by a signal */
+    /* --live of a sweep or an experiment: the server every step publishes to (not owned; NULL:
+     * the run starts its own when its options say --live), and the step's name there. */
+    struct dg_live *live;
+    char live_step[48];
 };
 /* Runs and stores one run. Returns an exit status. */
 int dg_run_life(struct dg_life *l);
+/* runlive.c: --live SPEC's server for a command (a run, a sweep, an experiment), which says
+ * where it listens on stderr. Returns 0 with *out (stop it with dg_live_stop), or an exit
+ * status after saying why. */
+int dg_cmd_live_open(const char *cmd, const char *spec, struct dg_live **out);
 /* A run command: one run life, or one per virtual-user count of p->c.sweep, the runs grouped
  * and rendered as one table. Returns an exit status. */
 int dg_cmd_run(const struct dg_wl_cmdline *p, struct dg_step *step, int argc, char **argv);

@@ -13,6 +13,7 @@
 #include "core/jobfile.h"
 #include "core/opts.h"
 #include "core/workload.h"
+#include "live/server.h"
 #include "report/experiment.h"
 #include "report/summary.h"
 
@@ -217,7 +218,7 @@ static int store_failed(const char *results, int64_t exp_id, int index, const st
 /* Runs the planned steps in order; a failed one is stored as failed and the next goes on,
  * unless it was interrupted. Returns 1 when interrupted; *nfailed counts the failed steps. */
 static int run_steps(const struct dg_jobfile *jf, struct plan_step *plan, int n, const char *results, int json,
-                     int64_t exp_id, int *nfailed)
+                     int64_t exp_id, int *nfailed, struct dg_live *live)
 {
     struct dg_err err;
     int interrupted = 0;
@@ -227,7 +228,7 @@ static int run_steps(const struct dg_jobfile *jf, struct plan_step *plan, int n,
             fprintf(stderr, "\n== experiment %lld, step %d/%d [%s] %s\n", (long long)exp_id, i + 1, n,
                     jf->steps[i].section, plan[i].swept_json);
         struct dg_step st = {.experiment_id = exp_id, .index = i + 1, .swept_json = plan[i].swept_json,
-                             .text = json ? stderr : stdout};
+                             .text = json ? stderr : stdout, .nsteps = n, .live = live};
         int src = dg_cmd_run(&plan[i].cl, &st, plan[i].argc, plan[i].argv);
         if (src == DG_EXIT_OK)
             continue;
@@ -287,18 +288,20 @@ static void usage(FILE *out)
             "  --json        the experiment as one JSON document on stdout; text goes to stderr\n"
             "  --csv FILE    the step table as CSV\n"
             "  --label L     a label for the experiment and its runs (a step's label= wins)\n"
+            "  --live [ADDR:]PORT  serve every step while it runs: charts (/), OpenMetrics\n"
+            "                (/metrics), JSON (/api/run); ADDR defaults to 127.0.0.1\n"
             "A step that fails is stored as failed and the experiment goes on; exit 1 then.\n", names);
 }
 
 int dg_cmd_experiment(int argc, char **argv)
 {
-    enum { O_DRY = 1, O_RESULTS, O_JSON, O_CSV, O_LABEL, O_HELP };
+    enum { O_DRY = 1, O_RESULTS, O_JSON, O_CSV, O_LABEL, O_LIVE, O_HELP };
     static const struct option opts[] = {
         {"dry-run", no_argument, NULL, O_DRY}, {"results", required_argument, NULL, O_RESULTS},
         {"json", no_argument, NULL, O_JSON},   {"csv", required_argument, NULL, O_CSV},
-        {"label", required_argument, NULL, O_LABEL}, {"help", no_argument, NULL, O_HELP},
-        {NULL, 0, NULL, 0}};
-    const char *cmd = "experiment", *results = DG_DEFAULT_RESULTS, *csv = NULL, *label = NULL;
+        {"label", required_argument, NULL, O_LABEL}, {"live", required_argument, NULL, O_LIVE},
+        {"help", no_argument, NULL, O_HELP},   {NULL, 0, NULL, 0}};
+    const char *cmd = "experiment", *results = DG_DEFAULT_RESULTS, *csv = NULL, *label = NULL, *live = NULL;
     int dry = 0, json = 0, c, got;
     optind = 1;
     while ((got = dg_getopt(cmd, argc, argv, opts, O_HELP, NULL, NULL, &c)) == 1) {
@@ -308,6 +311,7 @@ int dg_cmd_experiment(int argc, char **argv)
         case O_JSON: json = 1; break;
         case O_CSV: csv = optarg; break;
         case O_LABEL: label = optarg; break;
+        case O_LIVE: live = optarg; break;
         case O_HELP: usage(stdout); return DG_EXIT_OK;
         }
     }
@@ -378,7 +382,12 @@ int dg_cmd_experiment(int argc, char **argv)
         rc = dg_report_err(cmd, &err);
         goto out;
     }
-    int nfailed = 0, interrupted = run_steps(&jf, plan, n, results, json, exp_id, &nfailed);
+    /* --live: one server for every step (rank 0's), so a watcher follows the whole experiment. */
+    struct dg_live *srv = NULL;
+    if (live && lead && (rc = dg_cmd_live_open(cmd, live, &srv)))
+        goto out;
+    int nfailed = 0, interrupted = run_steps(&jf, plan, n, results, json, exp_id, &nfailed, srv);
+    dg_live_stop(srv);
     if (!lead) {
         rc = nfailed ? DG_EXIT_FAILED : DG_EXIT_OK;
         goto out;

@@ -9,7 +9,7 @@
 struct life_live {
     struct dg_live *srv; /* the run's own (own 1) or its experiment's */
     int own;
-    char step[32];       /* "step 3/7" in an experiment */
+    char step[48];       /* "step 3/7" of a sweep or an experiment */
     struct dg_monitor_point *mon; /* the monitor's points copied so far (owned) */
     size_t nmon, capmon;
     struct dg_repl_point *repl;   /* its replication rows copied so far (owned) */

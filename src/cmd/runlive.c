@@ -16,16 +16,16 @@
 #include "report/export.h"
 #include "report/html.h"
 
-/* Starts the run's own server; says where it listens. Returns 0 or an exit status. */
-static int own_server(struct life *L)
+int dg_cmd_live_open(const char *cmd, const char *spec, struct dg_live **out)
 {
     struct dg_live_addr a;
     struct dg_err err;
-    if (dg_live_parse_addr(L->p->c.live, &a, &err) || dg_live_start(&a, &L->live.srv, &err))
-        return dg_report_err(L->cmd, &err);
-    L->live.own = 1;
+    if (dg_live_parse_addr(spec, &a, &err))
+        return dg_usage_error(cmd, "--live: %s", err.msg);
+    if (dg_live_start(&a, out, &err))
+        return dg_report_err(cmd, &err);
     fprintf(stderr, "live: http://%s:%d/ (charts), /metrics (OpenMetrics), /api/run (JSON)\n", a.host,
-            dg_live_port(L->live.srv));
+            dg_live_port(*out));
     return 0;
 }
 
@@ -34,13 +34,16 @@ int life_live_begin(struct life *L)
     struct life_live *lv = &L->live;
     if (L->rr.rank > 0)
         return 0; /* rank 0 serves the run */
-    if (L->in->step && L->in->step->live) {
-        lv->srv = L->in->step->live;
-        snprintf(lv->step, sizeof lv->step, "step %d/%d", L->in->step->index, L->in->step->nsteps);
+    if (L->in->live) { /* a sweep's or an experiment's */
+        lv->srv = L->in->live;
+        snprintf(lv->step, sizeof lv->step, "%s", L->in->live_step);
     } else if (!L->p->c.live) {
         return 0;
-    } else if (own_server(L)) {
-        return DG_EXIT_USAGE;
+    } else {
+        int rc = dg_cmd_live_open(L->cmd, L->p->c.live, &lv->srv);
+        if (rc)
+            return rc;
+        lv->own = 1;
     }
     char title[96], sub[1100];
     size_t len;

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
+#include "live/server.h"
 #include "report/summary.h"
 
 /* The group's step table (report/), in text and, with json, as a JSON document on stdout. */
@@ -50,11 +51,38 @@ static int show_group(const struct dg_wl_cmdline *p, struct dg_step *step, const
     return rc;
 }
 
+/* An experiment step's name on the live page: "step 3/7", and the sweep's count after it. */
+static void live_step_name(struct dg_life *l, const struct dg_step *step, int i, int n, int vus)
+{
+    int o = step ? snprintf(l->live_step, sizeof l->live_step, "step %d/%d", step->index, step->nsteps) : 0;
+    if (n && o >= 0 && (size_t)o < sizeof l->live_step)
+        snprintf(l->live_step + o, sizeof l->live_step - (size_t)o, "%s%d/%d: %d thread%s", o ? ", " : "", i + 1, n,
+                 vus, vus == 1 ? "" : "s");
+}
+
+static int sweep(const struct dg_wl_cmdline *p, struct dg_step *step, int argc, char **argv, struct dg_live *live);
+
 int dg_cmd_run(const struct dg_wl_cmdline *p, struct dg_step *step, int argc, char **argv)
 {
-    struct dg_life l = {.p = p, .step = step, .argc = argc, .argv = argv};
+    struct dg_life l = {.p = p, .step = step, .argc = argc, .argv = argv, .live = step ? step->live : NULL};
+    live_step_name(&l, step, 0, 0, 0);
     if (p->c.nsweep == 0)
         return dg_run_life(&l);
+    /* A sweep serves all its steps from one server (the experiment's, or its own). */
+    struct dg_live *own = NULL;
+    if (!l.live && p->c.live && dg_ranks_rank() == 0) {
+        int rc = dg_cmd_live_open(p->cmd, p->c.live, &own);
+        if (rc)
+            return rc;
+    }
+    int rc = sweep(p, step, argc, argv, own ? own : l.live);
+    dg_live_stop(own);
+    return rc;
+}
+
+static int sweep(const struct dg_wl_cmdline *p, struct dg_step *step, int argc, char **argv, struct dg_live *live)
+{
+    struct dg_life l;
     int64_t ids[DG_INT_LIST_MAX];
     int n = 0, rc = DG_EXIT_OK, interrupted = 0;
     struct dg_wl_cmdline q = *p; /* the same options, one count of virtual users at a time */
@@ -75,7 +103,8 @@ int dg_cmd_run(const struct dg_wl_cmdline *p, struct dg_step *step, int argc, ch
         if (lead)
             fprintf(stderr, "step %d/%d: %d thread%s\n", i + 1, p->c.nsweep, q.c.vus, q.c.vus == 1 ? "" : "s");
         l = (struct dg_life){.p = &q, .step = step, .argc = argc, .argv = argv, .quiet = 1,
-                             .group_id = n ? ids[0] : -1, .memory = &mst};
+                             .group_id = n ? ids[0] : -1, .memory = &mst, .live = live};
+        live_step_name(&l, step, i, p->c.nsweep, q.c.vus);
         int got = dg_run_life(&l);
         if (!l.run_id) {
             dg_memory_release(&mst);
