@@ -30,6 +30,7 @@ int dg_cmd_experiment(int argc, char **argv);
 struct dg_step {
     int64_t experiment_id;
     int index;              /* 1-based */
+    int nsteps;             /* of how many (the progress line names "step 3/7") */
     const char *swept_json; /* {"key": "value", ...}: what this step takes from the lists */
     FILE *text;             /* where the run's own report goes */
     int64_t run_id;         /* out: the stored run, 0 if none was stored */

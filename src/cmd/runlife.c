@@ -4,10 +4,12 @@
  * render, experiment step. Names no workload: what differs comes through struct dg_wl_cli. */
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cmd/cmd.h"
 #include "core/figures.h"
 #include "core/opts.h"
+#include "core/progress.h"
 #include "report/summary.h"
 
 /* One target of a run, made ready before measuring. */
@@ -52,6 +54,7 @@ struct life {
     size_t ckpt_series;
     int ckpt_failed;
     int stored; /* the finished run is in the results database */
+    struct dg_progress prog; /* rank 0: the status line or the plain lines, by the reporter */
 };
 
 /* Target k of the options: its URL parsed, its cluster (a node of --cluster) set. */
@@ -255,30 +258,30 @@ static const struct dg_figure_def *run_figures(const struct life *L, int *n)
     return L->facts.figures ? L->facts.figures : L->p->wl->figures;
 }
 
-/* Every 10 s: the run's first two figures over the interval, retries and errors. */
+/* The reporter, every second (and at connect and stop): the status line or, every 10 s, the
+ * plain line (core/progress.c decides which and when). */
 static void run_tick(void *ctx, const struct dg_tick *own)
 {
     struct life *L = ctx;
     if (L->rr.rank > 0)
         return; /* rank 0 speaks for the run */
-    struct dg_tick merged = *own, *t = &merged;
+    struct dg_tick merged = *own;
     dg_rank_tick(&L->rr, &merged); /* the other ranks' counts, from their beats */
-    int nfig;
-    const struct dg_figure_def *figs = run_figures(L, &nfig);
-    struct dg_fig_run fr = {.measured_s = t->interval_s};
-    uint64_t errors = 0, retries = 0;
-    for (int k = 0; k < t->ntypes; k++) {
-        errors += t->total[k].errors;
-        retries += t->total[k].retries;
-    }
-    fprintf(stderr, "[%6.0fs] %-8s", t->elapsed_s, dg_phase_name(t->phase));
-    for (int i = 0; i < 2 && i < nfig; i++) {
-        double v;
-        if (dg_figure_value(&figs[i], t->interval, t->ntypes, &fr, &v))
-            v = 0;
-        fprintf(stderr, " %s %9.*f ", figs[i].label, figs[i].decimals, v);
-    }
-    fprintf(stderr, " retries %llu  errors %llu\n", (unsigned long long)retries, (unsigned long long)errors);
+    dg_progress_tick(&L->prog, &merged, stderr);
+}
+
+/* How the run shows its progress: the view its options and stderr make, its figures, its
+ * length (or count) for the ETA, and its step in an experiment. */
+static void progress_begin(struct life *L)
+{
+    const struct dg_run_opts *c = &L->p->c;
+    struct dg_progress *p = &L->prog;
+    p->view = dg_progress_view_of(c->progress, c->quiet, isatty(STDERR_FILENO));
+    p->figs = run_figures(L, &p->nfigs);
+    p->total_s = c->txns_per_vu ? 0 : (double)(c->warmup_ns + c->duration_ns) / 1e9;
+    p->txns_total = c->txns_per_vu * (uint64_t)c->vus;
+    if (L->in->step && L->in->step->nsteps)
+        snprintf(p->step, sizeof p->step, "step %d/%d", L->in->step->index, L->in->step->nsteps);
 }
 
 /* At the start line: the monitor's hook, then the fault schedule on the window's clock. */
@@ -374,7 +377,7 @@ static int measure(struct life *L)
                                 .target = tptr[0], .workers = c->vus, .warmup_ns = c->warmup_ns,
                                 .duration_ns = c->txns_per_vu ? 0 : c->duration_ns,
                                 .txns_per_worker = c->txns_per_vu, .seed = c->seed,
-                                .max_retries = L->cli->max_retries, .tick_ns = 10 * DG_NS_PER_S,
+                                .max_retries = L->cli->max_retries, .tick_ns = DG_NS_PER_S,
                                 .tick = run_tick, .tick_ctx = L,
                                 .session_memory_bytes = L->mst->session_bytes,
                                 .reconnect_timeout_ns = c->reconnect_timeout_ns,
@@ -412,7 +415,9 @@ static int measure(struct life *L)
         cfg.checkpoint_ctx = L;
         cfg.checkpoint_ns = c->checkpoint_ns;
     }
+    progress_begin(L);
     int ran = dg_runner_run(&cfg, &L->res, &L->err);
+    dg_progress_end(&L->prog, stderr); /* before anything else is said */
     if (ran) /* a worker could not connect: the run did not start */
         say_conn_needs(L);
     L->nfault_events = dg_faults_finish(L->faults, L->fault_events, DG_MAX_FAULTS);
@@ -705,7 +710,7 @@ int dg_run_life(struct dg_life *l)
     int rc = dg_rank_run_init(&L.rr, l->p->wl->ntypes) ? DG_EXIT_FAILED : before_window(&L);
     if (rc)
         goto out;
-    if (L.rr.rank == 0)
+    if (L.rr.rank == 0 && !l->p->c.quiet)
         start_line(&L);
     if ((rc = measure(&L)) || L.rr.rank > 0) /* rank 0 records, stores and shows the run */
         goto out;

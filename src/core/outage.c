@@ -58,6 +58,7 @@ static void close_open(struct runner *r, int target, dg_ns t, dg_ns end)
         r->outages_cap = cap;
     }
     struct dg_outage *o = &r->outages[r->noutages++];
+    atomic_store_explicit(&r->outages_closed, r->noutages, memory_order_relaxed);
     memset(o, 0, sizeof *o);
     o->target = target;
     o->start_s = secs(r->warm_end_ns, k->start);
@@ -68,6 +69,18 @@ static void close_open(struct runner *r, int target, dg_ns t, dg_ns end)
     o->errors = k->errors;
     o->reconnects = k->reconnects;
     memcpy(o->back_on, k->back_on, sizeof o->back_on);
+}
+
+int dg_outage_seen(const struct runner *r, int *open)
+{
+    int n = atomic_load_explicit(&r->outages_closed, memory_order_relaxed);
+    *open = 0;
+    for (int k = 0; k < tracked(r); k++)
+        if (dg_outage_open(r, k)) {
+            *open = 1;
+            n++;
+        }
+    return n;
 }
 
 void dg_outage_error(struct runner *r, int target, dg_ns t)

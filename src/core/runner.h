@@ -33,11 +33,18 @@ struct dg_type_counts {
     uint64_t rows, bytes; /* fetched, for workloads that say (take_volume) */
 };
 
-/* What the reporter sees every interval: the per-second series since the previous tick. */
+/* What the reporter sees every interval: the per-second series since the previous tick. Once
+ * with DG_PHASE_CONNECT before the workers connect, every tick_ns from the start line (even
+ * when no second became final since the previous one: interval_s 0), and once with
+ * DG_PHASE_DONE when the window is over, before the workers are joined. */
 struct dg_tick {
     enum dg_phase phase;
     double elapsed_s;   /* since the start of the run (warm-up included), to the last final second */
     double interval_s;  /* seconds covered since the previous tick */
+    double clock_s;     /* since the start line on the reporter's clock (the final seconds lag it) */
+    /* Outages of the targets so far (closed and open, as struct dg_outage counts them), and
+     * whether one is open now: read by the reporter without the workers' lock. */
+    int outages, outage_open;
     int ntypes;
     struct dg_type_counts total[DG_MAX_TYPES];    /* since the start */
     struct dg_type_counts interval[DG_MAX_TYPES]; /* since the previous tick */

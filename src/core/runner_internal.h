@@ -115,6 +115,7 @@ struct runner {
     struct outage_track *track;  /* one per target (1 with one target), owned */
     struct dg_outage *outages;   /* closed ones, owned until handed to the result */
     int noutages, outages_cap;
+    _Atomic int outages_closed;  /* noutages for the reporter, which reads it without out_mu */
     int read_index;              /* cfg->read_target: its index among the targets (-1: none) */
 };
 
@@ -135,6 +136,9 @@ static inline int dg_outage_open(const struct runner *r, int target)
 {
     return atomic_load_explicit(&r->track[target].open, memory_order_relaxed);
 }
+/* For the reporter (main thread, no lock): outages so far, closed and open; *open set to 1
+ * when one is open now. A close racing the read may count one twice for a second. */
+int dg_outage_seen(const struct runner *r, int *open);
 
 /* worker.c: the thread's body (arg is its struct worker), and its connection's release. */
 void *dg_worker_main(void *arg);
