@@ -25,10 +25,11 @@ command -v npm >/dev/null 2>&1 || build_pkgs="$build_pkgs npm"
 fuzz_pkgs="$build_pkgs clang libclang-rt-14-dev llvm"
 # galera-4 and rsync: the Galera cluster of tests/servers.sh (its provider, its SST method);
 # iputils-ping and procps: the namespace "hosts" of tests/hosts-ns.sh (a ping before any traffic);
+# tmux: a real terminal for tests/e2e/progress.sh (the status line redrawn in place);
 # chromium and fonts-dejavu-core: the reports opened in a browser and scripts/gallery.sh's PNGs
 # (fontconfig takes any of several fonts: name one, so the charts' text is always the same)
 # python3-prometheus-client: its strict OpenMetrics parser reads --live's /metrics (tests/e2e/live.sh)
-test_pkgs="$fuzz_pkgs python3-prometheus-client iputils-ping procps postgresql-15 postgresql-client-15 sqlite3 iproute2 time chromium fonts-dejavu-core mariadb-server mariadb-client galera-4 rsync unixodbc odbc-postgresql odbc-mariadb libsqliteodbc tdsodbc"
+test_pkgs="$fuzz_pkgs python3-prometheus-client iputils-ping procps tmux postgresql-15 postgresql-client-15 sqlite3 iproute2 time chromium fonts-dejavu-core mariadb-server mariadb-client galera-4 rsync unixodbc odbc-postgresql odbc-mariadb libsqliteodbc tdsodbc"
 bench_pkgs="$test_pkgs valgrind postgresql-contrib bc time sysbench"
 
 case ${1:-build} in

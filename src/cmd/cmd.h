@@ -32,11 +32,11 @@ struct dg_live;
 struct dg_step {
     int64_t experiment_id;
     int index;              /* 1-based */
+    int nsteps;             /* of how many (the progress line names "step 3/7") */
     const char *swept_json; /* {"key": "value", ...}: what this step takes from the lists */
     FILE *text;             /* where the run's own report goes */
     int64_t run_id;         /* out: the stored run, 0 if none was stored */
     char error[512];        /* out: why the step failed, if it did */
-    int nsteps;             /* the experiment's steps */
     struct dg_live *live;   /* the experiment's --live server (NULL: none); each step publishes there */
 };
 

@@ -12,6 +12,7 @@
 #include "core/clock.h"
 #include "core/jobfile.h"
 #include "core/opts.h"
+#include "core/progress.h"
 #include "core/workload.h"
 #include "live/server.h"
 #include "report/experiment.h"
@@ -218,17 +219,17 @@ static int store_failed(const char *results, int64_t exp_id, int index, const st
 /* Runs the planned steps in order; a failed one is stored as failed and the next goes on,
  * unless it was interrupted. Returns 1 when interrupted; *nfailed counts the failed steps. */
 static int run_steps(const struct dg_jobfile *jf, struct plan_step *plan, int n, const char *results, int json,
-                     int64_t exp_id, int *nfailed, struct dg_live *live)
+                     int quiet, int64_t exp_id, int *nfailed, struct dg_live *live)
 {
     struct dg_err err;
     int interrupted = 0;
     const int lead = dg_ranks_rank() == 0; /* several ranks: rank 0 speaks and stores */
     for (int i = 0; i < n && !interrupted; i++) {
-        if (lead)
+        if (lead && !quiet)
             fprintf(stderr, "\n== experiment %lld, step %d/%d [%s] %s\n", (long long)exp_id, i + 1, n,
                     jf->steps[i].section, plan[i].swept_json);
-        struct dg_step st = {.experiment_id = exp_id, .index = i + 1, .swept_json = plan[i].swept_json,
-                             .text = json ? stderr : stdout, .nsteps = n, .live = live};
+        struct dg_step st = {.experiment_id = exp_id, .index = i + 1, .nsteps = n, .swept_json = plan[i].swept_json,
+                             .text = json ? stderr : stdout, .live = live};
         int src = dg_cmd_run(&plan[i].cl, &st, plan[i].argc, plan[i].argv);
         if (src == DG_EXIT_OK)
             continue;
@@ -272,6 +273,15 @@ static int render(const char *results, int64_t id, int json, const char *csv_pat
     return DG_EXIT_OK;
 }
 
+/* --progress's value (enum dg_progress_mode), or -1. */
+static int progress_mode(const char *v)
+{
+    for (int i = 0; dg_progress_mode_names[i]; i++)
+        if (!strcmp(v, dg_progress_mode_names[i]))
+            return i;
+    return -1;
+}
+
 static void usage(FILE *out)
 {
     char names[256];
@@ -279,6 +289,7 @@ static void usage(FILE *out)
     fprintf(out,
             "usage:\n"
             "  dbgauge experiment FILE [--dry-run] [--results PATH] [--json] [--csv FILE] [--label L]\n"
+            "      [--progress WHEN] [--quiet]\n"
             "  dbgauge experiment show ID [--results PATH] [--json] [--csv FILE]\n\n"
             "  FILE is a job file: [global] then one section per step; every key is a long option\n"
             "  of a workload's run command (workload=NAME picks which: %s; the first is the\n"
@@ -290,19 +301,23 @@ static void usage(FILE *out)
             "  --label L     a label for the experiment and its runs (a step's label= wins)\n"
             "  --live [ADDR:]PORT  serve every step while it runs: charts (/), OpenMetrics\n"
             "                (/metrics), JSON (/api/run); ADDR defaults to 127.0.0.1\n"
+            "  --progress WHEN  auto (default): a status line naming the step on a terminal, else\n"
+            "                a line every 10 s; line: a line every 10 s always; none: no progress\n"
+            "  --quiet       no progress and no informational lines: errors and the result only\n"
             "A step that fails is stored as failed and the experiment goes on; exit 1 then.\n", names);
 }
 
 int dg_cmd_experiment(int argc, char **argv)
 {
-    enum { O_DRY = 1, O_RESULTS, O_JSON, O_CSV, O_LABEL, O_LIVE, O_HELP };
+    enum { O_DRY = 1, O_RESULTS, O_JSON, O_CSV, O_LABEL, O_LIVE, O_PROGRESS, O_QUIET, O_HELP };
     static const struct option opts[] = {
         {"dry-run", no_argument, NULL, O_DRY}, {"results", required_argument, NULL, O_RESULTS},
         {"json", no_argument, NULL, O_JSON},   {"csv", required_argument, NULL, O_CSV},
         {"label", required_argument, NULL, O_LABEL}, {"live", required_argument, NULL, O_LIVE},
+        {"progress", required_argument, NULL, O_PROGRESS}, {"quiet", no_argument, NULL, O_QUIET},
         {"help", no_argument, NULL, O_HELP},   {NULL, 0, NULL, 0}};
     const char *cmd = "experiment", *results = DG_DEFAULT_RESULTS, *csv = NULL, *label = NULL, *live = NULL;
-    int dry = 0, json = 0, c, got;
+    int dry = 0, json = 0, progress = DG_PROGRESS_AUTO, quiet = 0, c, got;
     optind = 1;
     while ((got = dg_getopt(cmd, argc, argv, opts, O_HELP, NULL, NULL, &c)) == 1) {
         switch (c) {
@@ -312,6 +327,11 @@ int dg_cmd_experiment(int argc, char **argv)
         case O_CSV: csv = optarg; break;
         case O_LABEL: label = optarg; break;
         case O_LIVE: live = optarg; break;
+        case O_PROGRESS:
+            if ((progress = progress_mode(optarg)) < 0)
+                return dg_usage_error(cmd, "--progress: '%s' is not auto, line or none", DG_TEXT(optarg));
+            break;
+        case O_QUIET: quiet = 1; break;
         case O_HELP: usage(stdout); return DG_EXIT_OK;
         }
     }
@@ -354,6 +374,10 @@ int dg_cmd_experiment(int argc, char **argv)
             rc = dg_report_err(cmd, &err);
             goto out;
         }
+    for (int i = 0; i < n; i++) { /* how every step shows itself: the command line's, not stored */
+        plan[i].cl.c.progress = progress;
+        plan[i].cl.c.quiet = quiet;
+    }
     if (dry) {
         printf("%s: %d step%s\n", path, n, n == 1 ? "" : "s");
         for (int i = 0; i < n; i++) {
@@ -386,7 +410,7 @@ int dg_cmd_experiment(int argc, char **argv)
     struct dg_live *srv = NULL;
     if (live && lead && (rc = dg_cmd_live_open(cmd, live, &srv)))
         goto out;
-    int nfailed = 0, interrupted = run_steps(&jf, plan, n, results, json, exp_id, &nfailed, srv);
+    int nfailed = 0, interrupted = run_steps(&jf, plan, n, results, json, quiet, exp_id, &nfailed, srv);
     dg_live_stop(srv);
     if (!lead) {
         rc = nfailed ? DG_EXIT_FAILED : DG_EXIT_OK;

@@ -4,6 +4,7 @@
 #define DG_CMD_LIFE_H
 
 #include "cmd/cmd.h"
+#include "core/progress.h"
 
 /* --live (rank 0): the server the run publishes to, and what the reporter keeps for it. */
 struct life_live {
@@ -63,7 +64,7 @@ struct life {
     int ckpt_failed;
     int stored; /* the finished run is in the results database */
     struct life_live live;
-    struct dg_tick line; /* the plain progress line's counts since the last one */
+    struct dg_progress prog; /* rank 0: the status line or the plain lines, by the reporter */
 };
 
 /* This run's figure table: the workload's, or the one its options made (facts). */

@@ -4,10 +4,12 @@
  * render, experiment step. Names no workload: what differs comes through struct dg_wl_cli. */
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cmd/life.h"
 #include "core/figures.h"
 #include "core/opts.h"
+#include "core/progress.h"
 #include "report/summary.h"
 
 /* Target k of the options: its URL parsed, its cluster (a node of --cluster) set. */
@@ -204,44 +206,30 @@ static void start_line(const struct life *L)
     }
 }
 
-/* Every 10 s: the run's first two figures over the interval, retries and errors. */
+/* The reporter, every second (and at connect and stop): the status line or, every 10 s, the
+ * plain line (core/progress.c decides which and when). */
 static void run_tick(void *ctx, const struct dg_tick *own)
 {
     struct life *L = ctx;
     if (L->rr.rank > 0)
         return; /* rank 0 speaks for the run */
-    struct dg_tick merged = *own, *t = &merged;
+    struct dg_tick merged = *own;
     dg_rank_tick(&L->rr, &merged); /* the other ranks' counts, from their beats */
-    life_live_tick(L, t);
-    /* The plain line every 10 s: the interval's counts gathered over the 1 s ticks. */
-    for (int k = 0; k < t->ntypes; k++) {
-        L->line.interval[k].committed += t->interval[k].committed;
-        L->line.interval[k].rollbacks += t->interval[k].rollbacks;
-        L->line.interval[k].retries += t->interval[k].retries;
-        L->line.interval[k].errors += t->interval[k].errors;
-    }
-    L->line.interval_s += t->interval_s;
-    if (t->elapsed_s < L->line.elapsed_s + 10)
-        return;
-    memcpy(t->interval, L->line.interval, sizeof t->interval);
-    t->interval_s = L->line.interval_s;
-    L->line = (struct dg_tick){.elapsed_s = t->elapsed_s};
-    int nfig;
-    const struct dg_figure_def *figs = life_figures(L, &nfig);
-    struct dg_fig_run fr = {.measured_s = t->interval_s};
-    uint64_t errors = 0, retries = 0;
-    for (int k = 0; k < t->ntypes; k++) {
-        errors += t->total[k].errors;
-        retries += t->total[k].retries;
-    }
-    fprintf(stderr, "[%6.0fs] %-8s", t->elapsed_s, dg_phase_name(t->phase));
-    for (int i = 0; i < 2 && i < nfig; i++) {
-        double v;
-        if (dg_figure_value(&figs[i], t->interval, t->ntypes, &fr, &v))
-            v = 0;
-        fprintf(stderr, " %s %9.*f ", figs[i].label, figs[i].decimals, v);
-    }
-    fprintf(stderr, " retries %llu  errors %llu\n", (unsigned long long)retries, (unsigned long long)errors);
+    life_live_tick(L, &merged);
+    dg_progress_tick(&L->prog, &merged, stderr);
+}
+
+/* How the run shows its progress: the view its options and stderr make, its figures, its
+ * length (or count) for the ETA, and its step in an experiment or a sweep. */
+static void progress_begin(struct life *L)
+{
+    const struct dg_run_opts *c = &L->p->c;
+    struct dg_progress *p = &L->prog;
+    p->view = dg_progress_view_of(c->progress, c->quiet, isatty(STDERR_FILENO));
+    p->figs = life_figures(L, &p->nfigs);
+    p->total_s = c->txns_per_vu ? 0 : (double)(c->warmup_ns + c->duration_ns) / 1e9;
+    p->txns_total = c->txns_per_vu * (uint64_t)c->vus;
+    snprintf(p->step, sizeof p->step, "%s", L->in->live_step); /* "step 2/7" of an experiment or a sweep */
 }
 
 /* At the start line: the monitor's hook, then the fault schedule on the window's clock. */
@@ -373,7 +361,9 @@ static int measure(struct life *L)
         cfg.checkpoint_ctx = L;
         cfg.checkpoint_ns = c->checkpoint_ns;
     }
+    progress_begin(L);
     int ran = dg_runner_run(&cfg, &L->res, &L->err);
+    dg_progress_end(&L->prog, stderr); /* before anything else is said */
     if (ran) /* a worker could not connect: the run did not start */
         say_conn_needs(L);
     L->nfault_events = dg_faults_finish(L->faults, L->fault_events, DG_MAX_FAULTS);
@@ -489,7 +479,7 @@ int dg_run_life(struct dg_life *l)
         goto out;
     if ((rc = life_live_begin(&L)))
         goto out;
-    if (L.rr.rank == 0)
+    if (L.rr.rank == 0 && !l->p->c.quiet)
         start_line(&L);
     if ((rc = measure(&L)) || L.rr.rank > 0) /* rank 0 records, stores and shows the run */
         goto out;

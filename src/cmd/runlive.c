@@ -161,10 +161,12 @@ void life_live_tick(struct life *L, const struct dg_tick *t)
 void life_live_end(struct life *L)
 {
     struct life_live *lv = &L->live;
-    if (lv->srv) {
+    if (lv->srv && lv->last.phase != DG_PHASE_DONE) { /* the runner's own "done" tick did not come */
         lv->last.phase = DG_PHASE_DONE;
-        lv->last.series = NULL; /* the runner's series is gone: the counts stay, the section is the last one */
+        lv->last.series = NULL; /* gone with the run: the counts stay, the latency histograms go */
         publish_metrics(L, &lv->last);
+    }
+    if (lv->srv) {
         if (lv->own)
             dg_live_stop(lv->srv);
     }

@@ -9,6 +9,7 @@
 
 #include "cmd/cmd.h"
 #include "core/opts.h"
+#include "core/progress.h"
 #include "core/rng.h"
 #include "core/urlq.h"
 #include "live/server.h"
@@ -315,6 +316,12 @@ const struct dg_opt dg_run_optab[] = {
      .off = OFF(results), .help = "results database (default " DG_DEFAULT_RESULTS ")"},
     {.name = "json", .kind = DG_OPT_FLAG, .flags = DG_OF_CLI_ONLY, .off = OFF(json),
      .help = "one JSON document on stdout; text goes to stderr"},
+    {.name = "progress", .kind = DG_OPT_ENUM, .metavar = "WHEN", .subs = "run", .flags = DG_OF_CLI_ONLY,
+     .off = OFF(progress), .names = dg_progress_mode_names,
+     .help = "auto (default): on a terminal one status line redrawn each second, else\n"
+             "a line every 10 s; line: a line every 10 s always; none: no progress"},
+    {.name = "quiet", .kind = DG_OPT_FLAG, .subs = "run", .flags = DG_OF_CLI_ONLY, .off = OFF(quiet),
+     .help = "no progress and no informational lines: errors and the result only"},
     {.name = "no-monitor", .kind = DG_OPT_FLAG, .subs = "run", .flags = DG_OF_SWEEP, .off = OFF(no_monitor),
      .json = "monitor", .json_fn = json_monitor,
      .help = "do not sample host CPU, disk, server process and engine cache each second"},

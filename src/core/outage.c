@@ -58,6 +58,7 @@ static void close_open(struct runner *r, int target, dg_ns t, dg_ns end)
         r->outages_cap = cap;
     }
     struct dg_outage *o = &r->outages[r->noutages++];
+    atomic_store_explicit(&r->outages_closed, r->noutages, memory_order_relaxed);
     memset(o, 0, sizeof *o);
     o->target = target;
     o->start_s = secs(r->warm_end_ns, k->start);
@@ -68,6 +69,18 @@ static void close_open(struct runner *r, int target, dg_ns t, dg_ns end)
     o->errors = k->errors;
     o->reconnects = k->reconnects;
     memcpy(o->back_on, k->back_on, sizeof o->back_on);
+}
+
+int dg_outage_seen(const struct runner *r, int *open)
+{
+    int n = atomic_load_explicit(&r->outages_closed, memory_order_relaxed);
+    *open = 0;
+    for (int k = 0; k < tracked(r); k++)
+        if (dg_outage_open(r, k)) {
+            *open = 1;
+            n++;
+        }
+    return n;
 }
 
 void dg_outage_error(struct runner *r, int target, dg_ns t)
@@ -167,20 +180,16 @@ int dg_outage_finish(struct runner *r, const struct dg_series *se, dg_ns end, st
     return 0;
 }
 
-int dg_outage_peek(struct runner *r, dg_ns now, struct dg_outage *out, int max, int *total, int *open)
+int dg_outage_peek(struct runner *r, dg_ns now, struct dg_outage *out, int max)
 {
     int n = 0;
     pthread_mutex_lock(&r->out_mu);
-    *total = r->noutages;
-    *open = 0;
     for (int i = r->noutages > max ? r->noutages - max : 0; i < r->noutages; i++)
         out[n++] = r->outages[i];
     for (int t = 0; t < tracked(r); t++) {
         const struct outage_track *k = &r->track[t];
         if (!atomic_load_explicit(&k->open, memory_order_relaxed))
             continue;
-        ++*open;
-        ++*total;
         if (n == max) /* the closed ones made room for the open ones first */
             memmove(out, out + 1, (size_t)--n * sizeof *out);
         struct dg_outage *o = &out[n++];

@@ -321,25 +321,27 @@ static void tick_causes(const struct runner *r, int created, struct dg_tick *t)
             }
 }
 
-/* The reporter's view since the previous tick, from the final seconds of the series. */
-static void tick(struct runner *r, int created, const struct dg_series *se, size_t *ticked)
+/* The reporter's view since the previous tick, from the final seconds of the series, in
+ * phase (DG_PHASE_DONE: the window is over; else from the series). */
+static void tick(struct runner *r, enum dg_phase phase, const struct dg_series *se, size_t *ticked)
 {
     const struct dg_runner_cfg *cfg = r->cfg;
-    struct dg_tick t = {.ntypes = cfg->wl->ntypes, .series = se};
+    struct dg_tick t = {.ntypes = cfg->wl->ntypes, .series = se, .clock_s = (double)(dg_now_ns() - r->start_ns) / 1e9};
+    t.outages = dg_outage_seen(r, &t.outage_open);
     for (size_t i = 0; i < se->n; i++)
         for (int k = 0; k < t.ntypes; k++) {
             if (i >= *ticked)
                 add_sec_counts(&t.interval[k], &se->pts[i].t[k].c);
             add_sec_counts(&t.total[k], &se->pts[i].t[k].c);
         }
-    tick_causes(r, created, &t);
-    t.noutage_list = dg_outage_peek(r, dg_now_ns(), t.outage_list, DG_TICK_OUTAGES, &t.outages, &t.outage_open);
+    tick_causes(r, r->cfg->workers, &t); /* a worker not started has its counters at zero */
+    t.noutage_list = dg_outage_peek(r, dg_now_ns(), t.outage_list, DG_TICK_OUTAGES);
     t.interval_s = (double)(se->n - *ticked);
     t.elapsed_s = (double)se->n;
-    t.phase = se->n && se->pts[se->n - 1].second >= 0 ? DG_PHASE_MEASURE : DG_PHASE_WARMUP;
+    t.phase = phase == DG_PHASE_DONE ? phase
+              : se->n && se->pts[se->n - 1].second >= 0 ? DG_PHASE_MEASURE : DG_PHASE_WARMUP;
     *ticked = se->n;
-    if (t.interval_s > 0)
-        cfg->tick(cfg->tick_ctx, &t);
+    cfg->tick(cfg->tick_ctx, &t);
 }
 
 /* What the main thread watches between the start line and the stop. */
@@ -349,6 +351,7 @@ struct watch {
     dg_ns cpu0;
     int cpu_sampled;
     dg_ns next_checkpoint;
+    size_t ticked; /* series points already reported */
 };
 
 /* Hands what the final seconds hold to the checkpoint hook. */
@@ -371,7 +374,6 @@ static int watch_window(struct runner *r, int created, struct watch *wt, struct 
 {
     const struct dg_runner_cfg *cfg = r->cfg;
     dg_ns next_tick = cfg->tick_ns ? r->start_ns + cfg->tick_ns : UINT64_MAX;
-    size_t ticked = 0; /* series points already reported */
     for (;;) {
         dg_ns now = dg_now_ns();
         if (!wt->cpu_sampled && now >= r->warm_end_ns) {
@@ -402,7 +404,7 @@ static int watch_window(struct runner *r, int created, struct watch *wt, struct 
             return 0;
         }
         if (now >= next_tick) {
-            tick(r, created, &res->series, &ticked);
+            tick(r, DG_PHASE_MEASURE, &res->series, &wt->ticked);
             next_tick += cfg->tick_ns;
         }
         if (cfg->checkpoint && now >= wt->next_checkpoint) {
@@ -581,6 +583,9 @@ int dg_runner_run(const struct dg_runner_cfg *cfg, struct dg_run_result *res, st
     pthread_sigmask(SIG_BLOCK, &wt.sigs, &old);
 
     int starting, rc = -1;
+    const int ticks = cfg->tick_ns && cfg->tick;
+    if (ticks) /* the reporter may say the run is connecting: that can take a while */
+        cfg->tick(cfg->tick_ctx, &(struct dg_tick){.phase = DG_PHASE_CONNECT, .ntypes = cfg->wl->ntypes});
     int created = start_workers(&r, &starting, res, err);
     wt.cpu0 = dg_process_cpu_ns();
     wt.cpu_sampled = r.warm_end_ns == r.start_ns;
@@ -588,6 +593,8 @@ int dg_runner_run(const struct dg_runner_cfg *cfg, struct dg_run_result *res, st
     int64_t warm_s = (int64_t)((r.warm_end_ns - r.start_ns + DG_NS_PER_S - 1) / DG_NS_PER_S);
     dg_series_init(&res->series, cfg->wl->ntypes, -warm_s);
     int watched = starting ? watch_window(&r, created, &wt, res, err) : -1;
+    if (watched == 0 && ticks) /* the workers may take a while to finish their transactions */
+        tick(&r, DG_PHASE_DONE, &res->series, &wt.ticked);
     stop_workers(&r, created, &res->series);
     dg_ns cpu1 = dg_process_cpu_ns();
     res->ended_wall = dg_wall_s();

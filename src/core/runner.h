@@ -52,18 +52,24 @@ struct dg_outage {
 
 #define DG_TICK_OUTAGES 16
 
-/* What the reporter sees every interval: the per-second series since the previous tick. */
+/* What the reporter sees every interval: the per-second series since the previous tick. Once
+ * with DG_PHASE_CONNECT before the workers connect, every tick_ns from the start line (even
+ * when no second became final since the previous one: interval_s 0), and once with
+ * DG_PHASE_DONE when the window is over, before the workers are joined. */
 struct dg_tick {
     enum dg_phase phase;
     double elapsed_s;   /* since the start of the run (warm-up included), to the last final second */
     double interval_s;  /* seconds covered since the previous tick */
+    double clock_s;     /* since the start line on the reporter's clock (the final seconds lag it) */
+    /* Outages of the targets so far (closed and open, as struct dg_outage counts them), and
+     * whether one is open now: read by the reporter without the workers' lock. */
+    int outages, outage_open;
     int ntypes;
     /* Since the start; in total, the causes and in_doubt too (from the workers' counters,
      * which run ahead of the series' final seconds). */
     struct dg_type_counts total[DG_MAX_TYPES];
     struct dg_type_counts interval[DG_MAX_TYPES]; /* since the previous tick */
     const struct dg_series *series; /* the final seconds so far (the reporter's, read-only) */
-    int outages, outage_open;       /* outages so far (open ones included); open now */
     int noutage_list;               /* the last DG_TICK_OUTAGES of them, open ones last */
     struct dg_outage outage_list[DG_TICK_OUTAGES];
 };

@@ -115,6 +115,7 @@ struct runner {
     struct outage_track *track;  /* one per target (1 with one target), owned */
     struct dg_outage *outages;   /* closed ones, owned until handed to the result */
     int noutages, outages_cap;
+    _Atomic int outages_closed;  /* noutages for the reporter, which reads it without out_mu */
     int read_index;              /* cfg->read_target: its index among the targets (-1: none) */
 };
 
@@ -131,14 +132,16 @@ void dg_outage_commit(struct runner *r, int target, dg_ns conn_since, dg_ns t);
 /* After the join: closes what is still open at end, gives each its recovery from the series'
  * commits per target, and hands them to res. Returns 0, or -1 out of memory. */
 int dg_outage_finish(struct runner *r, const struct dg_series *se, dg_ns end, struct dg_run_result *res);
-/* While the run goes on (the reporter): the last max outages, closed ones then the open ones
- * (with no first commit yet), into out; how many were put there. *total: every outage so far,
- * open ones included; *open: how many are open now. */
-int dg_outage_peek(struct runner *r, dg_ns now, struct dg_outage *out, int max, int *total, int *open);
+/* While the run goes on (the reporter, for --live's charts): the last max outages, closed ones
+ * then the open ones (with no first commit yet), into out; how many were put there. */
+int dg_outage_peek(struct runner *r, dg_ns now, struct dg_outage *out, int max);
 static inline int dg_outage_open(const struct runner *r, int target)
 {
     return atomic_load_explicit(&r->track[target].open, memory_order_relaxed);
 }
+/* For the reporter (main thread, no lock): outages so far, closed and open; *open set to 1
+ * when one is open now. A close racing the read may count one twice for a second. */
+int dg_outage_seen(const struct runner *r, int *open);
 
 /* worker.c: the thread's body (arg is its struct worker), and its connection's release. */
 void *dg_worker_main(void *arg);

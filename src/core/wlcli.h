@@ -57,6 +57,9 @@ struct dg_run_opts {
     int arrivals, arrivals_set; /* enum dg_arrivals */
     const char *label, *results, *monitor_device;
     int json, no_monitor, help;
+    /* --progress (enum dg_progress_mode) and --quiet: how a run or a load shows itself while
+     * it goes; command-line only, never stored (they change nothing measured). */
+    int progress, quiet;
     struct dg_memory_opts mem;
     /* Set by the workload's finish: the load model (THINK is the workload's own option; RATE
      * and CLOSED are decided by the common checks), and its time scale. */

@@ -206,16 +206,24 @@ static struct dg_type_counts sum_types(const struct dg_run_result *res)
 /* ---- ticks ---------------------------------------------------------------------------- */
 
 struct tick_log {
-    int n, saw_warmup, saw_measure, monotonic, bad_phase;
+    int calls, n, saw_connect, saw_warmup, saw_measure, saw_done, monotonic, bad_phase;
     double seconds;
     double last_elapsed;
     uint64_t interval_sum, last_total;
 };
 
+/* Ticks come connect first, then every tick_ns (n counts those that covered final seconds),
+ * and once done: nothing after that. */
 static void on_tick(void *ctx, const struct dg_tick *t)
 {
     struct tick_log *l = ctx;
-    l->n++;
+    if (l->saw_done || (t->phase == DG_PHASE_CONNECT) != (l->calls++ == 0))
+        l->bad_phase = 1; /* one connect tick, first; none after the done one */
+    if (t->phase == DG_PHASE_CONNECT) {
+        l->saw_connect++;
+        return;
+    }
+    l->n += t->interval_s > 0;
     if (t->phase == DG_PHASE_WARMUP) {
         l->saw_warmup = 1;
         if (l->saw_measure)
@@ -223,9 +231,9 @@ static void on_tick(void *ctx, const struct dg_tick *t)
     } else if (t->phase == DG_PHASE_MEASURE) {
         l->saw_measure = 1;
     } else {
-        l->bad_phase = 1;
+        l->saw_done = 1;
     }
-    if (t->elapsed_s < l->last_elapsed || t->interval_s <= 0)
+    if (t->elapsed_s < l->last_elapsed || t->interval_s < 0)
         l->monotonic = 0;
     l->last_elapsed = t->elapsed_s;
     l->seconds += t->interval_s;
@@ -474,9 +482,10 @@ static void check_timed(struct dg_test *t, const struct dg_target *tg)
           "series: the measured seconds add up to the run's counts",
           "series %llu (all %llu) vs counted %llu", (unsigned long long)series_measured,
           (unsigned long long)series_all, (unsigned long long)counted);
-    CHECK(t, log.saw_warmup && !log.bad_phase && log.monotonic,
-          "ticks: warm-up first, elapsed time increasing", "warmup %d measure %d bad %d monotonic %d",
-          log.saw_warmup, log.saw_measure, log.bad_phase, log.monotonic);
+    CHECK(t, log.saw_connect == 1 && log.saw_warmup && log.saw_done && !log.bad_phase && log.monotonic,
+          "ticks: connect, warm-up, then done last; elapsed time increasing",
+          "connect %d warmup %d measure %d done %d bad %d monotonic %d", log.saw_connect, log.saw_warmup,
+          log.saw_measure, log.saw_done, log.bad_phase, log.monotonic);
     CHECK(t, log.interval_sum == log.last_total && log.last_total > 0, "ticks: intervals add up to the totals",
           "sum of intervals %llu, last total %llu", (unsigned long long)log.interval_sum,
           (unsigned long long)log.last_total);

@@ -140,8 +140,9 @@ static int act_prepare(const struct dg_wl_act *a, struct dg_err *err)
     struct dg_target t;
     if (open_target(a->c->target, &t, err))
         return -1;
-    fprintf(stderr, "creating %d table%s of %lld rows in %s\n", o->cfg.tables, o->cfg.tables == 1 ? "" : "s",
-            (long long)o->cfg.table_size, t.redacted);
+    if (!a->c->quiet)
+        fprintf(stderr, "creating %d table%s of %lld rows in %s\n", o->cfg.tables, o->cfg.tables == 1 ? "" : "s",
+                (long long)o->cfg.table_size, t.redacted);
     dg_ns t0 = dg_now_ns();
     if (oltp_prepare(&t, &o->cfg, o->threads.v[0], a->c->seed, err))
         return -1;
@@ -186,7 +187,7 @@ static const struct dg_wl_sub subs[] = {
      .synopsis = "[--target URL] [--test NAME] [--tables N] [--table-size N] [--threads 1,2,4]\n"
                  "      [--duration T | --txns-per-vu N] [--warmup T] [--range-size N] [options]"},
     {.name = "prepare", .kind = DG_SUB_ACTION, .synopsis = "[--target URL] [--tables N] [--table-size N] [--threads N]",
-     .common = "seed", .action = act_prepare},
+     .common = "seed progress quiet", .action = act_prepare},
     {.name = "cleanup", .kind = DG_SUB_ACTION, .synopsis = "[--target URL] [--tables N] [--table-size N]",
      .action = act_cleanup},
 };

@@ -7,6 +7,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "core/progress.h"
 #include "core/wlcli.h"
 #include "workloads/tpcc/tpcc.h"
 
@@ -188,22 +189,37 @@ static void facts(const void *v, const struct dg_run_opts *c, void *const *share
 /* --- load --- */
 
 struct load_view {
-    int tty;
+    enum dg_progress_view view;
     double last_print;
+    int drawn; /* a status line is on the screen */
 };
 
+/* The load's progress: a status line redrawn 4 times a second on a terminal, else a plain
+ * line every 5 s (--progress, --quiet). */
 static void load_progress(void *ctx, const struct tpcc_load_progress *p)
 {
     struct load_view *v = ctx;
-    if (p->elapsed_s - v->last_print < (v->tty ? 0.25 : 5.0) && p->warehouses_done < p->warehouses)
+    const int status = v->view == DG_VIEW_STATUS;
+    if (v->view == DG_VIEW_NONE ||
+        (p->elapsed_s - v->last_print < (status ? 0.25 : 5.0) && p->warehouses_done < p->warehouses))
         return;
     v->last_print = p->elapsed_s;
     double rate = p->elapsed_s > 0 ? (double)p->rows / p->elapsed_s : 0;
     double expected = 500000.0 * p->warehouses + 100000.0;
     double eta = rate > 0 && expected > (double)p->rows ? (expected - (double)p->rows) / rate : 0;
-    fprintf(stderr, "%sloading: %d/%d warehouses, %llu rows, %.0f rows/s, %.1f MB/s, ETA %.0f s%s",
-            v->tty ? "\r" : "", p->warehouses_done, p->warehouses, (unsigned long long)p->rows, rate,
-            p->elapsed_s > 0 ? (double)p->bytes / 1e6 / p->elapsed_s : 0, eta, v->tty ? "   " : "\n");
+    if (status) {
+        struct dg_load_tick lt = {.unit = "warehouses", .done = p->warehouses_done, .of = p->warehouses,
+                                  .rows = p->rows, .bytes = p->bytes, .elapsed_s = p->elapsed_s,
+                                  .eta_s = rate > 0 ? eta : -1};
+        char line[512];
+        dg_progress_load_status(&lt, dg_progress_width(STDERR_FILENO), line, sizeof line);
+        dg_progress_redraw(stderr, line);
+        v->drawn = 1;
+        return;
+    }
+    fprintf(stderr, "loading: %d/%d warehouses, %llu rows, %.0f rows/s, %.1f MB/s, ETA %.0f s\n",
+            p->warehouses_done, p->warehouses, (unsigned long long)p->rows, rate,
+            p->elapsed_s > 0 ? (double)p->bytes / 1e6 / p->elapsed_s : 0, eta);
 }
 
 static int parse_target(const char *url, struct dg_target *t, struct dg_err *err)
@@ -220,18 +236,19 @@ static int act_load(const struct dg_wl_act *a, struct dg_err *err)
     struct dg_target t;
     if (parse_target(a->c->target, &t, err))
         return -1;
-    struct load_view view = {.tty = isatty(2), .last_print = -1e9};
+    struct load_view view = {.view = dg_progress_view_of(a->c->progress, a->c->quiet, isatty(STDERR_FILENO)),
+                             .last_print = -1e9};
     /* Several ranks load their own warehouses; rank 0 speaks for them (its own progress). */
     const int lead = a->ranks.rank == 0;
     struct tpcc_load_opts lo = {.target = &t, .warehouses = o->warehouses, .jobs = o->jobs, .drop = o->drop,
                                 .seed = a->c->seed, .progress = lead ? load_progress : NULL, .progress_ctx = &view,
                                 .ranks = a->ranks.size > 1 ? &a->ranks : NULL};
     struct tpcc_load_result res;
-    if (lead)
+    if (lead && !a->c->quiet)
         fprintf(stderr, "loading %d warehouse%s into %s%s\n", o->warehouses, o->warehouses == 1 ? "" : "s",
                 t.redacted, a->ranks.size > 1 ? " from several ranks" : "");
     int rc = tpcc_load(&lo, &res, err);
-    if (view.tty && lead)
+    if (view.drawn) /* ended, so the result does not overwrite it */
         fprintf(stderr, "\n");
     if (rc)
         return -1;
@@ -323,7 +340,7 @@ static int act_sql(const struct dg_wl_act *a, struct dg_err *err)
 
 static const struct dg_wl_sub subs[] = {
     {.name = "load", .kind = DG_SUB_ACTION, .ranked = 1, .synopsis = "[--target URL] [--warehouses N] [--jobs J] [--drop] [--seed S] [--json]",
-     .common = "seed", .action = act_load},
+     .common = "seed progress quiet", .action = act_load},
     {.name = "run", .kind = DG_SUB_RUN, .synopsis = "[--target URL]... [--vus N | --vus-per-target N] [--duration T | --txns-per-vu N]\n"
                                                     "      [--rate R [--arrivals KIND] | --think-time ...] [options]"},
     {.name = "check", .kind = DG_SUB_ACTION, .synopsis = "[--target URL] [--sync-wait T] [--json]", .common = "sync-wait",
