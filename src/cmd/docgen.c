@@ -117,14 +117,13 @@ static int man_builtin(FILE *out, const struct dg_builtin *b)
     if (roff_printed(out, print_usage, b->doc))
         return -1;
     /* The whole getopt table too: a help text written by hand may leave one out. */
-    fputs(".PP\nOptions:", out);
+    fputs(".PP\nOptions:\n", out);
     for (const struct option *o = b->doc->opts; o->name; o++) {
-        fputs(o == b->doc->opts ? "\n\\fB" : ",\n\\fB", out);
+        fputs(".br\n\\fB", out);
         roff(out, "--");
         roff(out, o->name);
-        fputs(o->has_arg == required_argument ? "\\fR\\ \\fIVALUE\\fR" : "\\fR", out);
+        fputs(o->has_arg == required_argument ? "\\fR \\fIVALUE\\fR\n" : "\\fR\n", out);
     }
-    fputs("\n", out);
     return 0;
 }
 
