@@ -26,8 +26,10 @@ fuzz_pkgs="$build_pkgs clang libclang-rt-14-dev llvm"
 # galera-4 and rsync: the Galera cluster of tests/servers.sh (its provider, its SST method);
 # iputils-ping and procps: the namespace "hosts" of tests/hosts-ns.sh (a ping before any traffic);
 # chromium and fonts-dejavu-core: the reports opened in a browser and scripts/gallery.sh's PNGs
-# (fontconfig takes any of several fonts: name one, so the charts' text is always the same)
-test_pkgs="$fuzz_pkgs iputils-ping procps postgresql-15 postgresql-client-15 sqlite3 iproute2 time chromium fonts-dejavu-core mariadb-server mariadb-client galera-4 rsync unixodbc odbc-postgresql odbc-mariadb libsqliteodbc tdsodbc"
+# (fontconfig takes any of several fonts: name one, so the charts' text is always the same);
+# man-db, debhelper, dpkg-dev, fakeroot, build-essential: tests/e2e/install.sh renders the manual
+# page and builds the Debian package
+test_pkgs="$fuzz_pkgs iputils-ping procps postgresql-15 postgresql-client-15 sqlite3 iproute2 time chromium fonts-dejavu-core mariadb-server mariadb-client galera-4 rsync unixodbc odbc-postgresql odbc-mariadb libsqliteodbc tdsodbc man-db debhelper dpkg-dev fakeroot build-essential"
 bench_pkgs="$test_pkgs valgrind postgresql-contrib bc time sysbench"
 
 case ${1:-build} in
