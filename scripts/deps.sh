@@ -27,9 +27,11 @@ fuzz_pkgs="$build_pkgs clang libclang-rt-14-dev llvm"
 # iputils-ping and procps: the namespace "hosts" of tests/hosts-ns.sh (a ping before any traffic);
 # tmux: a real terminal for tests/e2e/progress.sh (the status line redrawn in place);
 # chromium and fonts-dejavu-core: the reports opened in a browser and scripts/gallery.sh's PNGs
-# (fontconfig takes any of several fonts: name one, so the charts' text is always the same)
-# python3-prometheus-client: its strict OpenMetrics parser reads --live's /metrics (tests/e2e/live.sh)
-test_pkgs="$fuzz_pkgs python3-prometheus-client iputils-ping procps tmux postgresql-15 postgresql-client-15 sqlite3 iproute2 time chromium fonts-dejavu-core mariadb-server mariadb-client galera-4 rsync unixodbc odbc-postgresql odbc-mariadb libsqliteodbc tdsodbc"
+# (fontconfig takes any of several fonts: name one, so the charts' text is always the same);
+# python3-prometheus-client: its strict OpenMetrics parser reads --live's /metrics (tests/e2e/live.sh);
+# man-db, debhelper, dpkg-dev, fakeroot, build-essential: tests/e2e/install.sh renders the manual
+# page and builds the Debian package
+test_pkgs="$fuzz_pkgs python3-prometheus-client iputils-ping procps tmux postgresql-15 postgresql-client-15 sqlite3 iproute2 time chromium fonts-dejavu-core mariadb-server mariadb-client galera-4 rsync unixodbc odbc-postgresql odbc-mariadb libsqliteodbc tdsodbc man-db debhelper dpkg-dev fakeroot build-essential"
 bench_pkgs="$test_pkgs valgrind postgresql-contrib bc time sysbench"
 
 case ${1:-build} in

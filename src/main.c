@@ -7,28 +7,25 @@
 #include "core/workload.h"
 #include "dist/ranks.h"
 
-static const struct {
-    const char *name;
-    int (*run)(int argc, char **argv);
-    const char *help;
-} commands[] = {
-    {"runs", dg_cmd_runs, "list stored runs, or show one (runs show ID)"},
-    {"report", dg_cmd_report, "HTML (charts), Markdown, CSV or JSON report of stored runs and groups"},
-    {"compare", dg_cmd_compare, "stored runs or groups side by side, with the change in percent"},
-    {"experiment", dg_cmd_experiment, "run a job file's steps, or show one's step table (see dbgauge experiment --help)"},
+static const struct dg_builtin commands[] = {
+    {"runs", dg_cmd_runs, "list stored runs, or show one (runs show ID)", &dg_runs_doc},
+    {"report", dg_cmd_report, "HTML (charts), Markdown, CSV or JSON report of stored runs and groups", &dg_report_doc},
+    {"compare", dg_cmd_compare, "stored runs or groups side by side, with the change in percent", &dg_compare_doc},
+    {"experiment", dg_cmd_experiment, "run a job file's steps, or show one's step table (see dbgauge experiment --help)",
+     &dg_experiment_doc},
 };
+#define NCOMMANDS ((int)(sizeof commands / sizeof *commands))
 
 static void usage(FILE *out)
 {
-    fprintf(out, "dbgauge %s - measures how fast SQL databases do OLTP work\n\n"
+    fprintf(out, "dbgauge %s - " DG_HELP_SUMMARY "\n\n"
                  "usage: dbgauge COMMAND [options]\n\ncommands:\n", DG_VERSION);
     for (int i = 0; dg_workloads[i]; i++)
         if (dg_workloads[i]->cli)
             fprintf(out, "  %-10s %s\n", dg_workloads[i]->command, dg_workloads[i]->summary);
-    for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
+    for (int i = 0; i < NCOMMANDS; i++)
         fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].help);
-    fprintf(out, "\ntargets: sqlite:PATH (default sqlite:tpcc.db), postgres://user@host:port/db\n"
-                 "exit status: 0 ok, 1 the run or a check failed, 2 bad usage or input\n");
+    fprintf(out, "\ntargets: " DG_HELP_TARGETS "\nexit status: " DG_HELP_EXIT "\n");
 }
 
 /* The command itself, between MPI's start and end. */
@@ -38,6 +35,9 @@ static int dispatch(int argc, char **argv)
         usage(stderr);
         return DG_EXIT_USAGE;
     }
+    /* help --man, help --completion: what the build installs (docgen.c) */
+    if (!strcmp(argv[1], "help") && argc > 2)
+        return dg_cmd_docgen(argc - 1, argv + 1, commands, NCOMMANDS);
     if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
         usage(stdout);
         return DG_EXIT_OK;
@@ -50,7 +50,7 @@ static int dispatch(int argc, char **argv)
     for (int i = 0; dg_workloads[i]; i++)
         if (dg_workloads[i]->cli && !strcmp(argv[1], dg_workloads[i]->command))
             return dg_cmd_workload(dg_workloads[i], argc - 1, argv + 1);
-    for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
+    for (int i = 0; i < NCOMMANDS; i++)
         if (!strcmp(argv[1], commands[i].name))
             return commands[i].run(argc - 1, argv + 1);
     fprintf(stderr, "dbgauge: unknown command '%s' (see dbgauge --help)\n", argv[1]);

@@ -26,6 +26,36 @@ int dg_cmd_report(int argc, char **argv);
 int dg_cmd_compare(int argc, char **argv);
 int dg_cmd_experiment(int argc, char **argv);
 
+/* What `dbgauge --help` says around its command list (main.c), and the manual page too. */
+#define DG_HELP_SUMMARY "measures how fast SQL databases do OLTP work"
+#define DG_HELP_TARGETS "sqlite:PATH (default sqlite:tpcc.db), postgres://user@host:port/db"
+#define DG_HELP_EXIT "0 ok, 1 the run or a check failed, 2 bad usage or input"
+
+/* A built-in command's own help, for its --help and for docgen.c: the getopt_long table it
+ * parses with is the one listed here, so the manual page and the completion cannot miss one. */
+struct dg_cmd_doc {
+    const struct option *opts;         /* its getopt_long table, {NULL} ended */
+    const char *subs;                  /* its subcommands, space-separated ("show"); NULL: none */
+    void (*usage)(FILE *out);          /* its --help text */
+    const char *enum_opt;              /* an option whose value is one of enum_names, or NULL */
+    const char *const *enum_names;     /* NULL-terminated */
+};
+extern const struct dg_cmd_doc dg_runs_doc, dg_report_doc, dg_compare_doc, dg_experiment_doc;
+
+/* A command of main.c beside the workloads': its name, its line in `dbgauge --help`, what
+ * runs it and its help. */
+struct dg_builtin {
+    const char *name;
+    int (*run)(int argc, char **argv);
+    const char *help;
+    const struct dg_cmd_doc *doc;
+};
+
+/* docgen.c: `dbgauge help --man` (the manual page, roff) and `dbgauge help --completion` (the
+ * bash completion script), both walked from the tables --help prints: every registered
+ * workload's and the n built-in commands. argv[0] is "help". Returns an exit status. */
+int dg_cmd_docgen(int argc, char **argv, const struct dg_builtin *builtins, int n);
+
 /* A step of an experiment, as the command that runs it sees it. */
 struct dg_live;
 
@@ -64,6 +94,12 @@ int dg_wl_takes(const struct dg_wl_cmdline *p, struct dg_opt_ref r);
 int dg_wl_finish(struct dg_wl_cmdline *p, struct dg_err *err);
 /* The workload's run subcommand, or NULL. */
 const struct dg_wl_sub *dg_wl_run_sub(const struct dg_wl_cli *cli);
+/* The usage lines of p's workload, one per subcommand --help shows. */
+void dg_wl_synopsis(const struct dg_wl_cmdline *p, FILE *out);
+/* Calls fn for each option of p's set some shown subcommand takes, in --help's order, with
+ * the subcommands that take it ("(load, run) ", or "" when every one does). */
+void dg_wl_each_opt(const struct dg_wl_cmdline *p, void (*fn)(void *ctx, const struct dg_opt *o, const char *where),
+                    void *ctx);
 
 /* runopts.c: the common run options' table, defaults and whole-set checks (run: the
  * subcommand is a run; else only one target is allowed, unless several: an action that

@@ -307,15 +307,18 @@ static void usage(FILE *out)
             "A step that fails is stored as failed and the experiment goes on; exit 1 then.\n", names);
 }
 
+enum { O_DRY = 1, O_RESULTS, O_JSON, O_CSV, O_LABEL, O_LIVE, O_PROGRESS, O_QUIET, O_HELP };
+static const struct option opts[] = {
+    {"dry-run", no_argument, NULL, O_DRY}, {"results", required_argument, NULL, O_RESULTS},
+    {"json", no_argument, NULL, O_JSON},   {"csv", required_argument, NULL, O_CSV},
+    {"label", required_argument, NULL, O_LABEL}, {"live", required_argument, NULL, O_LIVE},
+    {"progress", required_argument, NULL, O_PROGRESS}, {"quiet", no_argument, NULL, O_QUIET},
+    {"help", no_argument, NULL, O_HELP},   {NULL, 0, NULL, 0}};
+
+const struct dg_cmd_doc dg_experiment_doc = {.opts = opts, .subs = "show", .usage = usage};
+
 int dg_cmd_experiment(int argc, char **argv)
 {
-    enum { O_DRY = 1, O_RESULTS, O_JSON, O_CSV, O_LABEL, O_LIVE, O_PROGRESS, O_QUIET, O_HELP };
-    static const struct option opts[] = {
-        {"dry-run", no_argument, NULL, O_DRY}, {"results", required_argument, NULL, O_RESULTS},
-        {"json", no_argument, NULL, O_JSON},   {"csv", required_argument, NULL, O_CSV},
-        {"label", required_argument, NULL, O_LABEL}, {"live", required_argument, NULL, O_LIVE},
-        {"progress", required_argument, NULL, O_PROGRESS}, {"quiet", no_argument, NULL, O_QUIET},
-        {"help", no_argument, NULL, O_HELP},   {NULL, 0, NULL, 0}};
     const char *cmd = "experiment", *results = DG_DEFAULT_RESULTS, *csv = NULL, *label = NULL, *live = NULL;
     int dry = 0, json = 0, progress = DG_PROGRESS_AUTO, quiet = 0, c, got;
     optind = 1;

@@ -22,6 +22,33 @@ static const struct option long_opts[] = {
     {NULL, 0, NULL, 0},
 };
 
+/* --format's values, the default first. */
+static const char *const formats[] = {"html", "md", "csv", "json", NULL};
+
+static void report_usage(FILE *out)
+{
+    fprintf(out, "usage: dbgauge report RUN|group:ID|exp:ID ... [--results PATH] [-o FILE] [--format html|md|csv|json]\n"
+                 "  RUN        a run id (see dbgauge runs)\n"
+                 "  group:ID   the steps of one stress sweep (runs sharing group_id ID), also gID\n"
+                 "  exp:ID     the steps of one experiment (dbgauge experiment FILE), also experiment:ID\n"
+                 "  -o FILE    where to write (default report.html for html, stdout otherwise; - is stdout)\n"
+                 "  --format   html (default: one self-contained file), md, csv, json (docs/report-schema.md)\n");
+}
+
+static void compare_usage(FILE *out)
+{
+    fprintf(out, "usage: dbgauge compare A B [C ...] [--results PATH] [-o FILE.html]\n"
+                 "  A, B ...   run ids, groups (group:ID) paired by thread count, or experiments\n"
+                 "             (exp:ID) with their steps paired by swept value\n"
+                 "  prints each figure for each side and its change from A in percent;\n"
+                 "  -o FILE    also writes the comparison as an HTML report with its charts\n");
+}
+
+/* compare takes report's table but refuses --format (dg_cmd_compare). */
+const struct dg_cmd_doc dg_report_doc = {.opts = long_opts, .usage = report_usage, .enum_opt = "format",
+                                         .enum_names = formats};
+const struct dg_cmd_doc dg_compare_doc = {.opts = long_opts, .usage = compare_usage};
+
 struct report_opts {
     const char *results, *output, *format;
     int help;
@@ -114,16 +141,14 @@ int dg_cmd_report(int argc, char **argv)
     if (rc)
         return rc;
     if (o.help) {
-        printf("usage: dbgauge report RUN|group:ID|exp:ID ... [--results PATH] [-o FILE] [--format html|md|csv|json]\n"
-               "  RUN        a run id (see dbgauge runs)\n"
-               "  group:ID   the steps of one stress sweep (runs sharing group_id ID), also gID\n"
-               "  exp:ID     the steps of one experiment (dbgauge experiment FILE), also experiment:ID\n"
-               "  -o FILE    where to write (default report.html for html, stdout otherwise; - is stdout)\n"
-               "  --format   html (default: one self-contained file), md, csv, json (docs/report-schema.md)\n");
+        report_usage(stdout);
         return DG_EXIT_OK;
     }
-    const char *fmt = o.format ? o.format : "html";
-    if (strcmp(fmt, "html") && strcmp(fmt, "md") && strcmp(fmt, "csv") && strcmp(fmt, "json"))
+    const char *fmt = o.format ? o.format : formats[0];
+    int known = 0;
+    for (int i = 0; formats[i]; i++)
+        known |= !strcmp(fmt, formats[i]);
+    if (!known)
         return dg_usage_error(cmd, "--format: '%s' is not one of html, md, csv, json", DG_TEXT(fmt));
     if (optind >= argc)
         return dg_usage_error(cmd, "name at least one run, group or experiment (see dbgauge runs)");
@@ -175,11 +200,7 @@ int dg_cmd_compare(int argc, char **argv)
     if (rc)
         return rc;
     if (o.help) {
-        printf("usage: dbgauge compare A B [C ...] [--results PATH] [-o FILE.html]\n"
-               "  A, B ...   run ids, groups (group:ID) paired by thread count, or experiments\n"
-               "             (exp:ID) with their steps paired by swept value\n"
-               "  prints each figure for each side and its change from A in percent;\n"
-               "  -o FILE    also writes the comparison as an HTML report with its charts\n");
+        compare_usage(stdout);
         return DG_EXIT_OK;
     }
     if (o.format)

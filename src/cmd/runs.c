@@ -26,14 +26,25 @@ static int on_run(void *ctx, const struct dg_run_record *r)
     return 0;
 }
 
+static const struct option opts[] = {{"results", required_argument, NULL, 'r'},
+                                     {"json", no_argument, NULL, 'j'},
+                                     {"series", no_argument, NULL, 's'},
+                                     {"monitor", no_argument, NULL, 'm'},
+                                     {"help", no_argument, NULL, 'h'},
+                                     {NULL, 0, NULL, 0}};
+
+static void usage(FILE *out)
+{
+    fprintf(out, "usage: dbgauge runs [--results PATH] [--json]\n"
+                 "       dbgauge runs show ID [--series | --monitor] [--results PATH] [--json]\n"
+                 "  --series   the per-second figures of the run (warm-up seconds are negative)\n"
+                 "  --monitor  the per-second host and engine monitor samples of the run\n");
+}
+
+const struct dg_cmd_doc dg_runs_doc = {.opts = opts, .subs = "show", .usage = usage};
+
 int dg_cmd_runs(int argc, char **argv)
 {
-    static const struct option opts[] = {{"results", required_argument, NULL, 'r'},
-                                         {"json", no_argument, NULL, 'j'},
-                                         {"series", no_argument, NULL, 's'},
-                                         {"monitor", no_argument, NULL, 'm'},
-                                         {"help", no_argument, NULL, 'h'},
-                                         {NULL, 0, NULL, 0}};
     const char *results = DG_DEFAULT_RESULTS;
     int json = 0, series = 0, monitor = 0, c;
     opterr = 0;
@@ -45,10 +56,7 @@ int dg_cmd_runs(int argc, char **argv)
         case 's': series = 1; break;
         case 'm': monitor = 1; break;
         case 'h':
-            printf("usage: dbgauge runs [--results PATH] [--json]\n"
-                   "       dbgauge runs show ID [--series | --monitor] [--results PATH] [--json]\n"
-                   "  --series   the per-second figures of the run (warm-up seconds are negative)\n"
-                   "  --monitor  the per-second host and engine monitor samples of the run\n");
+            usage(stdout);
             return DG_EXIT_OK;
         default: return dg_bad_option("runs", argc, argv, c);
         }

@@ -103,10 +103,9 @@ static void where(const struct dg_wl_cli *cli, struct dg_opt_ref r, char *buf, s
         snprintf(buf + strlen(buf), n - strlen(buf), ") ");
 }
 
-static void usage(const struct dg_wl_cmdline *p, FILE *out)
+void dg_wl_synopsis(const struct dg_wl_cmdline *p, FILE *out)
 {
     const struct dg_wl_cli *cli = p->wl->cli;
-    fprintf(out, "usage:\n");
     for (int i = 0; i < cli->nsubs; i++) {
         const struct dg_wl_sub *s = &cli->subs[i];
         int dflt = cli->default_sub && !strcmp(cli->default_sub, s->name);
@@ -114,7 +113,12 @@ static void usage(const struct dg_wl_cmdline *p, FILE *out)
             fprintf(out, "  dbgauge %s%s%s %s\n", p->wl->command, dflt ? "" : " ", dflt ? "" : s->name,
                     s->synopsis ? s->synopsis : "");
     }
-    fprintf(out, "\noptions:\n");
+}
+
+void dg_wl_each_opt(const struct dg_wl_cmdline *p, void (*fn)(void *ctx, const struct dg_opt *o, const char *where),
+                    void *ctx)
+{
+    const struct dg_wl_cli *cli = p->wl->cli;
     for (int t = 0; t < p->set.n; t++)
         for (int i = 0; i < p->set.ntab[t]; i++) {
             struct dg_opt_ref r = {t, i, &p->set.tab[t][i]};
@@ -125,10 +129,23 @@ static void usage(const struct dg_wl_cmdline *p, FILE *out)
             if (!any)
                 continue;
             where(cli, r, w, sizeof w);
-            dg_opt_usage(out, r.o, w);
+            fn(ctx, r.o, w);
         }
-    if (cli->help_note)
-        fputs(cli->help_note, out);
+}
+
+static void usage_line(void *out, const struct dg_opt *o, const char *where)
+{
+    dg_opt_usage(out, o, where);
+}
+
+static void usage(const struct dg_wl_cmdline *p, FILE *out)
+{
+    fprintf(out, "usage:\n");
+    dg_wl_synopsis(p, out);
+    fprintf(out, "\noptions:\n");
+    dg_wl_each_opt(p, usage_line, out);
+    if (p->wl->cli->help_note)
+        fputs(p->wl->cli->help_note, out);
 }
 
 /* Parses argv (argv[0] is the subcommand's or the workload's name) into p. Returns 0, -1 when
