@@ -13,7 +13,6 @@ set -uo pipefail
 SECS=${BENCH_SECS:-10}
 ROUNDS=${BENCH_ROUNDS:-3}
 TXNS=${TXNS:-3000}
-median() { sort -g | awk '{v[NR]=$1} END {print (NR%2) ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2}'; }
 
 bench_server pg
 export PGPASSWORD=$DG_PG_PASSWORD

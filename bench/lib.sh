@@ -58,3 +58,14 @@ run_table() {
     "$DG" tpcc check --target "$url" >"$TMP/check.out" 2>&1 && echo "tpcc check after the runs: passed" ||
         echo "tpcc check after the runs: FAILED ($(tail -n 1 "$TMP/check.out"))"
 }
+
+# median: the median of the numbers on stdin, one per line
+median() { sort -g | awk '{v[NR]=$1} END {print (NR%2) ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2}'; }
+
+# bench_build: a release build of the benchmarks' own (build-bench, set up once, kept apart from
+# the tests' build so a benchmark never measures a sanitized binary); DG set to its binary.
+bench_build() {
+    [[ -d $ROOT/build-bench ]] || meson setup "$ROOT/build-bench" "$ROOT" --buildtype=release -Dwerror=true >/dev/null
+    ninja -C "$ROOT/build-bench" dbgauge >/dev/null
+    DG=$ROOT/build-bench/dbgauge
+}

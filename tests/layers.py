@@ -10,7 +10,7 @@ import re
 import sys
 
 ENGINE_HEADERS = {"sqlite3.h", "libpq-fe.h", "mysql.h", "sql.h", "sqlext.h", "sqltypes.h", "errmsg.h"}
-LAYERS = ("core", "drivers", "workloads", "results", "report", "dist", "cmd")
+LAYERS = ("core", "drivers", "workloads", "results", "report", "dist", "live", "cmd")
 # Which layers a layer's files may include (besides its own and system headers).
 MAY_INCLUDE = {
     "core": set(),
@@ -19,7 +19,8 @@ MAY_INCLUDE = {
     "results": {"core"},
     "report": {"core", "results"},
     "dist": {"core"},
-    "cmd": {"core", "results", "report", "workloads", "dist"},
+    "live": {"core", "report"},
+    "cmd": {"core", "results", "report", "workloads", "dist", "live"},
 }
 INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]')
 

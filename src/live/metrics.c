@@ -158,7 +158,7 @@ static void outages_and_targets(FILE *o, const struct dg_live_view *v)
     sample1(o, "dbgauge_outage_open", NULL, NULL, v->outage_open);
     if (!v->ntargets)
         return;
-    family(o, "dbgauge_target_commits", "counter", "commits since the start, per target");
+    family(o, "dbgauge_target_commits", "counter", "commits since the start per target, by this process (rank 0's share when ranks drive the run)");
     for (int t = 0; t < v->ntargets; t++)
         sample1(o, "dbgauge_target_commits_total", "target", v->target_names[t], (double)v->target_commits[t]);
 }

@@ -105,4 +105,44 @@ RC=$?
 check "the watched run exits 0" test "$RC" = 0
 check "the watched run is stored complete" test "$(sqlite3 "$RES" "SELECT status FROM run ORDER BY id DESC LIMIT 1")" = complete
 check "the port is closed after the run" test "$(curl -s -m 3 -o /dev/null -w '%{http_code}' "$URL/metrics")" = 000
+
+# ---- a stress sweep and an experiment: one server for all their steps, each step named ----------
+# watch NAME ARGS...: runs dbgauge ARGS in the background with --live, then scrapes /metrics
+# every second into NAME.N until it ends; PORTS gets every port it said.
+watch() {
+    local name=$1 i=0
+    shift
+    "$DG" "$@" --live 127.0.0.1:0 --progress none >"$T_TMP/$name.out" 2>"$T_TMP/$name.err" </dev/null &
+    local pid=$!
+    wait_for 15 grep -q '^live: ' "$T_TMP/$name.err"
+    local port
+    port=$(grep -o '^live: http://127.0.0.1:[0-9]*' "$T_TMP/$name.err" | head -n 1 | cut -d: -f4)
+    while kill -0 "$pid" 2>/dev/null; do
+        curl -s -m 2 "http://127.0.0.1:${port:-1}/metrics" >"$T_TMP/$name.$i" 2>/dev/null
+        i=$((i + 1))
+        sleep 1
+    done
+    wait "$pid"
+    RC=$?
+}
+steps_seen() { cat "$T_TMP/$1".[0-9]* 2>/dev/null | grep -o 'step="[^"]*"' | sort -u | tr '\n' ' '; }
+watch sweep stress --target "sqlite:$DB" --query "SELECT COUNT(*) FROM item" --threads 1,2 --duration 3s \
+    --warmup 0s --results "$RES"
+check "a stress sweep with --live exits 0" test "$RC" = 0
+check "... says one server for its two steps" test "$(grep -c '^live: ' "$T_TMP/sweep.err")" = 1
+check "... names each step on it" test "$(steps_seen sweep)" = 'step="1/2: 1 thread" step="2/2: 2 threads" '
+check "... and counts the stress query as the workload's transactions" \
+    grep -qh '^dbgauge_transactions_total{type="query",outcome="committed"} [1-9]' "$T_TMP"/sweep.[0-9]*
+cat >"$T_TMP/exp.ini" <<INI
+[global]
+workload=tpcc
+target=sqlite:$DB
+warmup=0s
+duration=3s
+vus=1,2
+INI
+watch exp experiment "$T_TMP/exp.ini" --results "$RES"
+check "an experiment with --live exits 0" test "$RC" = 0
+check "... says one server for its two steps" test "$(grep -c '^live: ' "$T_TMP/exp.err")" = 1
+check "... names each step on it" test "$(steps_seen exp)" = 'step="step 1/2" step="step 2/2" '
 finish

@@ -242,5 +242,32 @@ check "experiment over 2 ranks: 2 steps stored, one run each" test "$(nruns)" = 
 check "experiment over 2 ranks: steps of 2x20 and 4x20 transactions" test "$(sqlite3 "$RES" \
     "SELECT GROUP_CONCAT(n) FROM (SELECT SUM(committed + rollbacks + errors) AS n FROM run_txn JOIN run ON run.id = run_txn.run_id
      WHERE run.experiment_id IS NOT NULL GROUP BY run.id ORDER BY run.id)")" = "40,80"
+# --- --live over ranks: rank 0 serves, its counters merge every rank's beats -------------------
+mpi live 2 tpcc run --target "sqlite:$DB" --vus 4 --warmup 0s --duration 12s --results "$RES" \
+    --live 127.0.0.1:0 --progress none &
+live_job=$!
+wait_for 60 grep -q '^live: http://127.0.0.1:[0-9]*/' "$T_TMP/live.err"
+PORT=$(grep -o '^live: http://127.0.0.1:[0-9]*' "$T_TMP/live.err" | head -n 1 | cut -d: -f4)
+check "--live over 2 ranks: one server, said once (rank 0's)" test "$(grep -c '^live: ' "$T_TMP/live.err")" = 1
+sleep 6
+curl -s -m 5 "http://127.0.0.1:${PORT:-1}/metrics" >"$T_TMP/live.metrics"
+/usr/bin/python3 - "$T_TMP/live.metrics" <<'PY'
+import sys
+from prometheus_client.openmetrics.parser import text_string_to_metric_families
+try:
+    f = {x.name: x for x in text_string_to_metric_families(open(sys.argv[1]).read())}
+except Exception as e:
+    print(f"not ok - --live over 2 ranks: /metrics parses: {e}"); sys.exit()
+ranks = f["dbgauge_ranks"].samples[0].value
+merged = sum(s.value for s in f["dbgauge_transactions"].samples if s.labels["outcome"] != "error")
+own = sum(s.value for s in f["dbgauge_target_commits"].samples)  # rank 0's own series
+print(("ok" if ranks == 2 else "not ok") + f" - --live over 2 ranks: /metrics says 2 ranks ({ranks:g})")
+print(("ok" if own > 0 and merged > 1.3 * own else "not ok") +
+      f" - --live over 2 ranks: the transaction counters hold both ranks' ({merged:g} finished, rank 0's own {own:g})")
+PY
+wait "$live_job" # the function's RC stays in its subshell: the ranks' own statuses say it
+check "--live over 2 ranks: every rank exits 0" test "$(rank_rcs live)" = "0 0"
+check "--live over 2 ranks: the port is closed after the run" \
+    test "$(curl -s -m 3 -o /dev/null -w '%{http_code}' "http://127.0.0.1:${PORT:-1}/metrics")" = 000
 check "no rank left running at the end" bash -c "! pgrep -f '^$DG .*$T_TMP' >/dev/null"
 finish
