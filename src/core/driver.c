@@ -269,9 +269,9 @@ int dg_bulk_begin(const struct dg_conn_h *h, const char *table, const char *cons
     return h->drv->bulk_begin(h->c, table, cols, ncols, out, err);
 }
 
-int dg_load_mode(const struct dg_conn_h *h, int on, struct dg_err *err)
+int dg_load_mode(const struct dg_conn_h *h, int on, struct dg_server_info *chosen, struct dg_err *err)
 {
-    return h->drv->load_mode ? h->drv->load_mode(h->c, on, err) : 0;
+    return h->drv->load_mode ? h->drv->load_mode(h->c, on, chosen, err) : 0;
 }
 
 int dg_server_info(const struct dg_conn_h *h, struct dg_server_info *info, struct dg_err *err)

@@ -203,8 +203,11 @@ struct dg_driver {
                       struct dg_bulk **out, struct dg_err *err);
     int (*bulk_row)(struct dg_bulk *b, const struct dg_value *vals, struct dg_err *err);
     int (*bulk_end)(struct dg_bulk *b, struct dg_err *err);
-    /* Optional: tuning for a bulk load session (SQLite: no journal), and back. NULL: none. */
-    int (*load_mode)(struct dg_conn *c, int on, struct dg_err *err);
+    /* Optional: tuning for a bulk load session (SQLite: its journal, cache and sync mode;
+     * PostgreSQL: its commit and maintenance memory), and back to the connection's own.
+     * When on and chosen is not NULL, each setting the session now loads with is added to
+     * chosen (name, value), so a load can record what it ran with. NULL slot: none. */
+    int (*load_mode)(struct dg_conn *c, int on, struct dg_server_info *chosen, struct dg_err *err);
 
     /* ---- server facts (server_info required, the others optional) ---- */
     int (*server_info)(struct dg_conn *c, struct dg_server_info *info, struct dg_err *err);
@@ -401,7 +404,7 @@ static inline int dg_bulk_end(const struct dg_conn_h *h, struct dg_bulk *b, stru
     return h->drv->bulk_end(b, err);
 }
 /* load_mode; without the slot 0 (nothing to tune). */
-int dg_load_mode(const struct dg_conn_h *h, int on, struct dg_err *err);
+int dg_load_mode(const struct dg_conn_h *h, int on, struct dg_server_info *chosen, struct dg_err *err);
 
 /* -- server facts -- */
 int dg_server_info(const struct dg_conn_h *h, struct dg_server_info *info, struct dg_err *err);

@@ -393,8 +393,9 @@ static int sq_set_memory(struct dg_conn *c, uint64_t bytes, struct dg_err *err)
 
 /* A load writes each page once: no rollback journal (a failed load is dropped and redone),
  * no syncs. The normal journal and sync mode come back afterwards. */
-static int sq_load_mode(struct dg_conn *c, int on, struct dg_err *err)
+static int sq_load_mode(struct dg_conn *c, int on, struct dg_server_info *chosen, struct dg_err *err)
 {
+    (void)chosen;
     char sql[128];
     if (on) {
         /* Leaving WAL needs the file to itself; with another connection open, keep WAL. */

@@ -143,7 +143,7 @@ void check_bulk(struct suite *t)
     double t0 = now_s(CLOCK_MONOTONIC), c0 = now_s(CLOCK_PROCESS_CPUTIME_ID);
     b = NULL;
     if (good && t->drv->load_mode)
-        good = t->drv->load_mode(h->c, 1, &err) == 0;
+        good = t->drv->load_mode(h->c, 1, NULL, &err) == 0;
     good = good && t->drv->bulk_begin(h->c, "dg_conf_stock", scols, 17, &b, &err) == 0;
     for (int64_t r = 0; good && r < rows; r++) {
         x ^= x << 13, x ^= x >> 7, x ^= x << 17;
@@ -165,7 +165,7 @@ void check_bulk(struct suite *t)
         good = 0;
     double t1 = now_s(CLOCK_MONOTONIC), c1 = now_s(CLOCK_PROCESS_CPUTIME_ID);
     if (t->drv->load_mode)
-        t->drv->load_mode(h->c, 0, &(struct dg_err){0});
+        t->drv->load_mode(h->c, 0, NULL, &(struct dg_err){0});
     int64_t cnt = -1, sq = -1;
     good = good && count_where(h, "SELECT COUNT(*) FROM dg_conf_stock", &cnt, &err) == 0 &&
            count_where(h, "SELECT SUM(s_quantity) FROM dg_conf_stock", &sq, &err) == 0;
@@ -375,7 +375,7 @@ void check_load_mode(struct suite *t)
         return;
     }
     check(t, "load_mode on and off",
-          t->drv->load_mode(t->a.c, 1, &err) == 0 && t->drv->load_mode(t->a.c, 0, &err) == 0, &err);
+          t->drv->load_mode(t->a.c, 1, NULL, &err) == 0 && t->drv->load_mode(t->a.c, 0, NULL, &err) == 0, &err);
 }
 
 /* url as "PREFIX(scheme://userinfo@)" + "HOSTS" + "REST(/db?...)": the host list replaced by

@@ -97,7 +97,7 @@ static void fallbacks(struct dg_test *t)
     uint64_t hits, misses;
     char dir[16] = "x";
     long pid = 7;
-    CHECK(t, dg_load_mode(&h, 1, &err) == 0, "load_mode absent: nothing to do", "error");
+    CHECK(t, dg_load_mode(&h, 1, NULL, &err) == 0, "load_mode absent: nothing to do", "error");
     CHECK(t, dg_set_streaming(&h, NULL, 1, &err) == 0, "set_streaming absent: nothing to do", "error");
     CHECK(t, dg_server_local(&h, dir, sizeof dir, &pid, &err) == 1 && !dir[0] && pid == 0,
           "server_local absent: 1, no directory, no pid", "dir '%s' pid %ld", dir, pid);

@@ -476,8 +476,9 @@ static int my_set_memory(struct dg_conn *c, uint64_t bytes, struct dg_err *err)
 }
 
 /* A load session skips the secondary unique checks the loader's data does not need. */
-static int my_load_mode(struct dg_conn *c, int on, struct dg_err *err)
+static int my_load_mode(struct dg_conn *c, int on, struct dg_server_info *chosen, struct dg_err *err)
 {
+    (void)chosen;
     const char *sql = on ? "SET SESSION unique_checks = 0, foreign_key_checks = 0"
                          : "SET SESSION unique_checks = 1, foreign_key_checks = 1";
     return run(c, sql, sql, err);

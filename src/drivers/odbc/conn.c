@@ -487,8 +487,9 @@ static int odbc_set_memory(struct dg_conn *c, uint64_t bytes, struct dg_err *err
     return dg_odbc_exec(c, sql, err);
 }
 
-static int odbc_load_mode(struct dg_conn *c, int on, struct dg_err *err)
+static int odbc_load_mode(struct dg_conn *c, int on, struct dg_server_info *chosen, struct dg_err *err)
 {
+    (void)chosen;
     switch (c->dialect) {
     case DG_DIALECT_PGSQL:
         return dg_odbc_exec(c, on ? "SET synchronous_commit = off" : "RESET synchronous_commit", err);

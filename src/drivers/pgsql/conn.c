@@ -410,8 +410,9 @@ static int pg_set_memory(struct dg_conn *c, uint64_t bytes, struct dg_err *err)
     return run(c, sql, sql, err);
 }
 
-static int pg_load_mode(struct dg_conn *c, int on, struct dg_err *err)
+static int pg_load_mode(struct dg_conn *c, int on, struct dg_server_info *chosen, struct dg_err *err)
 {
+    (void)chosen;
     const char *sql = on ? "SET synchronous_commit = off" : "RESET synchronous_commit";
     return run(c, sql, sql, err);
 }

@@ -141,7 +141,7 @@ static int prep_open(void *ctx, int thread, void **state, struct dg_err *err)
         return -1;
     }
     *state = h;
-    if (dg_load_mode(h, 1, err))
+    if (dg_load_mode(h, 1, NULL, err))
         return -1; /* prep_close disconnects */
     return 0;
 }
@@ -159,7 +159,7 @@ static void prep_close(void *ctx, void *state)
     if (!h)
         return;
     struct dg_err ignore;
-    dg_load_mode(h, 0, &ignore);
+    dg_load_mode(h, 0, NULL, &ignore);
     dg_disconnect(h);
     free(h);
 }

@@ -248,7 +248,7 @@ int stress_prepare(struct dg_conn_h *h, int64_t rows, int row_bytes, int drop, s
     static const char alnum[] = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
     struct dg_bulk *b = NULL;
     int rc = -1;
-    dg_load_mode(h, 1, err);
+    dg_load_mode(h, 1, NULL, err);
     if (dg_begin(h, DG_ISO_DEFAULT, 1, err) ||
         dg_bulk_begin(h, STRESS_TABLE, cols, 5, &b, err))
         goto out;
@@ -272,7 +272,7 @@ out:;
         dg_bulk_end(h, b, &ignore);
     if (rc)
         dg_rollback(h, &ignore);
-    dg_load_mode(h, 0, &ignore);
+    dg_load_mode(h, 0, NULL, &ignore);
     if (rc == 0) { /* the planner's statistics of the new table */
         char sql[128];
         snprintf(sql, sizeof sql, "%s" STRESS_TABLE, dg_dialect(dg_conn_dialect(h))->analyze_table);

@@ -261,6 +261,12 @@ static int act_load(const struct dg_wl_act *a, struct dg_err *err)
             o->warehouses, o->warehouses == 1 ? "" : "s", (unsigned long long)res.rows, mb, res.seconds,
             (double)res.rows / res.data_seconds, mb / res.data_seconds, res.data_seconds, res.index_seconds,
             res.jobs_used, res.jobs_used == 1 ? "" : "s");
+    if (res.settings.nsettings) {
+        fprintf(stderr, "load settings:");
+        for (int i = 0; i < res.settings.nsettings; i++)
+            fprintf(stderr, " %s=%s", res.settings.settings[i].name, res.settings.settings[i].value);
+        fprintf(stderr, "\n");
+    }
     if (a->json) {
         cJSON *j = a->json;
         cJSON_AddStringToObject(j, "target", t.redacted);
@@ -273,6 +279,9 @@ static int act_load(const struct dg_wl_act *a, struct dg_err *err)
         cJSON_AddNumberToObject(j, "index_seconds", res.index_seconds);
         cJSON_AddNumberToObject(j, "rows_per_s", (double)res.rows / res.data_seconds);
         cJSON_AddNumberToObject(j, "mb_per_s", mb / res.data_seconds);
+        cJSON *s = cJSON_AddObjectToObject(j, "load_settings");
+        for (int i = 0; i < res.settings.nsettings; i++)
+            cJSON_AddStringToObject(s, res.settings.settings[i].name, res.settings.settings[i].value);
     }
     return 0;
 }

@@ -366,7 +366,7 @@ static int open_gen(void *ctx, int thread, void **state, struct dg_err *err)
     g->ld = ctx;
     *state = g;
     struct dg_connect_opts co = {.create = 1, .application = "dbgauge-load"};
-    return dg_connect(g->ld->o->target, &co, &g->h, err) || dg_load_mode(&g->h, 1, err) ? -1 : 0;
+    return dg_connect(g->ld->o->target, &co, &g->h, err) || dg_load_mode(&g->h, 1, NULL, err) ? -1 : 0;
 }
 
 static void close_gen(void *ctx, void *state)
@@ -403,7 +403,7 @@ static int open_index_conn(void *ctx, int thread, void **state, struct dg_err *e
     if (dg_connect(ic->target, &co, &g->h, err))
         return -1;
     struct dg_err ignore;
-    dg_load_mode(&g->h, 1, &ignore);
+    dg_load_mode(&g->h, 1, NULL, &ignore);
     return 0;
 }
 
@@ -480,9 +480,11 @@ int tpcc_load(const struct tpcc_load_opts *o, struct tpcc_load_result *res, stru
 
     /* Every rank meets at each step, whatever happened before it, so none waits alone. */
     struct dg_connect_opts co = {.create = 1, .application = "dbgauge-load"};
-    int rc = lead ? dg_connect(o->target, &co, &h, err) || dg_load_mode(&h, 1, err) || make_schema(o, &h, err) : 0;
+    int rc = lead ? dg_connect(o->target, &co, &h, err) || dg_load_mode(&h, 1, &res->settings, err) ||
+                        make_schema(o, &h, err)
+                  : 0;
     if ((rc = meet(rk, rc, err)) == 0 && !lead && nunits > 0)
-        rc = dg_connect(o->target, &co, &h, err) || dg_load_mode(&h, 1, err);
+        rc = dg_connect(o->target, &co, &h, err) || dg_load_mode(&h, 1, NULL, err);
     /* One SQLite file has one writer at a time: more jobs would only queue on its lock. */
     int jobs = o->jobs < 1 ? 1 : o->jobs > 64 ? 64 : o->jobs;
     if (!rc && h.drv && dg_dialect(dg_conn_dialect(&h))->single_writer)
@@ -498,7 +500,7 @@ int tpcc_load(const struct tpcc_load_opts *o, struct tpcc_load_result *res, stru
     if (!rc && lead)
         rc = make_keys(o, &ld, &h, jobs, err);
     if (!rc && h.drv)
-        rc = dg_load_mode(&h, 0, err);
+        rc = dg_load_mode(&h, 0, NULL, err);
     rc = meet(rk, rc, err);
     dg_ns t_end = dg_now_ns();
     uint64_t totals[2] = {ld.rows, ld.bytes};

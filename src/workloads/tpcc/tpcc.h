@@ -118,6 +118,7 @@ struct tpcc_load_result {
     uint64_t rows, bytes;
     double seconds, data_seconds, index_seconds;
     int jobs_used;
+    struct dg_server_info settings; /* what the load session ran with (the driver's load_mode) */
 };
 int tpcc_load(const struct tpcc_load_opts *o, struct tpcc_load_result *res, struct dg_err *err);
 
