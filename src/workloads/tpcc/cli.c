@@ -12,7 +12,7 @@
 #include "workloads/tpcc/tpcc.h"
 
 struct tpcc_cli_opts {
-    int warehouses, warehouses_set, jobs, drop;
+    int warehouses, warehouses_set, jobs, drop, resume, hash;
     int mode, isolation; /* enum tpcc_mode, enum dg_isolation */
     int think, terminals_per_w, tpw_set, scale_set;
     double think_scale;
@@ -37,8 +37,15 @@ static const struct dg_opt opts[] = {
      .help = "scale of the load (default 1); (run, null: target only) the scale\n"
              "the null driver stands in for"},
     {.name = "jobs", .kind = DG_OPT_INT, .metavar = "J", .subs = "load", .off = OFF(jobs), .min = 1, .max = 64,
-     .help = "parallel loading connections (default 2; SQLite loads with one)"},
+     .help = "parallel loading connections (default 2); SQLite has one writer,\n"
+             "fed by J-1 threads generating rows (at least one)"},
     {.name = "drop", .kind = DG_OPT_FLAG, .subs = "load", .off = OFF(drop), .help = "drop existing TPC-C tables first"},
+    {.name = "hash", .kind = DG_OPT_FLAG, .subs = "check", .off = OFF(hash),
+     .help = "also print a hash of the tables' content (all but the load's dates),\n"
+             "to compare two loads into the same engine"},
+    {.name = "resume", .kind = DG_OPT_FLAG, .subs = "load", .off = OFF(resume),
+     .help = "finish an interrupted load: same warehouses and seed, the\n"
+             "warehouses already complete are not loaded again"},
     {.name = "mode", .kind = DG_OPT_ENUM, .metavar = "MODE", .subs = "run", .flags = DG_OF_SWEEP, .off = OFF(mode),
      .names = mode_names, .json = "mode",
      .help = "sql: client-side statements (default); procedures: one stored\n"
@@ -205,7 +212,7 @@ static void load_progress(void *ctx, const struct tpcc_load_progress *p)
         return;
     v->last_print = p->elapsed_s;
     double rate = p->elapsed_s > 0 ? (double)p->rows / p->elapsed_s : 0;
-    double expected = 500000.0 * p->warehouses + 100000.0;
+    double expected = (double)p->rows_expected;
     double eta = rate > 0 && expected > (double)p->rows ? (expected - (double)p->rows) / rate : 0;
     if (status) {
         struct dg_load_tick lt = {.unit = "warehouses", .done = p->warehouses_done, .of = p->warehouses,
@@ -230,6 +237,14 @@ static int parse_target(const char *url, struct dg_target *t, struct dg_err *err
     return 0;
 }
 
+/* A load that stopped: what is complete, and how to finish it (on stderr, before the error). */
+static void load_incomplete(const struct tpcc_load_result *res, const struct dg_target *t)
+{
+    fprintf(stderr, "tpcc load: stopped with %d of %d warehouses complete%s%s%s\n", res->warehouses_complete,
+            res->warehouses, res->complete[0] ? " (" : "", res->complete, res->complete[0] ? ")" : "");
+    fprintf(stderr, "tpcc load: finish it with: dbgauge tpcc load --target '%s' --resume\n", t->redacted);
+}
+
 static int act_load(const struct dg_wl_act *a, struct dg_err *err)
 {
     const struct tpcc_cli_opts *o = a->o;
@@ -240,27 +255,36 @@ static int act_load(const struct dg_wl_act *a, struct dg_err *err)
                              .last_print = -1e9};
     /* Several ranks load their own warehouses; rank 0 speaks for them (its own progress). */
     const int lead = a->ranks.rank == 0;
+    if (o->resume && o->drop)
+        return dg_err_set(err, DG_ERR_USER, 0, "--resume finishes a load and --drop starts one again: pick one");
     struct tpcc_load_opts lo = {.target = &t, .warehouses = o->warehouses, .jobs = o->jobs, .drop = o->drop,
+                                .resume = o->resume, .warehouses_set = o->warehouses_set, .seed_set = a->c->seed_set,
                                 .seed = a->c->seed, .progress = lead ? load_progress : NULL, .progress_ctx = &view,
                                 .ranks = a->ranks.size > 1 ? &a->ranks : NULL};
     struct tpcc_load_result res;
     if (lead && !a->c->quiet)
-        fprintf(stderr, "loading %d warehouse%s into %s%s\n", o->warehouses, o->warehouses == 1 ? "" : "s",
-                t.redacted, a->ranks.size > 1 ? " from several ranks" : "");
+        fprintf(stderr, "%s into %s%s\n", o->resume ? "finishing the interrupted load" : "loading", t.redacted,
+                a->ranks.size > 1 ? " from several ranks" : "");
     int rc = tpcc_load(&lo, &res, err);
     if (view.drawn) /* ended, so the result does not overwrite it */
         fprintf(stderr, "\n");
+    if (rc && lead && res.warehouses > 0 && err->cls != DG_ERR_USER)
+        load_incomplete(&res, &t);
     if (rc)
         return -1;
     if (!lead)
         return 0;
+    if (res.already_complete) {
+        fprintf(stderr, "the load of %d warehouses is complete already: nothing to resume\n", res.warehouses);
+        return 0;
+    }
     double mb = (double)res.bytes / 1e6;
     fprintf(stderr,
             "loaded %d warehouse%s: %llu rows, %.1f MB in %.2f s (%.0f rows/s, %.1f MB/s); data %.2f s, "
-            "keys and indexes %.2f s, %d job%s\n",
-            o->warehouses, o->warehouses == 1 ? "" : "s", (unsigned long long)res.rows, mb, res.seconds,
+            "keys and indexes %.2f s, %d job%s%s\n",
+            res.warehouses - res.warehouses_skipped, res.warehouses - res.warehouses_skipped == 1 ? "" : "s", (unsigned long long)res.rows, mb, res.seconds,
             (double)res.rows / res.data_seconds, mb / res.data_seconds, res.data_seconds, res.index_seconds,
-            res.jobs_used, res.jobs_used == 1 ? "" : "s");
+            res.jobs_used, res.jobs_used == 1 ? "" : "s", res.warehouses_skipped ? "; the others were complete" : "");
     if (res.settings.nsettings) {
         fprintf(stderr, "load settings:");
         for (int i = 0; i < res.settings.nsettings; i++)
@@ -270,7 +294,11 @@ static int act_load(const struct dg_wl_act *a, struct dg_err *err)
     if (a->json) {
         cJSON *j = a->json;
         cJSON_AddStringToObject(j, "target", t.redacted);
-        cJSON_AddNumberToObject(j, "warehouses", o->warehouses);
+        cJSON_AddNumberToObject(j, "warehouses", res.warehouses);
+        cJSON_AddNumberToObject(j, "warehouses_skipped", res.warehouses_skipped);
+        char seed[24];
+        snprintf(seed, sizeof seed, "%llu", (unsigned long long)res.seed);
+        cJSON_AddStringToObject(j, "seed", seed);
         cJSON_AddNumberToObject(j, "jobs", res.jobs_used);
         cJSON_AddNumberToObject(j, "rows", (double)res.rows);
         cJSON_AddNumberToObject(j, "bytes", (double)res.bytes);
@@ -317,7 +345,9 @@ static int act_check(const struct dg_wl_act *a, struct dg_err *err)
         dg_disconnect(&h);
         return dg_err_set(err, DG_ERR_FATAL, 0, "out of memory");
     }
-    int rc = tpcc_check(&h, res, err);
+    const struct tpcc_cli_opts *o = a->o;
+    struct tpcc_hash hash;
+    int rc = tpcc_check(&h, res, err) || (o->hash && tpcc_content_hash(&h, &hash, err));
     dg_disconnect(&h);
     if (rc) {
         free(res);
@@ -331,8 +361,21 @@ static int act_check(const struct dg_wl_act *a, struct dg_err *err)
                 it->what, it->detail);
     }
     fprintf(a->text, "%s: %d of %d conditions failed\n", res->failed ? "FAILED" : "passed", res->failed, res->n);
+    if (o->hash)
+        fprintf(a->text, "content hash: %016llx (%llu rows)\n", (unsigned long long)hash.all,
+                (unsigned long long)hash.rows);
     if (a->json)
         check_json(a->json, &t, res);
+    if (a->json && o->hash) {
+        char x[24];
+        snprintf(x, sizeof x, "%016llx", (unsigned long long)hash.all);
+        cJSON_AddStringToObject(a->json, "content_hash", x);
+        cJSON *tables = cJSON_AddObjectToObject(a->json, "table_hashes");
+        for (int i = 0; i < hash.ntables; i++) {
+            snprintf(x, sizeof x, "%016llx", (unsigned long long)hash.table[i]);
+            cJSON_AddStringToObject(tables, hash.table_name[i], x);
+        }
+    }
     int failed = res->failed;
     free(res);
     return failed ? 1 : 0;
@@ -348,11 +391,11 @@ static int act_sql(const struct dg_wl_act *a, struct dg_err *err)
 }
 
 static const struct dg_wl_sub subs[] = {
-    {.name = "load", .kind = DG_SUB_ACTION, .ranked = 1, .synopsis = "[--target URL] [--warehouses N] [--jobs J] [--drop] [--seed S] [--json]",
+    {.name = "load", .kind = DG_SUB_ACTION, .ranked = 1, .synopsis = "[--target URL] [--warehouses N] [--jobs J] [--drop | --resume] [--seed S] [--json]",
      .common = "seed progress quiet", .action = act_load},
     {.name = "run", .kind = DG_SUB_RUN, .synopsis = "[--target URL]... [--vus N | --vus-per-target N] [--duration T | --txns-per-vu N]\n"
                                                     "      [--rate R [--arrivals KIND] | --think-time ...] [options]"},
-    {.name = "check", .kind = DG_SUB_ACTION, .synopsis = "[--target URL] [--sync-wait T] [--json]", .common = "sync-wait",
+    {.name = "check", .kind = DG_SUB_ACTION, .synopsis = "[--target URL] [--sync-wait T] [--hash] [--json]", .common = "sync-wait",
      .action = act_check},
     /* RUN (an argument) and "[--target URL]...": cmd/ passes arguments and several targets */
     {.name = "audit", .kind = DG_SUB_ACTION, .synopsis = "RUN [--target URL]... [--results PATH] [--json]",

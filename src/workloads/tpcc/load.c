@@ -1,7 +1,11 @@
-/* load.c — populates the TPC-C tables per clause 4.3.3.1 through the driver's bulk path:
- * ITEM once, then whole warehouses handed out to --jobs connections (the core's pool); keys
- * and indexes after the data; ANALYZE last. Generates rows in fixed buffers: no allocation
- * per row. Starts no thread itself. */
+/* load.c — `tpcc load`: the tables, then ITEM and the warehouses in one transaction per unit
+ * (loadgen.c makes the rows), then keys and indexes, statistics and the run's constants.
+ * Engines with many writers load whole units on --jobs connections (the core's pool); an
+ * engine with one writer (SQLite) gets its rows from J-1 generating threads through the
+ * core's pipe, so generating never waits on writing. Every unit committed and every key built
+ * is marked in dbgauge_tpcc_load by the transaction that did it: an interrupted load says
+ * what is complete, and --resume finishes the rest. Starts no thread itself. */
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,345 +14,117 @@
 #include "core/clock.h"
 #include "core/pool.h"
 #include "core/wlcli.h"
-#include "workloads/tpcc/tpcc_internal.h"
+#include "workloads/tpcc/loadgen.h"
+
+/* Rows of one warehouse: its row, 10 districts, 100,000 stock, 30,000 customers and history
+ * rows, 30,000 orders, 9,000 new orders and about 300,000 order lines (5 to 15 per order). */
+#define ROWS_PER_WAREHOUSE (1 + 10 + 100000 + 30000 + 30000 + 30000 + 9000 + 300000)
 
 struct loader {
     const struct tpcc_load_opts *o;
-    struct tpcc_nurand c_load;
-    char now[24]; /* load date/time, as text */
-    size_t now_len;
-    /* Folded in by the pool's item_done, one call at a time. */
+    struct tpcc_gen_consts k;
+    int warehouses;          /* the plan's */
+    unsigned char *done;     /* [0..warehouses]: unit committed; owned here */
+    unsigned index_done;     /* bit i: key or index i built (--resume) */
+    int *units;              /* the units this process loads, in order; owned here */
+    int nunits;
+    atomic_int stop;         /* the signal that stopped the load, 0 while none did */
+    const struct dg_conn_h *writer; /* the one writing connection (the pipe) */
+    /* Folded in by item_done, one call at a time. */
     int warehouses_done;
-    uint64_t rows, bytes;
+    uint64_t rows, bytes, rows_expected;
     dg_ns t0;
-    int first_unit; /* the pool's item i is unit first_unit + i (several ranks: this one's share) */
-    int nwarehouses; /* of them here */
 };
 
+/* A generating thread (and, on the pool, its connection). */
 struct gen {
     struct loader *ld;
     struct dg_conn_h h;
-    struct dg_rng rng;
-    uint64_t rows, bytes; /* since the last progress report */
+    struct tpcc_gen g;
 };
 
-/* A unit is loaded: its rows into the totals, and the progress told (the pool's item_done:
- * one call at a time). */
-static void report(void *ctx, void *state, int item)
+/* ---- marks in dbgauge_tpcc_load ------------------------------------------------------------- */
+
+static int mark(const struct dg_conn_h *h, int unit, struct dg_err *err)
 {
-    struct loader *ld = ctx;
-    struct gen *g = state;
-    int warehouse_done = ld->first_unit + item != 0;
-    ld->rows += g->rows;
-    ld->bytes += g->bytes;
-    ld->warehouses_done += warehouse_done;
-    struct tpcc_load_progress p = {ld->warehouses_done, ld->nwarehouses, ld->rows, ld->bytes,
-                                   (double)(dg_now_ns() - ld->t0) / 1e9};
+    char sql[96];
+    snprintf(sql, sizeof sql, "INSERT INTO dbgauge_tpcc_load (unit) VALUES (%d)", unit);
+    return dg_exec(h, sql, err);
+}
+
+static int write_plan(const struct dg_conn_h *h, const struct loader *ld, struct dg_err *err)
+{
+    char sql[160];
+    snprintf(sql, sizeof sql, "INSERT INTO dbgauge_tpcc_load (unit, warehouses, seed) VALUES (-1, %d, '%" PRIu64 "')",
+             ld->warehouses, ld->k.seed);
+    return dg_exec(h, sql, err);
+}
+
+/* --resume: the plan and what is done already. */
+static int read_plan(struct dg_conn_h *h, struct loader *ld, struct dg_err *err)
+{
+    struct dg_stmt *s = NULL;
+    if (dg_prepare(h, "SELECT unit, warehouses, seed FROM dbgauge_tpcc_load WHERE unit = -1", 0, &s, err))
+        return dg_err_set(err, DG_ERR_USER, 0,
+                          "--resume: the target has no interrupted dbgauge load to finish (no table "
+                          "dbgauge_tpcc_load: %.200s)", err->msg);
+    int found = dg_execute(h, s, NULL, err) == 0 ? dg_next_row(h, s, err) : -1;
+    if (found == 1) {
+        ld->warehouses = (int)dg_col_int(h, s, 1);
+        ld->k.seed = strtoull(dg_col_text(h, s, 2, NULL), NULL, 10);
+        dg_reset(h, s);
+    }
+    dg_finalize(h, s);
+    if (found < 0)
+        return -1;
+    if (found == 0 || ld->warehouses < 1)
+        return dg_err_set(err, DG_ERR_USER, 0, "--resume: dbgauge_tpcc_load has no plan row; load again with --drop");
+    return 0;
+}
+
+static int read_done(struct dg_conn_h *h, struct loader *ld, struct dg_err *err)
+{
+    struct dg_stmt *s = NULL;
+    if (dg_prepare(h, "SELECT unit FROM dbgauge_tpcc_load WHERE unit <> -1", 0, &s, err))
+        return -1;
+    int rc = dg_execute(h, s, NULL, err), row;
+    while (rc == 0 && (row = dg_next_row(h, s, err)) == 1) {
+        int64_t u = dg_col_int(h, s, 0);
+        if (u >= 0 && u <= ld->warehouses)
+            ld->done[u] = 1;
+        else if (u <= -2 && u > -2 - 32)
+            ld->index_done |= 1u << (-2 - u);
+    }
+    if (rc == 0 && row < 0)
+        rc = -1;
+    dg_finalize(h, s);
+    return rc;
+}
+
+/* ---- one unit ------------------------------------------------------------------------------- */
+
+/* Folds a committed unit into the totals and tells the progress (one call at a time). */
+static void unit_done(struct loader *ld, int unit, uint64_t rows, uint64_t bytes)
+{
+    ld->done[unit] = 1;
+    ld->rows += rows;
+    ld->bytes += bytes;
+    ld->warehouses_done += unit != 0;
+    struct tpcc_load_progress p = {ld->warehouses_done, ld->warehouses, ld->rows, ld->bytes,
+                                   (double)(dg_now_ns() - ld->t0) / 1e9, ld->rows_expected};
     if (ld->o->progress)
         ld->o->progress(ld->o->progress_ctx, &p);
-    g->rows = g->bytes = 0;
 }
 
-/* Counts a generated row: bytes are the values' sizes (text length, 8 per number). */
-static int put_row(struct gen *g, struct dg_bulk *b, const struct dg_value *v, int n, struct dg_err *err)
-{
-    for (int i = 0; i < n; i++)
-        g->bytes += v[i].type == DG_T_TEXT ? v[i].s.n : v[i].type == DG_T_NULL ? 0 : 8;
-    g->rows++;
-    return dg_bulk_row(&g->h, b, v, err);
-}
-
-#define BULK(g, table, cols, b, err)                                                             \
-    dg_bulk_begin(&(g)->h, table, cols, (int)(sizeof cols / sizeof *cols), &(b), err)
-
-static int load_items(struct gen *g, struct dg_err *err)
-{
-    static const char *const cols[] = {"i_id", "i_im_id", "i_name", "i_price", "i_data"};
-    struct dg_bulk *b;
-    char name[24], data[50];
-    if (BULK(g, "item", cols, b, err))
-        return -1;
-    int rc = 0;
-    for (int i = 1; i <= TPCC_ITEMS && rc == 0; i++) {
-        int orig, nn = tpcc_astring(&g->rng, name, 14, 24);
-        int dn = tpcc_data_original(&g->rng, data, &orig);
-        struct dg_value v[5] = {dg_int(i), dg_int(dg_rng_range(&g->rng, 1, 10000)),
-                                dg_txt(name, (size_t)nn), dg_dec(dg_rng_range(&g->rng, 100, 10000), 2),
-                                dg_txt(data, (size_t)dn)};
-        rc = put_row(g, b, v, 5, err);
-    }
-    if (rc) {
-        struct dg_err ignore;
-        dg_bulk_end(&g->h, b, &ignore);
-        return -1;
-    }
-    return dg_bulk_end(&g->h, b, err);
-}
-
-/* Address columns shared by WAREHOUSE and DISTRICT: name, street 1/2, city, state, zip. */
-struct address {
-    char name[10], street1[20], street2[20], city[20], state[2], zip[9];
-    int nn, s1, s2, cn;
-};
-
-static void gen_address(struct dg_rng *r, struct address *a, int name_lo, int name_hi)
-{
-    if (name_hi) /* customers have no name here */
-        a->nn = tpcc_astring(r, a->name, name_lo, name_hi);
-    a->s1 = tpcc_astring(r, a->street1, 10, 20);
-    a->s2 = tpcc_astring(r, a->street2, 10, 20);
-    a->cn = tpcc_astring(r, a->city, 10, 20);
-    dg_rng_chars(r, a->state, 2, "ABCDEFGHIJKLMNOPQRSTUVWXYZ", 26);
-    tpcc_zip(r, a->zip);
-}
-
-static void address_values(const struct address *a, struct dg_value *v)
-{
-    v[0] = dg_txt(a->street1, (size_t)a->s1);
-    v[1] = dg_txt(a->street2, (size_t)a->s2);
-    v[2] = dg_txt(a->city, (size_t)a->cn);
-    v[3] = dg_txt(a->state, 2);
-    v[4] = dg_txt(a->zip, 9);
-}
-
-static int finish(struct gen *g, struct dg_bulk *b, int rc, struct dg_err *err)
-{
-    if (rc) {
-        struct dg_err ignore;
-        dg_bulk_end(&g->h, b, &ignore);
-        return -1;
-    }
-    return dg_bulk_end(&g->h, b, err);
-}
-
-static int load_warehouse_row(struct gen *g, int w, struct dg_err *err)
-{
-    static const char *const cols[] = {"w_id", "w_name", "w_street_1", "w_street_2", "w_city",
-                                       "w_state", "w_zip", "w_tax", "w_ytd"};
-    struct dg_bulk *b;
-    struct address a;
-    if (BULK(g, "warehouse", cols, b, err))
-        return -1;
-    gen_address(&g->rng, &a, 6, 10);
-    struct dg_value v[9];
-    v[0] = dg_int(w);
-    v[1] = dg_txt(a.name, (size_t)a.nn);
-    address_values(&a, v + 2);
-    v[7] = dg_dec(dg_rng_range(&g->rng, 0, 2000), 4);
-    v[8] = dg_dec(30000000, 2);
-    return finish(g, b, put_row(g, b, v, 9, err), err);
-}
-
-static int load_stock(struct gen *g, int w, struct dg_err *err)
-{
-    static const char *const cols[] = {
-        "s_i_id", "s_w_id", "s_quantity", "s_dist_01", "s_dist_02", "s_dist_03", "s_dist_04",
-        "s_dist_05", "s_dist_06", "s_dist_07", "s_dist_08", "s_dist_09", "s_dist_10", "s_ytd",
-        "s_order_cnt", "s_remote_cnt", "s_data"};
-    struct dg_bulk *b;
-    char dist[10 * 24], data[50];
-    if (BULK(g, "stock", cols, b, err))
-        return -1;
-    int rc = 0;
-    for (int i = 1; i <= TPCC_ITEMS && rc == 0; i++) {
-        struct dg_value v[17];
-        v[0] = dg_int(i);
-        v[1] = dg_int(w);
-        v[2] = dg_int(dg_rng_range(&g->rng, 10, 100));
-        dg_rng_chars(&g->rng, dist, sizeof dist,
-                     "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz", 62);
-        for (int d = 0; d < 10; d++)
-            v[3 + d] = dg_txt(dist + d * 24, 24);
-        v[13] = dg_int(0);
-        v[14] = dg_int(0);
-        v[15] = dg_int(0);
-        int orig, dn = tpcc_data_original(&g->rng, data, &orig);
-        v[16] = dg_txt(data, (size_t)dn);
-        rc = put_row(g, b, v, 17, err);
-    }
-    return finish(g, b, rc, err);
-}
-
-static int load_districts(struct gen *g, int w, struct dg_err *err)
-{
-    static const char *const cols[] = {"d_id", "d_w_id", "d_name", "d_street_1", "d_street_2",
-                                       "d_city", "d_state", "d_zip", "d_tax", "d_ytd", "d_next_o_id"};
-    struct dg_bulk *b;
-    if (BULK(g, "district", cols, b, err))
-        return -1;
-    int rc = 0;
-    for (int d = 1; d <= TPCC_DISTRICTS && rc == 0; d++) {
-        struct address a;
-        gen_address(&g->rng, &a, 6, 10);
-        struct dg_value v[11];
-        v[0] = dg_int(d);
-        v[1] = dg_int(w);
-        v[2] = dg_txt(a.name, (size_t)a.nn);
-        address_values(&a, v + 3);
-        v[8] = dg_dec(dg_rng_range(&g->rng, 0, 2000), 4);
-        v[9] = dg_dec(3000000, 2);
-        v[10] = dg_int(TPCC_ORDERS + 1);
-        rc = put_row(g, b, v, 11, err);
-    }
-    return finish(g, b, rc, err);
-}
-
-static int load_customers(struct gen *g, int w, struct dg_err *err)
-{
-    static const char *const cols[] = {
-        "c_id", "c_d_id", "c_w_id", "c_first", "c_middle", "c_last", "c_street_1", "c_street_2",
-        "c_city", "c_state", "c_zip", "c_phone", "c_since", "c_credit", "c_credit_lim",
-        "c_discount", "c_balance", "c_ytd_payment", "c_payment_cnt", "c_delivery_cnt", "c_data"};
-    struct dg_bulk *b;
-    char first[16], last[16], phone[16], data[500];
-    struct loader *ld = g->ld;
-    if (BULK(g, "customer", cols, b, err))
-        return -1;
-    int rc = 0;
-    for (int d = 1; d <= TPCC_DISTRICTS && rc == 0; d++)
-        for (int c = 1; c <= TPCC_CUSTOMERS && rc == 0; c++) {
-            struct address a;
-            struct dg_value v[21];
-            int ln = tpcc_last_name(c <= 1000 ? c - 1 : tpcc_nurand(&g->rng, 255, ld->c_load.c_last, 0, 999),
-                                    last);
-            int fn = tpcc_astring(&g->rng, first, 8, 16);
-            gen_address(&g->rng, &a, 0, 0);
-            v[0] = dg_int(c);
-            v[1] = dg_int(d);
-            v[2] = dg_int(w);
-            v[3] = dg_txt(first, (size_t)fn);
-            v[4] = dg_txt("OE", 2);
-            v[5] = dg_txt(last, (size_t)ln);
-            address_values(&a, v + 6);
-            int pn = tpcc_nstring(&g->rng, phone, 16, 16);
-            v[11] = dg_txt(phone, (size_t)pn);
-            v[12] = dg_txt(ld->now, ld->now_len);
-            v[13] = dg_txt(dg_rng_range(&g->rng, 1, 100) <= 10 ? "BC" : "GC", 2);
-            v[14] = dg_dec(5000000, 2);
-            v[15] = dg_dec(dg_rng_range(&g->rng, 0, 5000), 4);
-            v[16] = dg_dec(-1000, 2);
-            v[17] = dg_dec(1000, 2);
-            v[18] = dg_int(1);
-            v[19] = dg_int(0);
-            int dn = tpcc_astring(&g->rng, data, 300, 500);
-            v[20] = dg_txt(data, (size_t)dn);
-            rc = put_row(g, b, v, 21, err);
-        }
-    return finish(g, b, rc, err);
-}
-
-static int load_history(struct gen *g, int w, struct dg_err *err)
-{
-    static const char *const cols[] = {"h_c_id", "h_c_d_id", "h_c_w_id", "h_d_id",
-                                       "h_w_id", "h_date", "h_amount", "h_data"};
-    struct dg_bulk *b;
-    char data[24];
-    if (BULK(g, "history", cols, b, err))
-        return -1;
-    int rc = 0;
-    for (int d = 1; d <= TPCC_DISTRICTS && rc == 0; d++)
-        for (int c = 1; c <= TPCC_CUSTOMERS && rc == 0; c++) {
-            int dn = tpcc_astring(&g->rng, data, 12, 24);
-            struct dg_value v[8] = {dg_int(c), dg_int(d), dg_int(w), dg_int(d), dg_int(w),
-                                    dg_txt(g->ld->now, g->ld->now_len), dg_dec(1000, 2),
-                                    dg_txt(data, (size_t)dn)};
-            rc = put_row(g, b, v, 8, err);
-        }
-    return finish(g, b, rc, err);
-}
-
-/* ORDER, NEW-ORDER and ORDER-LINE of one district: three bulk streams in turn (a connection
- * has one COPY at a time), sharing the order line counts. */
-static int load_orders(struct gen *g, int w, int d, struct dg_err *err)
-{
-    static const char *const ocols[] = {"o_id", "o_d_id", "o_w_id", "o_c_id", "o_entry_d",
-                                        "o_carrier_id", "o_ol_cnt", "o_all_local"};
-    static const char *const ncols[] = {"no_o_id", "no_d_id", "no_w_id"};
-    static const char *const lcols[] = {"ol_o_id", "ol_d_id", "ol_w_id", "ol_number",
-                                        "ol_i_id", "ol_supply_w_id", "ol_delivery_d",
-                                        "ol_quantity", "ol_amount", "ol_dist_info"};
-    int perm[TPCC_ORDERS];
-    unsigned char ol_cnt[TPCC_ORDERS + 1];
-    struct loader *ld = g->ld;
-    struct dg_bulk *b;
-    int rc = 0;
-
-    for (int i = 0; i < TPCC_ORDERS; i++)
-        perm[i] = i + 1;
-    for (int i = TPCC_ORDERS - 1; i > 0; i--) {
-        int j = (int)dg_rng_range(&g->rng, 0, i), t = perm[i];
-        perm[i] = perm[j];
-        perm[j] = t;
-    }
-    if (BULK(g, "orders", ocols, b, err))
-        return -1;
-    for (int o = 1; o <= TPCC_ORDERS && rc == 0; o++) {
-        int delivered = o <= TPCC_ORDERS - TPCC_NEW_ORDERS;
-        ol_cnt[o] = (unsigned char)dg_rng_range(&g->rng, 5, 15);
-        struct dg_value v[8] = {dg_int(o), dg_int(d), dg_int(w), dg_int(perm[o - 1]),
-                                dg_txt(ld->now, ld->now_len),
-                                delivered ? dg_int(dg_rng_range(&g->rng, 1, 10)) : dg_null(),
-                                dg_int(ol_cnt[o]), dg_int(1)};
-        rc = put_row(g, b, v, 8, err);
-    }
-    if (finish(g, b, rc, err))
-        return -1;
-
-    if (BULK(g, "new_order", ncols, b, err))
-        return -1;
-    for (int o = TPCC_ORDERS - TPCC_NEW_ORDERS + 1; o <= TPCC_ORDERS && rc == 0; o++) {
-        struct dg_value v[3] = {dg_int(o), dg_int(d), dg_int(w)};
-        rc = put_row(g, b, v, 3, err);
-    }
-    if (finish(g, b, rc, err))
-        return -1;
-
-    if (BULK(g, "order_line", lcols, b, err))
-        return -1;
-    char info[24];
-    for (int o = 1; o <= TPCC_ORDERS && rc == 0; o++) {
-        int delivered = o <= TPCC_ORDERS - TPCC_NEW_ORDERS;
-        for (int l = 1; l <= ol_cnt[o] && rc == 0; l++) {
-            dg_rng_chars(&g->rng, info, 24,
-                         "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz", 62);
-            struct dg_value v[10] = {
-                dg_int(o), dg_int(d), dg_int(w), dg_int(l), dg_int(dg_rng_range(&g->rng, 1, TPCC_ITEMS)),
-                dg_int(w), delivered ? dg_txt(ld->now, ld->now_len) : dg_null(), dg_int(5),
-                dg_dec(delivered ? 0 : dg_rng_range(&g->rng, 1, 999999), 2), dg_txt(info, 24)};
-            rc = put_row(g, b, v, 10, err);
-        }
-    }
-    return finish(g, b, rc, err);
-}
-
-/* One unit in one transaction: 0 is ITEM, w a whole warehouse. Each unit has its own random
- * stream, so the data do not depend on which connection loads it. */
+/* The pool: a whole unit on this thread's connection, in one transaction with its mark. */
 static int load_unit(void *ctx, void *state, int item, struct dg_err *err)
 {
     const struct loader *ld = ctx;
     struct gen *g = state;
-    int unit = ld->first_unit + item;
-    dg_rng_seed(&g->rng, dg_mix64(g->ld->o->seed) ^ (uint64_t)unit * 0x9e3779b97f4a7c15ull);
+    int unit = ld->units[item];
     if (dg_begin(&g->h, DG_ISO_DEFAULT, 1, err))
         return -1;
-    int rc;
-    if (unit == 0) {
-        rc = load_items(g, err);
-    } else {
-        int w = unit;
-        rc = load_warehouse_row(g, w, err);
-        if (!rc)
-            rc = load_districts(g, w, err);
-        if (!rc)
-            rc = load_stock(g, w, err);
-        if (!rc)
-            rc = load_customers(g, w, err);
-        if (!rc)
-            rc = load_history(g, w, err);
-        for (int d = 1; d <= TPCC_DISTRICTS && !rc; d++)
-            rc = load_orders(g, w, d, err);
-    }
-    if (rc) {
+    if (tpcc_gen_unit(&g->g, unit, err) || mark(&g->h, unit, err)) {
         struct dg_err ignore;
         dg_rollback(&g->h, &ignore);
         return -1;
@@ -356,15 +132,33 @@ static int load_unit(void *ctx, void *state, int item, struct dg_err *err)
     return dg_commit(&g->h, err);
 }
 
-/* A loading connection, one per pool thread (data with create, so SQLite makes the file). */
-static int open_gen(void *ctx, int thread, void **state, struct dg_err *err)
+static void pool_unit_done(void *ctx, void *state, int item)
 {
-    (void)thread;
+    struct loader *ld = ctx;
+    struct gen *g = state;
+    unit_done(ld, ld->units[item], g->g.out.rows, g->g.out.bytes);
+    g->g.out.rows = g->g.out.bytes = 0;
+}
+
+static struct gen *new_gen(struct loader *ld, struct dg_err *err)
+{
     struct gen *g = calloc(1, sizeof *g);
     if (!g)
-        return dg_err_set(err, DG_ERR_FATAL, 0, "out of memory");
-    g->ld = ctx;
-    *state = g;
+        return dg_err_set(err, DG_ERR_FATAL, 0, "out of memory"), NULL;
+    g->ld = ld;
+    g->g.k = &ld->k;
+    g->g.out.stop = &ld->stop;
+    return g;
+}
+
+/* A loading connection, one per pool thread (data with create, so SQLite makes the file). */
+static int open_loading_conn(void *ctx, int thread, void **state, struct dg_err *err)
+{
+    (void)thread;
+    struct gen *g = new_gen(ctx, err);
+    if (!(*state = g))
+        return -1;
+    g->g.out.h = &g->h;
     struct dg_connect_opts co = {.create = 1, .application = "dbgauge-load"};
     return dg_connect(g->ld->o->target, &co, &g->h, err) || dg_load_mode(&g->h, 1, NULL, err) ? -1 : 0;
 }
@@ -373,79 +167,137 @@ static void close_gen(void *ctx, void *state)
 {
     (void)ctx;
     struct gen *g = state;
-    if (g)
+    if (g && g->h.drv)
         dg_disconnect(&g->h);
     free(g);
 }
 
-/* Keys and indexes: item i is the dialect's i-th statement, on connections of their own. */
+/* The pipe: a generating thread has no connection; the writer wraps each unit. */
+static int open_producer(void *ctx, int thread, void **state, struct dg_err *err)
+{
+    (void)thread;
+    return (*state = new_gen(ctx, err)) ? 0 : -1;
+}
+
+static int produce_unit(void *ctx, void *state, int item, struct dg_rows *rows, struct dg_err *err)
+{
+    const struct loader *ld = ctx;
+    struct gen *g = state;
+    g->g.out = *rows;
+    int rc = tpcc_gen_unit(&g->g, ld->units[item], err);
+    *rows = g->g.out;
+    return rc;
+}
+
+static int writer_begin(void *ctx, int item, struct dg_err *err)
+{
+    (void)item;
+    const struct loader *ld = ctx;
+    return dg_begin(ld->writer, DG_ISO_DEFAULT, 1, err);
+}
+
+static int writer_end(void *ctx, int item, struct dg_err *err)
+{
+    const struct loader *ld = ctx;
+    return mark(ld->writer, ld->units[item], err) || dg_commit(ld->writer, err) ? -1 : 0;
+}
+
+static void writer_abort(void *ctx, int item)
+{
+    (void)item;
+    const struct loader *ld = ctx;
+    struct dg_err ignore;
+    dg_rollback(ld->writer, &ignore);
+}
+
+static void writer_unit_done(void *ctx, int item, uint64_t rows, uint64_t bytes)
+{
+    struct loader *ld = ctx;
+    unit_done(ld, ld->units[item], rows, bytes);
+}
+
+/* This process's units: over jobs connections, or (one writer) through the pipe. */
+static int load_data(struct loader *ld, struct dg_conn_h *h, int jobs, int single_writer, struct dg_err *err)
+{
+    if (single_writer) {
+        ld->writer = h;
+        struct dg_pipe_job pipe = {.ctx = ld, .writer = h, .thread_open = open_producer, .produce = produce_unit,
+                                   .thread_close = close_gen, .item_begin = writer_begin, .item_end = writer_end,
+                                   .item_abort = writer_abort, .item_done = writer_unit_done, .stop = &ld->stop};
+        return dg_pipe_run(&pipe, jobs > 1 ? jobs - 1 : 1, ld->nunits, err);
+    }
+    struct dg_pool_job data = {.ctx = ld, .thread_open = open_loading_conn, .item = load_unit,
+                               .item_done = pool_unit_done, .thread_close = close_gen, .stop = &ld->stop};
+    return dg_pool_run(&data, jobs, ld->nunits, err);
+}
+
+/* ---- keys, indexes, statistics ---------------------------------------------------------------- */
+
+/* Item i: the i-th key or index (each in a transaction with its mark, skipped when --resume
+ * found it built), then the tables' statistics. */
 struct index_ctx {
-    const struct dg_target *target;
+    const struct loader *ld;
     const char *const *sql;
+    int nindex;
+    char analyze[16][64]; /* one statement per table, where the engine takes them so */
+    int nanalyze;
 };
 
 static int index_item(void *ctx, void *state, int item, struct dg_err *err)
 {
     const struct index_ctx *ic = ctx;
     struct gen *g = state;
-    return dg_exec(&g->h, ic->sql[item], err);
+    if (item >= ic->nindex)
+        return dg_exec(&g->h, ic->analyze[item - ic->nindex], err);
+    if (ic->ld->index_done & (1u << item))
+        return 0;
+    if (dg_begin(&g->h, DG_ISO_DEFAULT, 1, err))
+        return -1;
+    if (dg_exec(&g->h, ic->sql[item], err) || mark(&g->h, -2 - item, err)) {
+        struct dg_err ignore;
+        dg_rollback(&g->h, &ignore);
+        return -1;
+    }
+    return dg_commit(&g->h, err);
 }
 
 static int open_index_conn(void *ctx, int thread, void **state, struct dg_err *err)
 {
     (void)thread;
     const struct index_ctx *ic = ctx;
-    struct gen *g = calloc(1, sizeof *g);
-    if (!g)
-        return dg_err_set(err, DG_ERR_FATAL, 0, "out of memory");
-    *state = g;
+    struct gen *g = new_gen((struct loader *)ic->ld, err);
+    if (!(*state = g))
+        return -1;
     struct dg_connect_opts co = {.application = "dbgauge-load"};
-    if (dg_connect(ic->target, &co, &g->h, err))
+    if (dg_connect(ic->ld->o->target, &co, &g->h, err))
         return -1;
     struct dg_err ignore;
     dg_load_mode(&g->h, 1, NULL, &ignore);
     return 0;
 }
 
-/* The tables, made by rank 0 (or the only process). */
-static int make_schema(const struct tpcc_load_opts *o, struct dg_conn_h *h, struct dg_err *err)
+/* Keys and indexes after the data, with the statistics, spread over the jobs; the run's
+ * constants; the server-side transactions of --mode procedures, where the engine has them.
+ * The constants go last: their row says the load is complete. */
+static int make_keys(struct loader *ld, struct dg_conn_h *h, int jobs, struct dg_err *err)
 {
-    if (o->drop && tpcc_schema_drop(h, err))
-        return -1;
-    if (tpcc_schema_create(h, err)) {
-        if (err->cls == DG_ERR_USER || strstr(err->msg, "already exists"))
-            dg_err_set(err, DG_ERR_USER, err->code,
-                       "cannot create the TPC-C tables (%.300s); use --drop to rebuild", err->msg);
-        return -1;
-    }
-    return 0;
-}
-
-/* This process's units over its jobs: ITEM and its warehouses. */
-static int load_data(struct loader *ld, int jobs, int nunits, struct dg_err *err)
-{
-    struct dg_pool_job data = {.ctx = ld, .thread_open = open_gen, .item = load_unit, .item_done = report,
-                               .thread_close = close_gen};
-    return dg_pool_run(&data, jobs, nunits, err);
-}
-
-/* Keys and indexes after the data, spread over the jobs; statistics; the run's constants;
- * the server-side transactions of --mode procedures, where the engine has them. */
-static int make_keys(const struct tpcc_load_opts *o, struct loader *ld, struct dg_conn_h *h, int jobs,
-                     struct dg_err *err)
-{
-    struct index_ctx ic = {o->target, tpcc_schema_index_sql(dg_conn_dialect(h))};
-    int nindex = 0;
-    while (ic.sql[nindex])
-        nindex++;
+    enum dg_dialect d = dg_conn_dialect(h);
+    struct index_ctx ic = {.ld = ld, .sql = tpcc_schema_index_sql(d)};
+    while (ic.sql[ic.nindex])
+        ic.nindex++;
+    while (ic.nanalyze < 16 && tpcc_analyze_table_sql(d, ic.nanalyze, ic.analyze[ic.nanalyze], sizeof ic.analyze[0]) >= 0)
+        ic.nanalyze++;
     struct dg_pool_job index = {.ctx = &ic, .thread_open = open_index_conn, .item = index_item,
-                                .thread_close = close_gen};
-    if (dg_pool_run(&index, jobs, nindex, err))
+                                .thread_close = close_gen, .stop = &ld->stop};
+    if (dg_pool_run(&index, dg_dialect(d)->single_writer ? 1 : jobs, ic.nindex + ic.nanalyze, err))
         return -1;
-    if (dg_exec(h, tpcc_analyze_sql(dg_conn_dialect(h)), err) || tpcc_meta_write(h, &ld->c_load, o->warehouses, err))
+    if ((!ic.nanalyze && dg_exec(h, tpcc_analyze_sql(d), err)) ||
+        (tpcc_proc_dialect(d) && tpcc_procedures_install(h, err)))
         return -1;
-    return tpcc_proc_dialect(dg_conn_dialect(h)) && tpcc_procedures_install(h, err) ? -1 : 0;
+    return tpcc_meta_write(h, &ld->k.c_load, ld->warehouses, err);
 }
+
+/* ---- the whole load --------------------------------------------------------------------------- */
 
 /* Several ranks meet: 0 when none failed; else -1 with err (the first failing rank's). */
 static int meet(const struct dg_wl_ranks *rk, int rc, struct dg_err *err)
@@ -453,52 +305,138 @@ static int meet(const struct dg_wl_ranks *rk, int rc, struct dg_err *err)
     return rk ? rk->agree(rk->ctx, rc != 0, err) : rc;
 }
 
+/* The tables and the plan, made by rank 0 (or the only process). */
+static int make_schema(const struct loader *ld, struct dg_conn_h *h, struct dg_err *err)
+{
+    if (ld->o->drop && tpcc_schema_drop(h, err))
+        return -1;
+    if (tpcc_schema_create(h, err)) {
+        if (err->cls == DG_ERR_USER || strstr(err->msg, "already exists"))
+            dg_err_set(err, DG_ERR_USER, err->code,
+                       "cannot create the TPC-C tables (%.300s); use --drop to rebuild, or --resume to "
+                       "finish an interrupted load", err->msg);
+        return -1;
+    }
+    return write_plan(h, ld, err);
+}
+
+/* --resume: the plan replaces --warehouses and --seed, which must agree when given. */
+static int resume_plan(struct loader *ld, struct dg_conn_h *h, struct dg_err *err)
+{
+    const struct tpcc_load_opts *o = ld->o;
+    if (read_plan(h, ld, err))
+        return -1;
+    if (o->warehouses_set && o->warehouses != ld->warehouses)
+        return dg_err_set(err, DG_ERR_USER, 0, "--resume: the interrupted load was of %d warehouses, not %d "
+                          "(--warehouses)", ld->warehouses, o->warehouses);
+    if (o->seed_set && o->seed != ld->k.seed)
+        return dg_err_set(err, DG_ERR_USER, 0, "--resume: the interrupted load had seed %" PRIu64 ", not %" PRIu64
+                          " (--seed)", ld->k.seed, o->seed);
+    return 0;
+}
+
+/* Rank r's units, those not done: ITEM on rank 0, then its share of the warehouses. One file
+ * with one writer (SQLite) gains nothing from several ranks: rank 0 loads it all. */
+static int plan_units(struct loader *ld, const struct dg_wl_ranks *rk, int lead, int single_writer,
+                      struct dg_err *err)
+{
+    int split = rk && !single_writer;
+    int lo = split ? (int)((int64_t)ld->warehouses * rk->rank / rk->size) : 0;
+    int hi = split ? (int)((int64_t)ld->warehouses * (rk->rank + 1) / rk->size) : lead ? ld->warehouses : 0;
+    if (!(ld->units = malloc(sizeof *ld->units * (size_t)(hi - lo + 1))))
+        return dg_err_set(err, DG_ERR_FATAL, 0, "out of memory");
+    if (lead && !ld->done[0])
+        ld->units[ld->nunits++] = 0;
+    for (int w = lo + 1; w <= hi; w++)
+        if (!ld->done[w])
+            ld->units[ld->nunits++] = w;
+    for (int i = 0; i < ld->nunits; i++)
+        ld->rows_expected += ld->units[i] ? ROWS_PER_WAREHOUSE : TPCC_ITEMS;
+    for (int w = 1; w <= ld->warehouses; w++)
+        ld->warehouses_done += ld->done[w];
+    return 0;
+}
+
+/* The warehouses known complete, as ranges: "1-3, 5". */
+static void complete_text(const struct loader *ld, struct tpcc_load_result *res)
+{
+    size_t o = 0;
+    res->complete[0] = '\0';
+    for (int w = 1; ld->done && w <= ld->warehouses; w++) {
+        if (!ld->done[w])
+            continue;
+        int end = w;
+        while (end < ld->warehouses && ld->done[end + 1])
+            end++;
+        res->warehouses_complete += end - w + 1;
+        if (o < sizeof res->complete - 16)
+            o += (size_t)snprintf(res->complete + o, sizeof res->complete - o, end > w ? "%s%d-%d" : "%s%d",
+                                  o ? ", " : "", w, end);
+        else if (o < sizeof res->complete - 4)
+            o += (size_t)snprintf(res->complete + o, sizeof res->complete - o, "...");
+        w = end;
+    }
+}
+
+/* Connects, and makes (rank 0) or reads (--resume) the plan and what is done. */
+static int prepare(struct loader *ld, struct dg_conn_h *h, const struct dg_wl_ranks *rk, int lead,
+                   struct tpcc_load_result *res, struct dg_err *err)
+{
+    const struct tpcc_load_opts *o = ld->o;
+    struct dg_connect_opts co = {.create = !o->resume, .application = "dbgauge-load"};
+    int rc = lead ? dg_connect(o->target, &co, h, err) || dg_load_mode(h, 1, &res->settings, err) ||
+                        (o->resume ? resume_plan(ld, h, err) : make_schema(ld, h, err))
+                  : 0;
+    if ((rc = meet(rk, rc, err)) == 0 && !lead)
+        rc = dg_connect(o->target, &co, h, err) || dg_load_mode(h, 1, NULL, err) || (o->resume && resume_plan(ld, h, err));
+    if (!rc && !(ld->done = calloc((size_t)ld->warehouses + 1, 1)))
+        rc = dg_err_set(err, DG_ERR_FATAL, 0, "out of memory");
+    if (!rc && o->resume) {
+        struct tpcc_nurand c;
+        struct dg_err ignore;
+        res->already_complete = tpcc_meta_read(h, &c, &ignore) == 1;
+        rc = read_done(h, ld, err);
+    }
+    return meet(rk, rc, err);
+}
+
 int tpcc_load(const struct tpcc_load_opts *o, struct tpcc_load_result *res, struct dg_err *err)
 {
     memset(res, 0, sizeof *res);
     const struct dg_wl_ranks *rk = o->ranks && o->ranks->size > 1 ? o->ranks : NULL;
     const int lead = !rk || rk->rank == 0;
-    struct loader ld = {.o = o};
+    const int single_writer = dg_dialect(dg_driver_dialect(o->target->drv))->single_writer;
+    struct loader ld = {.o = o, .warehouses = o->warehouses, .k.seed = o->seed};
     struct dg_conn_h h = {0};
-    struct dg_rng rng;
-    dg_rng_seed(&rng, o->seed ^ 0x5eedull);
-    ld.c_load.c_last = (int)dg_rng_range(&rng, 0, 255);
-    ld.c_load.c_id = (int)dg_rng_range(&rng, 0, 1023);
-    ld.c_load.ol_i_id = (int)dg_rng_range(&rng, 0, 8191);
     time_t t = time(NULL);
     struct tm tm;
     localtime_r(&t, &tm);
-    ld.now_len = strftime(ld.now, sizeof ld.now, "%Y-%m-%d %H:%M:%S", &tm);
-    /* Rank r's warehouses; rank 0 also ITEM (unit 0). One file with one writer at a time
-     * (SQLite) gains nothing from several: rank 0 loads it all, the others only meet. */
-    int split = rk && !dg_dialect(dg_driver_dialect(o->target->drv))->single_writer;
-    int lo = split ? (int)((int64_t)o->warehouses * rk->rank / rk->size) : 0;
-    int hi = split ? (int)((int64_t)o->warehouses * (rk->rank + 1) / rk->size) : lead ? o->warehouses : 0;
-    ld.first_unit = lead ? 0 : lo + 1;
-    ld.nwarehouses = hi - lo;
-    int nunits = hi - lo + lead;
+    ld.k.now_len = strftime(ld.k.now, sizeof ld.k.now, "%Y-%m-%d %H:%M:%S", &tm);
 
     /* Every rank meets at each step, whatever happened before it, so none waits alone. */
-    struct dg_connect_opts co = {.create = 1, .application = "dbgauge-load"};
-    int rc = lead ? dg_connect(o->target, &co, &h, err) || dg_load_mode(&h, 1, &res->settings, err) ||
-                        make_schema(o, &h, err)
-                  : 0;
-    if ((rc = meet(rk, rc, err)) == 0 && !lead && nunits > 0)
-        rc = dg_connect(o->target, &co, &h, err) || dg_load_mode(&h, 1, NULL, err);
-    /* One SQLite file has one writer at a time: more jobs would only queue on its lock. */
+    int rc = prepare(&ld, &h, rk, lead, res, err);
+    res->warehouses = ld.warehouses;
+    res->seed = ld.k.seed;
+    struct dg_rng rng;
+    dg_rng_seed(&rng, ld.k.seed ^ 0x5eedull);
+    ld.k.c_load.c_last = (int)dg_rng_range(&rng, 0, 255);
+    ld.k.c_load.c_id = (int)dg_rng_range(&rng, 0, 1023);
+    ld.k.c_load.ol_i_id = (int)dg_rng_range(&rng, 0, 8191);
+    if (!rc && !res->already_complete)
+        rc = plan_units(&ld, rk, lead, single_writer, err);
+    res->warehouses_skipped = ld.warehouses_done;
+    /* One writer: J-1 threads generate for it (at least one). */
     int jobs = o->jobs < 1 ? 1 : o->jobs > 64 ? 64 : o->jobs;
-    if (!rc && h.drv && dg_dialect(dg_conn_dialect(&h))->single_writer)
-        jobs = 1;
-    if (jobs > nunits)
-        jobs = nunits > 0 ? nunits : 1;
+    if (!single_writer && jobs > ld.nunits)
+        jobs = ld.nunits > 0 ? ld.nunits : 1;
     res->jobs_used = jobs;
     ld.t0 = dg_now_ns();
-    if (!rc && nunits > 0)
-        rc = load_data(&ld, jobs, nunits, err);
+    if (!rc && ld.nunits > 0)
+        rc = load_data(&ld, &h, jobs, single_writer, err);
     rc = meet(rk, rc, err); /* every rank's warehouses are in */
     dg_ns t_data = dg_now_ns();
-    if (!rc && lead)
-        rc = make_keys(o, &ld, &h, jobs, err);
+    if (!rc && lead && !res->already_complete)
+        rc = make_keys(&ld, &h, jobs, err);
     if (!rc && h.drv)
         rc = dg_load_mode(&h, 0, NULL, err);
     rc = meet(rk, rc, err);
@@ -511,6 +449,10 @@ int tpcc_load(const struct tpcc_load_opts *o, struct tpcc_load_result *res, stru
     res->data_seconds = (double)(t_data - ld.t0) / 1e9;
     res->index_seconds = (double)(t_end - t_data) / 1e9;
     res->seconds = (double)(t_end - ld.t0) / 1e9;
+    if (rc)
+        complete_text(&ld, res);
     dg_disconnect(&h);
+    free(ld.done);
+    free(ld.units);
     return rc ? -1 : 0;
 }

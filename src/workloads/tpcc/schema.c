@@ -69,6 +69,11 @@ static const struct table_def tables[] = {
 static const char meta_ddl[] =
     "CREATE TABLE dbgauge_tpcc_meta (c_last_load INTEGER, c_id INTEGER, ol_i_id INTEGER, "
     "warehouses INTEGER, loaded_at VARCHAR(32))";
+/* What a load has done (load.c): the plan (unit -1: warehouses, seed), each unit committed
+ * (0: ITEM, w: warehouse w) and each key or index built (-2 - its number), each marked in the
+ * transaction that did it, so --resume knows what is there. */
+static const char load_ddl[] =
+    "CREATE TABLE dbgauge_tpcc_load (unit INTEGER NOT NULL, warehouses INTEGER, seed VARCHAR(24))";
 
 /* Where TPC-C puts the keys in CREATE TABLE (engines whose tables are stored in key order). */
 static int keys_inline(enum dg_dialect d) { return d == DG_DIALECT_SQLITE || d == DG_DIALECT_MYSQL; }
@@ -92,10 +97,10 @@ static void columns_for(enum dg_dialect d, const char *cols, char *out, size_t c
 
 int tpcc_schema_sql(enum dg_dialect d, int i, char *out, size_t cap)
 {
-    if (i < 0 || i > (int)NTABLES)
+    if (i < 0 || i > (int)NTABLES + 1)
         return -1;
-    if (i == (int)NTABLES)
-        return snprintf(out, cap, "%s", meta_ddl);
+    if (i >= (int)NTABLES)
+        return snprintf(out, cap, "%s", i == (int)NTABLES ? meta_ddl : load_ddl);
     const struct table_def *t = &tables[i];
     const struct dg_dialect_desc *dd = dg_dialect(d);
     char cols[1536];
@@ -125,16 +130,19 @@ int tpcc_schema_drop(struct dg_conn_h *h, struct dg_err *err)
         if (dg_exec(h, sql, err))
             return -1;
     }
-    return dg_exec(h, "DROP TABLE IF EXISTS dbgauge_tpcc_meta", err);
+    return dg_exec(h, "DROP TABLE IF EXISTS dbgauge_tpcc_meta", err) ||
+           dg_exec(h, "DROP TABLE IF EXISTS dbgauge_tpcc_load", err);
 }
 
 /* Secondary access paths the transactions need: customers by last name (Payment,
  * Order-Status), a customer's latest order (Order-Status). Built after the data everywhere.
  * InnoDB: declared in CREATE TABLE instead, loading W=2 with 2 jobs (LOAD DATA, 5 runs each,
  * alternated) took 6.55 s median against 6.41 s for after: no gain, so after it stays. */
-static const char *const sqlite_indexes[] = { /* and MySQL: the keys are inline */
-    "CREATE INDEX customer_name ON customer (c_w_id, c_d_id, c_last, c_first)",
-    "CREATE INDEX orders_customer ON orders (o_w_id, o_d_id, o_c_id, o_id)",
+static const char *const sqlite_indexes[] = { /* and MySQL: the keys are inline. IF NOT EXISTS: a
+                                                * MySQL DDL commits by itself, before the load
+                                                * can mark it done, so --resume may meet it */
+    "CREATE INDEX IF NOT EXISTS customer_name ON customer (c_w_id, c_d_id, c_last, c_first)",
+    "CREATE INDEX IF NOT EXISTS orders_customer ON orders (o_w_id, o_d_id, o_c_id, o_id)",
     NULL,
 };
 static const char *const pgsql_indexes[] = {
@@ -176,6 +184,14 @@ static const char *const *const indexes[DG_DIALECT_COUNT] = {
 const char *const *tpcc_schema_index_sql(enum dg_dialect d)
 {
     return indexes[dg_dialect(d)->id];
+}
+
+int tpcc_analyze_table_sql(enum dg_dialect d, int i, char *out, size_t cap)
+{
+    const char *prefix = dg_dialect(d)->analyze_table;
+    if (!prefix || i < 0 || i >= (int)NTABLES)
+        return -1;
+    return snprintf(out, cap, "%s%s", prefix, tables[i].name);
 }
 
 const char *tpcc_analyze_sql(enum dg_dialect d)

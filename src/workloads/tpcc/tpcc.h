@@ -75,12 +75,16 @@ int tpcc_schema_create(struct dg_conn_h *h, struct dg_err *err);
 int tpcc_schema_drop(struct dg_conn_h *h, struct dg_err *err);
 /* Statements that build keys and indexes after the data, NULL-terminated. */
 const char *const *tpcc_schema_index_sql(enum dg_dialect d);
-/* CREATE TABLE i (0.., the last is dbgauge_tpcc_meta) of dialect d into out; -1 past the end. */
+/* CREATE TABLE i (0.., then dbgauge_tpcc_meta and dbgauge_tpcc_load) of dialect d into out; -1
+ * past the end. */
 int tpcc_schema_sql(enum dg_dialect d, int i, char *out, size_t cap);
 /* dialect.c: prints every SQL text of dialect d, for review (dbgauge tpcc sql, tests/golden). */
 int tpcc_dump_sql(enum dg_dialect d, FILE *out);
 /* The statement that refreshes the optimizer's statistics after a load. */
 const char *tpcc_analyze_sql(enum dg_dialect d);
+/* The same for TPC-C table i alone (so tables can be analyzed in parallel); -1 past the end or
+ * where the engine only analyzes everything at once (then tpcc_analyze_sql). */
+int tpcc_analyze_table_sql(enum dg_dialect d, int i, char *out, size_t cap);
 int tpcc_meta_write(struct dg_conn_h *h, const struct tpcc_nurand *c_load, int warehouses,
                     struct dg_err *err);
 /* Reads the load-time constants; returns 1 if found, 0 if the table is absent (other kit). */
@@ -100,6 +104,7 @@ struct tpcc_load_progress {
     uint64_t rows;
     uint64_t bytes;
     double elapsed_s;
+    uint64_t rows_expected; /* what this load adds in all (its units' rows), for an ETA */
 };
 typedef void (*tpcc_progress_fn)(void *ctx, const struct tpcc_load_progress *p);
 struct tpcc_load_opts {
@@ -107,6 +112,9 @@ struct tpcc_load_opts {
     int warehouses;
     int jobs;
     int drop;
+    /* Finish an interrupted load: the warehouses and seed come from its plan (given ones must
+     * agree: warehouses_set, seed_set), units already committed are not loaded again. */
+    int resume, warehouses_set, seed_set;
     uint64_t seed;
     tpcc_progress_fn progress; /* called from the loading threads, serialised */
     void *progress_ctx;
@@ -119,6 +127,14 @@ struct tpcc_load_result {
     double seconds, data_seconds, index_seconds;
     int jobs_used;
     struct dg_server_info settings; /* what the load session ran with (the driver's load_mode) */
+    int warehouses;            /* of the load (the plan's on --resume) */
+    uint64_t seed;
+    int already_complete;      /* --resume found nothing left to do */
+    int warehouses_skipped;    /* --resume: complete before this load started */
+    /* After a failure or an interruption: the warehouses known complete ("1-3, 5"), and how
+     * many (this process's count, with those complete before it started). */
+    int warehouses_complete;
+    char complete[200];
 };
 int tpcc_load(const struct tpcc_load_opts *o, struct tpcc_load_result *res, struct dg_err *err);
 
@@ -138,6 +154,15 @@ struct tpcc_check_result {
     struct tpcc_check_item items[TPCC_MAX_CHECKS];
 };
 int tpcc_check(struct dg_conn_h *h, struct tpcc_check_result *res, struct dg_err *err);
+
+/* --- hash.c: the content of the nine tables as one number (tpcc check --hash) --- */
+struct tpcc_hash {
+    uint64_t all, rows;
+    int ntables;
+    uint64_t table[9];
+    const char *table_name[9];
+};
+int tpcc_content_hash(struct dg_conn_h *h, struct tpcc_hash *res, struct dg_err *err);
 
 /* --- audit.c: the durability audit (clause 3.5) of a run's acknowledged writes --- */
 /* SUM(h_amount) per warehouse in cents into cents[w - 1] for w in 1..nw (others 0; rows of

@@ -1,0 +1,166 @@
+#!/usr/bin/env bash
+# load.sh — tpcc load as a whole on every engine: the same seed gives the same content whatever
+# the job count (tpcc check --hash), the hash tells a changed row, a load interrupted by Ctrl-C
+# (SQLite: the one-writer pipe; MariaDB: the pool of connections) or by a lost connection
+# (PostgreSQL) says which warehouses are complete, leaves none half loaded, and --resume
+# finishes it to the same content as a load never interrupted; --resume's bad uses exit 2.
+# PostgreSQL and MariaDB parts are left out with --no-pg / --no-my (DG_NO_PG, DG_NO_MY).
+. "$(dirname "$0")/../lib.sh"
+
+# Warehouses: 2 on SQLite (its interruption waits for warehouse 1's mark), 1 on the servers
+# (theirs waits for ITEM's, while warehouse 1 loads on the other job).
+W=2
+
+# hash_of TARGET: the content hash tpcc check --hash prints (check must pass too)
+hash_of() {
+    "$DG" tpcc check --target "$1" --hash 2>/dev/null | sed -n 's/^content hash: \([0-9a-f]*\) .*/\1/p'
+}
+
+# same_hash_over_jobs NAME TARGET: loads W warehouses with 1, 2 and 4 jobs, the same seed;
+# every load passes check and all three hashes are equal. Leaves REF_HASH.
+same_hash_over_jobs() {
+    local name=$1 tgt=$2 hashes=() j
+    for j in 1 2 4; do
+        run_dg "$T_TMP/load.json" "$T_TMP/load.err" tpcc load --target "$tgt" --warehouses $W --jobs $j --drop --seed 42 --json
+        check "$name: load with $j job(s) exits 0" test "$RC" = 0
+        hashes+=("$(hash_of "$tgt")")
+    done
+    REF_HASH=${hashes[0]}
+    if [[ -n $REF_HASH && ${hashes[1]} == "$REF_HASH" && ${hashes[2]} == "$REF_HASH" ]]; then
+        ok "$name: 1, 2 and 4 jobs give the same content hash ($REF_HASH)"
+    else
+        not_ok "$name: 1, 2 and 4 jobs give the same content hash" "hashes: ${hashes[*]}"
+    fi
+}
+
+# after_stop NAME TARGET COUNT-SQL...: the stopped load named what is complete and how to
+# finish, no warehouse is half loaded (the warehouses with stock rows are exactly the marked
+# ones), then --resume gives REF_HASH. COUNT-SQL: a command printing "stocked marked".
+after_stop() {
+    local name=$1 tgt=$2
+    shift 2
+    check "$name: the stopped load exits 1" test "$RC" = 1
+    expect_stderr "$name: says how many warehouses are complete" "stopped with [0-9]+ of $W warehouses complete"
+    expect_stderr "$name: says how to finish" "finish it with: dbgauge tpcc load --target .* --resume"
+    local counts
+    counts=$("$@")
+    read -r stocked marked <<<"$counts"
+    check "$name: no warehouse half loaded (stocked $stocked = marked $marked)" test -n "$stocked" -a "$stocked" = "$marked"
+    check "$name: the load stopped before the end ($marked of $W)" test "${marked:-$W}" -lt $W
+    expect_exit "$name: --resume exits 0" 0 tpcc load --target "$tgt" --resume --jobs 2
+    expect_stderr "$name: --resume says it finishes the interrupted load" "finishing the interrupted load"
+    local h
+    h=$(hash_of "$tgt")
+    if [[ -n $h && $h == "$REF_HASH" ]]; then ok "$name: resumed content = uninterrupted content"; else
+        not_ok "$name: resumed content = uninterrupted content" "$h against $REF_HASH"
+    fi
+}
+
+# wait_for_mark COUNT-CMD...: waits up to 60 s for the command to print a count >= 1 (a
+# unit's mark: the load is under way, with something committed). A Ctrl-C sent earlier,
+# before the load blocks signals, would be lost: a background job ignores SIGINT.
+wait_for_mark() {
+    local i
+    for ((i = 0; i < 600; i++)); do
+        [[ $("$@" 2>/dev/null) -ge 1 ]] && return 0
+        sleep 0.1
+    done
+    return 1
+}
+
+# ---- SQLite ------------------------------------------------------------------------------------
+DB=$T_TMP/load.db
+SQ=sqlite:$DB
+same_hash_over_jobs sqlite "$SQ"
+check "sqlite: the load records its settings" grep -q '"journal_mode":\s*"truncate"' "$T_TMP/load.json"
+check "sqlite: the connection is back in WAL mode after the load" \
+    test "$(python3 -c 'import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute("PRAGMA journal_mode").fetchone()[0])' "$DB")" = wal
+
+# The hash is a checker: one changed value and one missing row each change it.
+python3 - "$DB" <<'EOF'
+import sqlite3, sys
+c = sqlite3.connect(sys.argv[1]); c.execute("UPDATE stock SET s_quantity = s_quantity + 1 WHERE s_w_id = 2 AND s_i_id = 77"); c.commit()
+EOF
+h=$(hash_of "$SQ")
+check "sqlite: one changed value changes the hash" test -n "$h" -a "$h" != "$REF_HASH"
+python3 - "$DB" <<'EOF'
+import sqlite3, sys
+c = sqlite3.connect(sys.argv[1])
+c.execute("UPDATE stock SET s_quantity = s_quantity - 1 WHERE s_w_id = 2 AND s_i_id = 77")
+c.execute("DELETE FROM history WHERE h_c_w_id = 1 AND h_c_d_id = 3 AND h_c_id = 5"); c.commit()
+EOF
+h2=$(hash_of "$SQ")
+check "sqlite: one missing row changes the hash" test -n "$h2" -a "$h2" != "$REF_HASH" -a "$h2" != "$h"
+
+sq_marks() { python3 -c 'import sqlite3,sys; print(sqlite3.connect(sys.argv[1], timeout=10).execute("SELECT count(*) FROM dbgauge_tpcc_load WHERE unit >= 1").fetchone()[0])' "$DB"; }
+sq_counts() {
+    python3 -c 'import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); print(c.execute("SELECT count(DISTINCT s_w_id) FROM stock").fetchone()[0], c.execute("SELECT count(*) FROM dbgauge_tpcc_load WHERE unit >= 1").fetchone()[0])' "$DB"
+}
+rm -f "$DB"*
+"$DG" tpcc load --target "$SQ" --warehouses $W --seed 42 --progress=none >"$T_TMP/last.out" 2>"$T_TMP/last.err" &
+pid=$!
+if wait_for_mark sq_marks; then kill -INT $pid; else not_ok "sqlite: a warehouse was marked within 60 s" ""; fi
+wait $pid
+RC=$?
+expect_stderr "sqlite: Ctrl-C is named" "interrupted \(SIGINT\)"
+after_stop sqlite "$SQ" sq_counts
+
+expect_exit "sqlite: --resume of a complete load exits 0" 0 tpcc load --target "$SQ" --resume
+expect_stderr "sqlite: --resume of a complete load says so" "complete already"
+expect_exit "sqlite: --resume with other --warehouses exits 2" 2 tpcc load --target "$SQ" --resume --warehouses 3
+expect_stderr "sqlite: ... naming both counts" "was of $W warehouses, not 3"
+expect_exit "sqlite: --resume with another --seed exits 2" 2 tpcc load --target "$SQ" --resume --seed 7
+expect_exit "sqlite: --resume --drop exits 2" 2 tpcc load --target "$SQ" --resume --drop
+expect_stderr "sqlite: ... saying they contradict" "pick one"
+python3 -c 'import sqlite3,sys; sqlite3.connect(sys.argv[1]).execute("CREATE TABLE t (x)")' "$T_TMP/other.db"
+expect_exit "sqlite: --resume where dbgauge never loaded exits 2" 2 tpcc load --target "sqlite:$T_TMP/other.db" --resume
+expect_stderr "sqlite: ... naming the missing table" "dbgauge_tpcc_load"
+expect_exit "sqlite: a load over existing tables exits 2" 2 tpcc load --target "$SQ" --warehouses 1
+expect_stderr "sqlite: ... offering --drop and --resume" "--drop to rebuild, or --resume"
+
+# ---- PostgreSQL: a lost connection ----------------------------------------------------------
+if [[ -z ${DG_NO_PG:-} ]]; then
+    need_server DG_PG_URL pgsql "no PostgreSQL server"
+    W=1
+    export PGPASSWORD=$DG_PG_PASSWORD
+    PG=$DG_PG_URL
+    PSQL=(psql -X -q -At)
+    same_hash_over_jobs pgsql "$PG"
+    check "pgsql: the load records its settings" grep -q '"synchronous_commit"' "$T_TMP/load.json"
+    pg_marks() { "${PSQL[@]}" "$PG" -c "SELECT count(*) FROM dbgauge_tpcc_load WHERE unit >= 0"; }
+    pg_counts() { "${PSQL[@]}" "$PG" -F' ' -c "SELECT (SELECT count(DISTINCT s_w_id) FROM stock), (SELECT count(*) FROM dbgauge_tpcc_load WHERE unit >= 1)"; }
+    "${PSQL[@]}" "$PG" -c "DROP TABLE IF EXISTS dbgauge_tpcc_load" # so only this load's marks count
+    "$DG" tpcc load --target "$PG" --warehouses $W --jobs 2 --drop --seed 42 --progress=none >"$T_TMP/last.out" 2>"$T_TMP/last.err" &
+    pid=$!
+    # ITEM committed: the warehouses are being loaded; their connections are cut
+    if wait_for_mark pg_marks; then
+        "${PSQL[@]}" "$DG_PG_ADMIN_URL" -c "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE application_name = 'dbgauge-load'" >/dev/null
+    else not_ok "pgsql: ITEM was marked within 60 s" ""; fi
+    wait $pid
+    RC=$?
+    expect_stderr "pgsql: the lost connection is named" "terminating connection|server closed|connection"
+    after_stop pgsql "$PG" pg_counts
+    check "pgsql: no password in what the load printed" bash -c "! grep -qF -- '$DG_PG_PASSWORD' '$T_TMP/last.err'"
+fi
+
+# ---- MariaDB: Ctrl-C while connections load -----------------------------------------------------
+if [[ -z ${DG_NO_MY:-} ]]; then
+    need_server DG_MY_URL mysql "no MariaDB server"
+    W=1
+    export DG_MYSQL_PASSWORD=$DG_MY_PASSWORD
+    MYT=$DG_MY_URL
+    MY=(mariadb -h127.0.0.1 -P"$DG_MY_PORT" -uroot -N -B dbgauge)
+    same_hash_over_jobs mysql "$MYT"
+    my_marks() { "${MY[@]}" -e "SELECT count(*) FROM dbgauge_tpcc_load WHERE unit >= 0"; }
+    my_counts() { "${MY[@]}" -e "SELECT (SELECT count(DISTINCT s_w_id) FROM stock), (SELECT count(*) FROM dbgauge_tpcc_load WHERE unit >= 1)"; }
+    "${MY[@]}" -e "DROP TABLE IF EXISTS dbgauge_tpcc_load"
+    "$DG" tpcc load --target "$MYT" --warehouses $W --jobs 2 --drop --seed 42 --progress=none >"$T_TMP/last.out" 2>"$T_TMP/last.err" &
+    pid=$!
+    if wait_for_mark my_marks; then kill -INT $pid; else not_ok "mysql: ITEM was marked within 60 s" ""; fi
+    wait $pid
+    RC=$?
+    expect_stderr "mysql: Ctrl-C is named" "interrupted \(SIGINT\)"
+    after_stop mysql "$MYT" my_counts
+fi
+
+finish
