@@ -136,11 +136,15 @@ if [[ $ENGINES == *mysql* ]]; then
     exp=$TMP/export
     for w in $WS; do
         loads "$DG_MY_URL" "$w" || continue
-        # the loaded rows as tab-separated files named after their tables (the server writes them)
+        # the loaded rows as tab-separated files named after their tables, in LOAD DATA's
+        # escapes (the client's --batch output, its NULL written \N; the server's secure_file_priv
+        # may forbid SELECT ... INTO OUTFILE)
         rm -rf "$exp"
-        mkdir -p "$exp" && chmod 777 "$exp"
+        mkdir -p "$exp"
         for t in $tables; do
-            "${MY[@]}" "$db" -e "SELECT * FROM $t INTO OUTFILE '$exp/$t.txt'" || { echo "  export of $t failed"; continue 2; }
+            "${MY[@]}" -N -B "$db" -e "SELECT * FROM $t" |
+                awk -F'\t' -v OFS='\t' '{ for (i = 1; i <= NF; i++) if ($i == "NULL") $i = "\\N"; print }' \
+                    >"$exp/$t.txt" || { echo "  export of $t failed"; continue 2; }
         done
         isecs=()
         for i in $(seq 1 "$RUNS"); do
