@@ -15,8 +15,8 @@
  * the server's CPU the limit), the server ingests binary rows faster: it parses no numerics,
  * timestamps or integers. Server side alone (COPY FROM a file into a temp table, 3 runs):
  * order_line 2.13 -> 1.41 s, stock 1.48 -> 1.30 s, customer 0.74 -> 0.50 s. The whole load's
- * data phase (medians of 3 alternated runs, another build beside: noisy), text 6.09 s, binary
- * 5.06 s; again, the load settings of conn.c added, 8.87 s against 6.31 s. Binary is the
+ * data phase, W=4 --jobs 2, three series of 3-4 alternated runs with another build beside
+ * (noisy; medians): text 5.29, 6.12, 8.87 s against binary 5.06, 5.16, 6.31 s. Binary is the
  * default; ?copy=text in the URL keeps the text format (and a column of another type does). */
 
 /* A column's wire form in binary COPY (from its type's OID). */
