@@ -1,6 +1,7 @@
 /* conformance_server.c — the conformance checks of what a driver does beside statements:
  * bulk load (every type, read back exactly), load mode, server facts, the monitor's calls,
  * the application name, and bad targets. Through the driver API only; no engine header. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -116,6 +117,88 @@ void check_bulk(struct suite *t)
         }
     }
     xexec(h, "DROP TABLE IF EXISTS dg_conf_b", &err);
+
+    /* the loader's column types (INTEGER, DECIMAL(p,s), CHAR, VARCHAR, the dialect's date and
+     * time type), each fed as the loader feeds it, read back as text: PostgreSQL sends these
+     * in binary COPY, where each value is converted by the driver, not parsed by the server */
+    {
+        const char *when = dg_dialect(t->dialect)->timestamp_type;
+        snprintf(sql, sizeof sql,
+                 "CREATE TABLE dg_conf_b (id INTEGER NOT NULL, q INTEGER, tax DECIMAL(4,4), ytd DECIMAL(12,2), "
+                 "st CHAR(2), nm VARCHAR(24), ts %s)",
+                 when);
+        static const char *const tcols[] = {"id", "q", "tax", "ytd", "st", "nm", "ts"};
+        static const char tab_text[] = "a\tb\\c\nd";
+        struct dg_value rows[4][7] = {
+            {dg_int(1), dg_int(-2147483647 - 1), dg_dec(1234, 4), dg_dec(-1000, 2), dg_txt("GC", 2),
+             dg_txt(tab_text, sizeof tab_text - 1), dg_txt("2026-02-28 23:59:58", 19)},
+            {dg_int(2), dg_int(2147483647), dg_dec(0, 4), dg_dec(99999999999, 2), dg_txt("B", 1), dg_txt("", 0),
+             dg_txt("2024-02-29 00:00:00", 19)},
+            {dg_int(3), dg_null(), dg_null(), dg_null(), dg_null(), dg_null(), dg_null()},
+            {dg_int(4), dg_int(0), dg_dec(5, 4), dg_dec(30000000, 2), dg_txt("ZZ", 2), dg_txt("x", 1),
+             dg_txt("1999-12-31 12:00:01", 19)},
+        };
+        static const char *const want[4][6] = {
+            {"-2147483648", "0.1234", "-10.00", "GC", tab_text, "2026-02-28 23:59:58"},
+            {"2147483647", "0.0000", "999999999.99", "B ", "", "2024-02-29 00:00:00"},
+            {NULL, NULL, NULL, NULL, NULL, NULL},
+            {"0", "0.0005", "300000.00", "ZZ", "x", "1999-12-31 12:00:01"},
+        };
+        xexec(h, "DROP TABLE IF EXISTS dg_conf_b", &err);
+        b = NULL;
+        good = xexec(h, sql, &err) == 0 && t->drv->bulk_begin(h->c, "dg_conf_b", tcols, 7, &b, &err) == 0;
+        for (int k = 0; good && k < 4; k++)
+            good = t->drv->bulk_row(b, rows[k], &err) == 0;
+        if (b && t->drv->bulk_end(b, good ? &err : &(struct dg_err){0}) != 0)
+            good = 0;
+        char bad[256] = "";
+        struct dg_stmt *ts = NULL;
+        int nseen = 0;
+        /* read back as text the way each engine prints them: CHAR(2) may come back padded or
+         * not, decimals with their scale or as numbers (SQLite): compared loosely there */
+        if (good && t->drv->prepare(h->c, "SELECT q, tax, ytd, st, nm, ts FROM dg_conf_b ORDER BY id", 0, &ts,
+                                    &err) == 0 &&
+            t->drv->execute(ts, NULL, &err) == 0) {
+            while (t->drv->next_row(ts, &err) == 1) {
+                for (int col = 0; nseen < 4 && col < 6 && !bad[0]; col++) {
+                    const char *w = want[nseen][col];
+                    size_t len = 0;
+                    int isnull = t->drv->col_is_null(ts, col);
+                    const char *p = isnull ? NULL : t->drv->col_text(ts, col, &len);
+                    if (!w || isnull) {
+                        if ((w == NULL) != (isnull != 0))
+                            snprintf(bad, sizeof bad, "row %d col %d: NULL mismatch", nseen + 1, col);
+                        continue;
+                    }
+                    int same = p && len == strlen(w) && memcmp(p, w, len) == 0;
+                    if (!same && (col == 1 || col == 2) && p) /* a number: compare the values */
+                        same = fabs(atof(p) - atof(w)) < 1e-9;
+                    if (!same && col == 3 && p) /* CHAR padding is the engine's */
+                        same = len <= 2 && strncmp(p, w, len) == 0 && (len == 2 || w[len] == ' ');
+                    if (!same && col == 5 && p) /* fractional zeros are the engine's */
+                        same = len >= 19 && memcmp(p, w, 19) == 0 && strspn(p + 19, ".0") == len - 19;
+                    if (!same)
+                        snprintf(bad, sizeof bad, "row %d col %d: '%.*s' != '%s'", nseen + 1, col,
+                                 p ? (int)(len > 60 ? 60 : len) : 4, p ? p : "NULL", w);
+                }
+                nseen++;
+            }
+            t->drv->reset(ts);
+        } else {
+            good = 0;
+        }
+        if (ts)
+            t->drv->finalize(ts);
+        name = "bulk load: the loader's types (INTEGER limits, DECIMAL(4,4), CHAR, text with tabs and "
+               "backslashes, timestamps, NULLs) read back exactly";
+        if (!good)
+            check(t, name, 0, &err);
+        else if (bad[0] || nseen != 4)
+            not_ok(t, name, "%s%s", bad, nseen != 4 ? " (row count)" : "");
+        else
+            ok(t, name);
+        xexec(h, "DROP TABLE IF EXISTS dg_conf_b", &err);
+    }
 
     /* volume: stock-like rows */
     const char *env = getenv("DG_CONF_BULK_ROWS");

@@ -37,6 +37,7 @@ struct dg_bulk {
     struct dg_conn *c;
     int ncols;
     int failed;
+    unsigned char *kinds; /* binary COPY: each column's wire form (copy.c); NULL: text COPY */
     char *buf;
     size_t len, cap;
     char table[64];
@@ -52,6 +53,7 @@ struct dg_conn {
      * list), in one round trip; any other call sends it first; COMMIT/ROLLBACK of nothing
      * send nothing. */
     const char *pending_begin;
+    int copy_text; /* ?copy=text in the URL: COPY in text format, not binary */
 };
 
 /* conn.c: errors. All return -1. dg_pg_err formats a message with secrets scrubbed;
