@@ -145,17 +145,19 @@ static const char *const sqlite_indexes[] = { /* and MySQL: the keys are inline.
     "CREATE INDEX IF NOT EXISTS orders_customer ON orders (o_w_id, o_d_id, o_c_id, o_id)",
     NULL,
 };
+/* Longest first, so the jobs finish together (W=4, each alone: order_line 1.28 s, stock 0.42,
+ * customer 0.28, customer_name 0.28, orders and orders_customer 0.18, the rest less). */
 static const char *const pgsql_indexes[] = {
-    "ALTER TABLE warehouse ADD PRIMARY KEY (w_id)",
-    "ALTER TABLE district ADD PRIMARY KEY (d_w_id, d_id)",
-    "ALTER TABLE customer ADD PRIMARY KEY (c_w_id, c_d_id, c_id)",
-    "ALTER TABLE new_order ADD PRIMARY KEY (no_w_id, no_d_id, no_o_id)",
-    "ALTER TABLE orders ADD PRIMARY KEY (o_w_id, o_d_id, o_id)",
     "ALTER TABLE order_line ADD PRIMARY KEY (ol_w_id, ol_d_id, ol_o_id, ol_number)",
-    "ALTER TABLE item ADD PRIMARY KEY (i_id)",
     "ALTER TABLE stock ADD PRIMARY KEY (s_w_id, s_i_id)",
+    "ALTER TABLE customer ADD PRIMARY KEY (c_w_id, c_d_id, c_id)",
     "CREATE INDEX customer_name ON customer (c_w_id, c_d_id, c_last, c_first)",
+    "ALTER TABLE orders ADD PRIMARY KEY (o_w_id, o_d_id, o_id)",
     "CREATE INDEX orders_customer ON orders (o_w_id, o_d_id, o_c_id, o_id)",
+    "ALTER TABLE new_order ADD PRIMARY KEY (no_w_id, no_d_id, no_o_id)",
+    "ALTER TABLE district ADD PRIMARY KEY (d_w_id, d_id)",
+    "ALTER TABLE warehouse ADD PRIMARY KEY (w_id)",
+    "ALTER TABLE item ADD PRIMARY KEY (i_id)",
     NULL,
 };
 
