@@ -22,6 +22,22 @@ PG_BIN=${DG_PG_BIN:-/usr/lib/postgresql/15/bin}
 PGBENCH=$PG_BIN/pgbench
 [[ -x $PGBENCH ]] || PGBENCH=$(command -v pgbench || true)
 
+# LOAD_MEM_CAP=2G: this script, the servers it starts and dbgauge run in a memory cgroup of
+# that size (page cache included), so W=100 (about 10 GB) cannot sit in memory.
+if [[ -n ${LOAD_MEM_CAP:-} ]]; then
+    cg=dbgauge-bench-$$
+    if [[ -d /sys/fs/cgroup/memory ]]; then # cgroup v1
+        mkdir -p "/sys/fs/cgroup/memory/$cg" && echo "$LOAD_MEM_CAP" >"/sys/fs/cgroup/memory/$cg/memory.limit_in_bytes" &&
+            echo $$ >"/sys/fs/cgroup/memory/$cg/cgroup.procs" || { echo "cannot make a memory cgroup" >&2; exit 2; }
+    elif [[ -f /sys/fs/cgroup/cgroup.controllers ]]; then # v2
+        mkdir -p "/sys/fs/cgroup/$cg" && echo "$LOAD_MEM_CAP" >"/sys/fs/cgroup/$cg/memory.max" &&
+            echo $$ >"/sys/fs/cgroup/$cg/cgroup.procs" || { echo "cannot make a memory cgroup" >&2; exit 2; }
+    else
+        echo "no cgroup memory controller here" >&2
+        exit 2
+    fi
+    echo "# memory cap: $LOAD_MEM_CAP (cgroup $cg, page cache included)"
+fi
 bench_build
 need=()
 [[ $ENGINES == *pgsql* && -z ${DG_PG_URL:-} ]] && need+=(pg)
@@ -38,34 +54,43 @@ export PGPASSWORD=${DG_PG_PASSWORD:-} DG_MYSQL_PASSWORD=${DG_MY_PASSWORD:-}
 echo "# host: $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo); $("$DG" --version 2>/dev/null | head -n 1)"
 echo "# $RUNS runs per figure (median), --jobs $JOBS, W in: $WS"
 
-# load URL W: one `tpcc load --drop`; prints "rows bytes seconds data_seconds index_seconds settings"
+# load URL W: one `tpcc load --drop`; prints "rows bytes seconds data_seconds index_seconds
+# max_rss_kb settings" (max_rss_kb: dbgauge's own peak memory, an embedded engine's included)
 load() {
-    "$DG" tpcc load --target "$1" --warehouses "$2" --jobs "$JOBS" --drop --seed 1 --json >"$TMP/load.json" 2>"$TMP/load.err" ||
-        { echo "load failed: $(tail -n 1 "$TMP/load.err")" >&2; return 1; }
+    /usr/bin/time -f %M -o "$TMP/rss" "$DG" tpcc load --target "$1" --warehouses "$2" --jobs "$JOBS" --drop --seed 1 \
+        --json >"$TMP/load.json" 2>"$TMP/load.err" || { echo "load failed: $(tail -n 1 "$TMP/load.err")" >&2; return 1; }
     python3 -c 'import json,sys
 d=json.load(open(sys.argv[1])); s=d.get("load_settings") or {}
-print(d["rows"], d["bytes"], d["seconds"], d["data_seconds"], d["index_seconds"],
-      ",".join("%s=%s" % kv for kv in s.items()) or "-")' "$TMP/load.json"
+print(d["rows"], d["bytes"], d["seconds"], d["data_seconds"], d["index_seconds"], open(sys.argv[2]).read().split()[-1],
+      ",".join("%s=%s" % kv for kv in s.items()) or "-")' "$TMP/load.json" "$TMP/rss"
 }
 
 # loads URL W: RUNS loads; sets ROWS BYTES SECS (median total) IDX_SHARE (median) SETTINGS and
 # prints a line
 loads() {
-    local url=$1 w=$2 i out secs=() shares=() data=()
+    local url=$1 w=$2 i out secs=() shares=() data=() rss=0 r
     for i in $(seq 1 "$RUNS"); do
         out=$(load "$url" "$w") || return 1
-        read -r ROWS BYTES s d x SETTINGS <<<"$out"
+        read -r ROWS BYTES s d x r SETTINGS <<<"$out"
         secs+=("$s") data+=("$d") shares+=("$(echo "$x / $s" | bc -l)")
+        ((r > rss)) && rss=$r
     done
     SECS=$(printf '%s\n' "${secs[@]}" | median)
+    DATA=$(printf '%s\n' "${data[@]}" | median)
     IDX_SHARE=$(printf '%s\n' "${shares[@]}" | median)
-    printf '  dbgauge W=%-3d %9d rows %8.1f MB  %7.2f s (data %.2f s median)  %9.0f rows/s  %6.1f MB/s  index phase %2.0f%% of the time\n' \
-        "$w" "$ROWS" "$(echo "$BYTES / 1000000" | bc -l)" "$SECS" "$(printf '%s\n' "${data[@]}" | median)" \
+    printf '  dbgauge W=%-3d %9d rows %8.1f MB  %7.2f s  %9.0f rows/s  %6.1f MB/s  index phase %2.0f%% of the time\n' \
+        "$w" "$ROWS" "$(echo "$BYTES / 1000000" | bc -l)" "$SECS" \
         "$(echo "$ROWS / $SECS" | bc -l)" "$(echo "$BYTES / $SECS / 1000000" | bc -l)" "$(echo "100 * $IDX_SHARE" | bc -l)"
+    printf '                data phase %.2f s: %9.0f rows/s  %6.1f MB/s; dbgauge peak memory %.0f MB\n' "$DATA" \
+        "$(echo "$ROWS / $DATA" | bc -l)" "$(echo "$BYTES / $DATA / 1000000" | bc -l)" "$(echo "$rss / 1024" | bc -l)"
     echo "               load settings: $SETTINGS"
 }
 
-ratio() { printf '  dbgauge / peer (rows/s): %.2f\n' "$(echo "($ROWS / $SECS) / $1" | bc -l)"; }
+# ratio PEER-ROWS/S: dbgauge's whole load (keys and indexes in) and its data phase against it
+ratio() {
+    printf '  dbgauge / peer (rows/s): whole load %.2f, data phase %.2f\n' "$(echo "($ROWS / $SECS) / $1" | bc -l)" \
+        "$(echo "($ROWS / $DATA) / $1" | bc -l)"
+}
 
 # ---- SQLite -------------------------------------------------------------------------------
 if [[ $ENGINES == *sqlite* ]]; then

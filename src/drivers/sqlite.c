@@ -432,37 +432,6 @@ static int sq_bulk_end(struct dg_bulk *b, struct dg_err *err)
     return rc;
 }
 
-static int sq_server_info(struct dg_conn *c, struct dg_server_info *info, struct dg_err *err)
-{
-    (void)err;
-    memset(info, 0, sizeof *info);
-    snprintf(info->engine, sizeof info->engine, "sqlite");
-    snprintf(info->version, sizeof info->version, "%s", sqlite3_libversion());
-    static const char *const pragmas[] = {"journal_mode", "synchronous", "cache_size", "page_size"};
-    for (size_t i = 0; i < sizeof pragmas / sizeof *pragmas; i++) {
-        char sql[64];
-        sqlite3_stmt *st;
-        snprintf(sql, sizeof sql, "PRAGMA %s", pragmas[i]);
-        if (sqlite3_prepare_v2(c->db, sql, -1, &st, NULL) != SQLITE_OK)
-            continue;
-        if (sqlite3_step(st) == SQLITE_ROW)
-            dg_server_info_add(info, pragmas[i], (const char *)sqlite3_column_text(st, 0));
-        sqlite3_finalize(st);
-    }
-    char ms[16]; /* what transactions wait, not the setup's wait PRAGMA busy_timeout may show yet */
-    snprintf(ms, sizeof ms, "%d", c->busy_timeout_ms);
-    dg_server_info_add(info, "busy_timeout", ms);
-    return 0;
-}
-
-static int sq_set_memory(struct dg_conn *c, uint64_t bytes, struct dg_err *err)
-{
-    char sql[64];
-    /* A negative cache_size is in KiB. */
-    snprintf(sql, sizeof sql, "PRAGMA cache_size=-%llu", (unsigned long long)(bytes / 1024));
-    return sq_exec(c, sql, err);
-}
-
 /* The value of PRAGMA name on c into out ("" when it has none). */
 static void pragma_value(struct dg_conn *c, const char *name, char *out, size_t n)
 {
@@ -475,6 +444,39 @@ static void pragma_value(struct dg_conn *c, const char *name, char *out, size_t 
     if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
         snprintf(out, n, "%s", (const char *)sqlite3_column_text(st, 0));
     sqlite3_finalize(st);
+}
+
+/* The pragmas a reader needs to know how the engine ran, added to info. */
+static void add_pragmas(struct dg_conn *c, struct dg_server_info *info)
+{
+    static const char *const pragmas[] = {"journal_mode", "synchronous", "cache_size", "page_size"};
+    for (size_t i = 0; i < sizeof pragmas / sizeof *pragmas; i++) {
+        char v[64];
+        pragma_value(c, pragmas[i], v, sizeof v);
+        if (v[0])
+            dg_server_info_add(info, pragmas[i], v);
+    }
+}
+
+static int sq_server_info(struct dg_conn *c, struct dg_server_info *info, struct dg_err *err)
+{
+    (void)err;
+    memset(info, 0, sizeof *info);
+    snprintf(info->engine, sizeof info->engine, "sqlite");
+    snprintf(info->version, sizeof info->version, "%s", sqlite3_libversion());
+    add_pragmas(c, info);
+    char ms[16]; /* what transactions wait, not the setup's wait PRAGMA busy_timeout may show yet */
+    snprintf(ms, sizeof ms, "%d", c->busy_timeout_ms);
+    dg_server_info_add(info, "busy_timeout", ms);
+    return 0;
+}
+
+static int sq_set_memory(struct dg_conn *c, uint64_t bytes, struct dg_err *err)
+{
+    char sql[64];
+    /* A negative cache_size is in KiB. */
+    snprintf(sql, sizeof sql, "PRAGMA cache_size=-%llu", (unsigned long long)(bytes / 1024));
+    return sq_exec(c, sql, err);
 }
 
 /* A load writes each page about once, and a load that stops is resumed, not rolled forward:
@@ -498,12 +500,8 @@ static int sq_load_mode(struct dg_conn *c, int on, struct dg_server_info *chosen
         snprintf(sql, sizeof sql, "PRAGMA synchronous=OFF; PRAGMA cache_size=-%d", LOAD_CACHE_KIB);
         if (sq_exec(c, sql, err))
             return -1;
-        static const char *const told[] = {"journal_mode", "synchronous", "cache_size", "page_size"};
-        for (size_t i = 0; chosen && i < sizeof told / sizeof *told; i++) {
-            char v[64];
-            pragma_value(c, told[i], v, sizeof v);
-            dg_server_info_add(chosen, told[i], v);
-        }
+        if (chosen)
+            add_pragmas(c, chosen);
         return 0;
     }
     snprintf(sql, sizeof sql, "PRAGMA journal_mode=%s; PRAGMA synchronous=%s; PRAGMA cache_size=-%ld;", c->journal,

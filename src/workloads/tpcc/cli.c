@@ -285,7 +285,7 @@ static int act_load(const struct dg_wl_act *a, struct dg_err *err)
             res.warehouses - res.warehouses_skipped, res.warehouses - res.warehouses_skipped == 1 ? "" : "s", (unsigned long long)res.rows, mb, res.seconds,
             (double)res.rows / res.data_seconds, mb / res.data_seconds, res.data_seconds, res.index_seconds,
             res.jobs_used, res.jobs_used == 1 ? "" : "s", res.warehouses_skipped ? "; the others were complete" : "");
-    if (res.settings.nsettings) {
+    if (res.settings.nsettings && !a->c->quiet) { /* --quiet: the result line only (--json has them) */
         fprintf(stderr, "load settings:");
         for (int i = 0; i < res.settings.nsettings; i++)
             fprintf(stderr, " %s=%s", res.settings.settings[i].name, res.settings.settings[i].value);

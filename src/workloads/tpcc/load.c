@@ -378,20 +378,21 @@ static void complete_text(const struct loader *ld, struct tpcc_load_result *res)
     }
 }
 
-/* Connects, and makes (rank 0) or reads (--resume) the plan and what is done. */
+/* Connects, and makes (rank 0) or reads (--resume) the plan and what is done. The other ranks
+ * of a one-writer engine load nothing (plan_units) and stay away from its file. */
 static int prepare(struct loader *ld, struct dg_conn_h *h, const struct dg_wl_ranks *rk, int lead,
-                   struct tpcc_load_result *res, struct dg_err *err)
+                   int single_writer, struct tpcc_load_result *res, struct dg_err *err)
 {
     const struct tpcc_load_opts *o = ld->o;
     struct dg_connect_opts co = {.create = !o->resume, .application = "dbgauge-load"};
     int rc = lead ? dg_connect(o->target, &co, h, err) || dg_load_mode(h, 1, &res->settings, err) ||
                         (o->resume ? resume_plan(ld, h, err) : make_schema(ld, h, err))
                   : 0;
-    if ((rc = meet(rk, rc, err)) == 0 && !lead)
+    if ((rc = meet(rk, rc, err)) == 0 && !lead && !single_writer)
         rc = dg_connect(o->target, &co, h, err) || dg_load_mode(h, 1, NULL, err) || (o->resume && resume_plan(ld, h, err));
     if (!rc && !(ld->done = calloc((size_t)ld->warehouses + 1, 1)))
         rc = dg_err_set(err, DG_ERR_FATAL, 0, "out of memory");
-    if (!rc && o->resume) {
+    if (!rc && o->resume && h->drv) {
         struct tpcc_nurand c;
         struct dg_err ignore;
         res->already_complete = tpcc_meta_read(h, &c, &ignore) == 1;
@@ -414,7 +415,7 @@ int tpcc_load(const struct tpcc_load_opts *o, struct tpcc_load_result *res, stru
     ld.k.now_len = strftime(ld.k.now, sizeof ld.k.now, "%Y-%m-%d %H:%M:%S", &tm);
 
     /* Every rank meets at each step, whatever happened before it, so none waits alone. */
-    int rc = prepare(&ld, &h, rk, lead, res, err);
+    int rc = prepare(&ld, &h, rk, lead, single_writer, res, err);
     res->warehouses = ld.warehouses;
     res->seed = ld.k.seed;
     struct dg_rng rng;
