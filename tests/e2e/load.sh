@@ -72,9 +72,29 @@ wait_for_mark() {
 DB=$T_TMP/load.db
 SQ=sqlite:$DB
 same_hash_over_jobs sqlite "$SQ"
-check "sqlite: the load records its settings" grep -q '"journal_mode":\s*"truncate"' "$T_TMP/load.json"
+check "sqlite: the load records its settings" grep -Eq '"journal_mode":\s*"truncate"' "$T_TMP/load.json"
 check "sqlite: the connection is back in WAL mode after the load" \
     test "$(python3 -c 'import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute("PRAGMA journal_mode").fetchone()[0])' "$DB")" = wal
+
+# The load's statistics are sampled (analysis_limit): TPC-C's statements must get the same
+# plans as after a full ANALYZE.
+"$DG" tpcc sql sqlite >"$T_TMP/tpcc.sql"
+python3 - "$DB" "$T_TMP/tpcc.sql" <<'EOF' | relay
+import sqlite3, sys
+part = open(sys.argv[2]).read().split("-- SQL mode statements")[1].split("-- no procedures")[0]
+stmts = [s.strip() for s in part.split(";\n") if s.strip() and not s.strip().startswith("--")]
+c = sqlite3.connect(sys.argv[1])
+def plans():
+    return [[r[3] for r in c.execute("EXPLAIN QUERY PLAN " + s, [None] * s.count("?"))] for s in stmts]
+sampled = plans()
+c.execute("ANALYZE"); c.commit()
+full = plans()
+diff = [s[:60] for s, a, b in zip(stmts, sampled, full) if a != b]
+if len(stmts) > 20 and not diff:
+    print("ok - sqlite: sampled statistics give the %d statements the plans a full ANALYZE gives" % len(stmts))
+else:
+    print("not ok - sqlite: sampled statistics change plans: %d statements, differ: %s" % (len(stmts), diff))
+EOF
 
 # The hash is a checker: one changed value and one missing row each change it.
 python3 - "$DB" <<'EOF'
