@@ -13,6 +13,7 @@
 
 #include "core/bulkpipe.h"
 #include "core/pool.h"
+#include "core/sigthread.h"
 
 #define CHUNK_BYTES (256 * 1024)
 #define CHUNKS 8

@@ -6,6 +6,7 @@
 #include <time.h>
 
 #include "core/pool.h"
+#include "core/sigthread.h"
 
 #define MAX_THREADS 64
 

@@ -68,6 +68,20 @@ wait_for_mark() {
     return 1
 }
 
+# ctrl_c_when_marked NAME MARKS-FN TPCC-LOAD-ARGS...: starts the load in the background, sends
+# Ctrl-C once MARKS-FN counts a mark, waits; RC is the load's exit status, and the stop must
+# name the signal.
+ctrl_c_when_marked() {
+    local name=$1 marks=$2 pid
+    shift 2
+    "$DG" tpcc load "$@" --seed 42 --progress=none >"$T_TMP/last.out" 2>"$T_TMP/last.err" &
+    pid=$!
+    if wait_for_mark "$marks"; then kill -INT $pid; else not_ok "$name: a unit was marked within 60 s" ""; fi
+    wait $pid
+    RC=$?
+    expect_stderr "$name: Ctrl-C is named" "interrupted \(SIGINT\)"
+}
+
 # ---- SQLite ------------------------------------------------------------------------------------
 DB=$T_TMP/load.db
 SQ=sqlite:$DB
@@ -117,12 +131,7 @@ sq_counts() {
     python3 -c 'import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); print(c.execute("SELECT count(DISTINCT s_w_id) FROM stock").fetchone()[0], c.execute("SELECT count(*) FROM dbgauge_tpcc_load WHERE unit >= 1").fetchone()[0])' "$DB"
 }
 rm -f "$DB"*
-"$DG" tpcc load --target "$SQ" --warehouses $W --seed 42 --progress=none >"$T_TMP/last.out" 2>"$T_TMP/last.err" &
-pid=$!
-if wait_for_mark sq_marks; then kill -INT $pid; else not_ok "sqlite: a warehouse was marked within 60 s" ""; fi
-wait $pid
-RC=$?
-expect_stderr "sqlite: Ctrl-C is named" "interrupted \(SIGINT\)"
+ctrl_c_when_marked sqlite sq_marks --target "$SQ" --warehouses $W
 after_stop sqlite "$SQ" sq_counts
 
 expect_exit "sqlite: --resume of a complete load exits 0" 0 tpcc load --target "$SQ" --resume
@@ -174,12 +183,7 @@ if [[ -z ${DG_NO_MY:-} ]]; then
     my_marks() { "${MY[@]}" -e "SELECT count(*) FROM dbgauge_tpcc_load WHERE unit >= 0"; }
     my_counts() { "${MY[@]}" -e "SELECT (SELECT count(DISTINCT s_w_id) FROM stock), (SELECT count(*) FROM dbgauge_tpcc_load WHERE unit >= 1)"; }
     "${MY[@]}" -e "DROP TABLE IF EXISTS dbgauge_tpcc_load"
-    "$DG" tpcc load --target "$MYT" --warehouses $W --jobs 2 --drop --seed 42 --progress=none >"$T_TMP/last.out" 2>"$T_TMP/last.err" &
-    pid=$!
-    if wait_for_mark my_marks; then kill -INT $pid; else not_ok "mysql: ITEM was marked within 60 s" ""; fi
-    wait $pid
-    RC=$?
-    expect_stderr "mysql: Ctrl-C is named" "interrupted \(SIGINT\)"
+    ctrl_c_when_marked mysql my_marks --target "$MYT" --warehouses $W --jobs 2 --drop
     after_stop mysql "$MYT" my_counts
 fi
 

@@ -38,7 +38,7 @@ struct loader {
 
 /* A generating thread (and, on the pool, its connection). */
 struct gen {
-    struct loader *ld;
+    const struct loader *ld;
     struct dg_conn_h h;
     struct tpcc_gen g;
 };
@@ -140,7 +140,7 @@ static void pool_unit_done(void *ctx, void *state, int item)
     g->g.out.rows = g->g.out.bytes = 0;
 }
 
-static struct gen *new_gen(struct loader *ld, struct dg_err *err)
+static struct gen *new_gen(const struct loader *ld, struct dg_err *err)
 {
     struct gen *g = calloc(1, sizeof *g);
     if (!g)
@@ -265,7 +265,7 @@ static int open_index_conn(void *ctx, int thread, void **state, struct dg_err *e
 {
     (void)thread;
     const struct index_ctx *ic = ctx;
-    struct gen *g = new_gen((struct loader *)ic->ld, err);
+    struct gen *g = new_gen(ic->ld, err);
     if (!(*state = g))
         return -1;
     struct dg_connect_opts co = {.application = "dbgauge-load"};
