@@ -25,7 +25,21 @@ static void usage(FILE *out)
             fprintf(out, "  %-10s %s\n", dg_workloads[i]->command, dg_workloads[i]->summary);
     for (int i = 0; i < NCOMMANDS; i++)
         fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].help);
-    fprintf(out, "\ntargets: " DG_HELP_TARGETS "\nexit status: " DG_HELP_EXIT "\n");
+    fprintf(out, "\na command's options: dbgauge COMMAND --help, or dbgauge help COMMAND [SUBCOMMAND]\n"
+                 "targets: " DG_HELP_TARGETS "\nexit status: " DG_HELP_EXIT "\n");
+}
+
+static int dispatch(int argc, char **argv);
+
+/* help COMMAND [SUBCOMMAND]: that command's own --help, as `dbgauge COMMAND [SUB] --help`
+ * prints it (git help's habit); an unknown command is named by dispatch. */
+static int help_for(int argc, char **argv)
+{
+    if (argc > 4)
+        return dg_usage_error("help", "at most a command and a subcommand (dbgauge help tpcc run)");
+    char help[] = "--help";
+    char *args[] = {argv[0], argv[2], argc > 3 ? argv[3] : help, help, NULL};
+    return dispatch(argc, args);
 }
 
 /* The command itself, between MPI's start and end. */
@@ -35,9 +49,9 @@ static int dispatch(int argc, char **argv)
         usage(stderr);
         return DG_EXIT_USAGE;
     }
-    /* help --man, help --completion: what the build installs (docgen.c) */
+    /* help --man, help --completion: what the build installs (docgen.c); help COMMAND */
     if (!strcmp(argv[1], "help") && argc > 2)
-        return dg_cmd_docgen(argc - 1, argv + 1, commands, NCOMMANDS);
+        return argv[2][0] == '-' ? dg_cmd_docgen(argc - 1, argv + 1, commands, NCOMMANDS) : help_for(argc, argv);
     if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
         usage(stdout);
         return DG_EXIT_OK;

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # check.sh — `make check`: the release build (warnings as errors) with its unit tests, every
-# conformance suite and the command line and SQLite end-to-end scripts (tests/run.sh --quick),
+# conformance suite and the command line end-to-end script (tests/run.sh --quick),
 # then every suite again on the AddressSanitizer + UBSan build (tests/run.sh --sanitize): the
 # behaviour checks and the memory checks in one pass over the long end-to-end scripts, which
 # spend their time waiting on servers, outages and timed windows, not in dbgauge's code.

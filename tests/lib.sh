@@ -28,8 +28,12 @@ check() {
 run_dg() {
     local out=$1 err=$2
     shift 2
+    local t0=${EPOCHREALTIME/./}
     "$DG" "$@" >"$out" 2>"$err" </dev/null
     RC=$?
+    # DG_TEST_TIMES=FILE: each command's wall time (ms) and its first words, to find slow steps
+    [[ -n ${DG_TEST_TIMES:-} ]] && echo "$(((${EPOCHREALTIME/./} - t0) / 1000)) ${BASH_SOURCE[1]##*/}:${BASH_LINENO[0]} $1 $2" >>"$DG_TEST_TIMES"
+    return 0
 }
 
 # expect_exit NAME WANT-RC ARGS...: dbgauge ARGS must exit WANT-RC; stderr kept in $T_TMP/last.err

@@ -6,6 +6,15 @@
 expect_exit "dbgauge --help exits 0" 0 --help
 expect_exit "dbgauge tpcc --help exits 0" 0 tpcc --help
 grep -q -- "--txns-per-vu" "$T_TMP/last.out" && ok "tpcc --help lists --txns-per-vu" || not_ok "tpcc --help lists --txns-per-vu" "missing"
+cp "$T_TMP/last.out" "$T_TMP/tpcc-help.out"
+expect_exit "dbgauge help tpcc exits 0" 0 help tpcc
+check "help tpcc prints what tpcc --help prints" cmp -s "$T_TMP/last.out" "$T_TMP/tpcc-help.out"
+"$DG" tpcc run --help >"$T_TMP/run-help.out" 2>&1
+expect_exit "dbgauge help tpcc run exits 0" 0 help tpcc run
+check "help tpcc run prints what tpcc run --help prints" cmp -s "$T_TMP/last.out" "$T_TMP/run-help.out"
+expect_exit "help of an unknown command exits 2" 2 help nosuch
+expect_stderr "... naming it" "unknown command 'nosuch'"
+expect_exit "help with too many words exits 2" 2 help tpcc run now please
 expect_exit "no command exits 2" 2
 expect_exit "unknown command exits 2" 2 frobnicate
 expect_stderr "unknown command is named" "frobnicate"

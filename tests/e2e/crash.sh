@@ -31,15 +31,15 @@ trap 'revive_if_down pg; revive_if_down mariadb; [[ -n ${DG_KEEP_TMP:-} ]] || rm
 outage_field() { json_get "$1" "outages.$2.$3" 2>/dev/null; }
 count_outages() { python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1])).get("outages", [])))' "$1" 2>/dev/null || echo -1; }
 
-# crash_run NAME ENGINE URL COUNT_CONNECTED BACK_ON: a 30 s window of 4 users; the server stops
-# hard 8 s in and starts 3 s later; 20 s in, COUNT_CONNECTED says how many of our users are
+# crash_run NAME ENGINE URL COUNT_CONNECTED BACK_ON: a 20 s window of 4 users; the server stops
+# hard 8 s in and starts 3 s later; 16 s in, COUNT_CONNECTED says how many of our users are
 # connected. URL names a dead host first: the users come back on BACK_ON, the live one.
 crash_run() {
     local name=$1 engine=$2 url=$3 count=$4 back=$5
-    run_dg "$T_TMP/$name.json" "$T_TMP/$name.err" tpcc run --target "$url" --vus 4 --duration 30s \
+    run_dg "$T_TMP/$name.json" "$T_TMP/$name.err" tpcc run --target "$url" --vus 4 --duration 20s \
         --results "$RES" --json --label "$name" \
         --fault "8s:$SERVERS crash $engine && sleep 3 && $SERVERS revive $engine" \
-        --fault "20s:$count >$T_TMP/$name.connected"
+        --fault "16s:$count >$T_TMP/$name.connected"
     check "$name: the run completes (exit 0)" test "$RC" = 0
     check "$name: stored complete" test "$(json_get "$T_TMP/$name.json" status 2>/dev/null)" = complete
     check "$name: one outage reported" test "$(count_outages "$T_TMP/$name.json")" = 1
@@ -55,7 +55,7 @@ crash_run() {
     num_cmp "$name: a first commit after the outage" "$(outage_field "$T_TMP/$name.json" 0 first_commit_s || echo -1)" ">=" "${dur:-99}"
     check "$name: the users came back on the live host of the two ($back)" test \
         "$(outage_field "$T_TMP/$name.json" 0 back_on)" = "$back"
-    check "$name: all 4 users connected 20 s in" test "$(tr -d ' \n' <"$T_TMP/$name.connected" 2>/dev/null)" = 4
+    check "$name: all 4 users connected 16 s in" test "$(tr -d ' \n' <"$T_TMP/$name.connected" 2>/dev/null)" = 4
     check "$name: the fault's run is stored with its exit status" test \
         "$(json_get "$T_TMP/$name.json" faults.0.exit_status 2>/dev/null)" = 0
     check "$name: no virtual user gave up" test -z "$(grep 'gave up' "$T_TMP/$name.err")"
