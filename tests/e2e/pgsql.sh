@@ -76,7 +76,12 @@ check "serializable procedures run exits 0" test "$RC" = 0
 num_cmp "serializable procedures run: retries > 0" "$(sum_field "$T_TMP/ser.json" retries 2>/dev/null || echo 0)" ">" 0
 num_cmp "serializable procedures run: serialization failures (40001) counted by cause" \
     "$(sum_field "$T_TMP/ser.json" retry_causes.serialization 2>/dev/null || echo 0)" ">" 0
-check "serializable procedures run: errors = 0" test "$(sum_field "$T_TMP/ser.json" errors 2>/dev/null)" = 0
+# a retryable error fails for good only after 100 retries: any error here is a finding, named
+if [[ $(sum_field "$T_TMP/ser.json" errors 2>/dev/null) == 0 ]]; then ok "serializable procedures run: errors = 0"; else
+    not_ok "serializable procedures run: errors = 0" "$(python3 -c 'import json,sys
+d = json.load(open(sys.argv[1]))
+print("; ".join("%s: %s errors, causes %s" % (k, v.get("errors"), v.get("error_causes")) for k, v in d["transactions"].items() if v.get("errors")))' "$T_TMP/ser.json" 2>&1 | head -c 400) $(grep -m2 -i error "$T_TMP/ser.err" | head -c 300)"
+fi
 check "serializable run records its isolation" test "$(json_get "$T_TMP/ser.json" options.isolation 2>/dev/null)" = serializable
 check_passes "check after the serializable procedures run passes"
 run_dg "$T_TMP/ser2.json" "$T_TMP/ser2.err" tpcc run --target "$TGT" --mode sql --vus 4 \
