@@ -80,7 +80,7 @@ num_cmp "serializable procedures run: serialization failures (40001) counted by 
 if [[ $(sum_field "$T_TMP/ser.json" errors 2>/dev/null) == 0 ]]; then ok "serializable procedures run: errors = 0"; else
     not_ok "serializable procedures run: errors = 0" "$(python3 -c 'import json,sys
 d = json.load(open(sys.argv[1]))
-print("; ".join("%s: %s errors, causes %s" % (k, v.get("errors"), v.get("error_causes")) for k, v in d["transactions"].items() if v.get("errors")))' "$T_TMP/ser.json" 2>&1 | head -c 400) $(grep -m2 -i error "$T_TMP/ser.err" | head -c 300)"
+print("; ".join("%s: %s errors, causes %s" % (k, v.get("errors"), v.get("error_causes")) for k, v in d["transactions"].items() if v.get("errors")), "; first error:", d.get("error"))' "$T_TMP/ser.json" 2>&1 | head -c 400) $(grep -m2 -i error "$T_TMP/ser.err" | head -c 300)"
 fi
 check "serializable run records its isolation" test "$(json_get "$T_TMP/ser.json" options.isolation 2>/dev/null)" = serializable
 check_passes "check after the serializable procedures run passes"
