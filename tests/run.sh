@@ -120,10 +120,10 @@ fi
 
 passed=0
 failed=0
-# tsan_suite NAME: whether --tsan runs suite NAME: every unit test that starts a thread and the SQLite suites that
-# drive the runner's threads (workers, reporter, monitor, the three load models, Ctrl-C, and
-# the checkpoints the main thread keeps while the workers run, and --live's server threads
-# reading what the reporter publishes). e2e/progress is left out: its
+# tsan_suite NAME: whether --tsan runs suite NAME: every unit test that starts a thread and
+# the SQLite suites that drive the runner's threads (workers, reporter, monitor, the three load
+# models, Ctrl-C, and the checkpoints the main thread keeps while the workers run, and --live's
+# server threads reading what the reporter publishes). e2e/progress is left out: its
 # runs sit in tmux panes, whose server outlives the suite's TSan report collection.
 tsan_suite() {
     case $1 in

@@ -493,8 +493,11 @@ static const char *const load_settings[][2] = {
 
 static int my_load_mode(struct dg_conn *c, int on, struct dg_server_info *chosen, struct dg_err *err)
 {
-    const char *sql = on ? "SET SESSION unique_checks = 1, foreign_key_checks = 0"
-                         : "SET SESSION unique_checks = 1, foreign_key_checks = 1";
+    /* on: the table above, as one SET; off: the server's defaults for both */
+    char sql[128] = "SET SESSION unique_checks = 1, foreign_key_checks = 1";
+    for (size_t i = 0, n = 0; on && i < sizeof load_settings / sizeof *load_settings; i++)
+        n += (size_t)snprintf(sql + n, sizeof sql - n, "%s%s = %s", i ? ", " : "SET SESSION ", load_settings[i][0],
+                              load_settings[i][1]);
     if (run(c, sql, sql, err))
         return -1;
     for (size_t i = 0; on && chosen && i < sizeof load_settings / sizeof *load_settings; i++)
