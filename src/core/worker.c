@@ -274,9 +274,11 @@ static void run_txn(struct worker *w, struct job *j, struct outcome *o)
         o->causes[c >= 0 && c < DG_RETRY_NCAUSES ? c : DG_RETRY_OTHER]++;
         memcpy(j->term, w->saved, wl->terminal_size); /* same inputs again */
         if (o->tries > 1) {
-            /* Back off so the winner can finish: a random pause up to 2^tries us (at most
-             * 8 ms); the randomness keeps two losers from colliding again in step. */
-            dg_ns cap = (dg_ns)1000 << (o->tries < 13 ? o->tries : 13);
+            /* Back off so the winner can finish: a random pause up to 2^tries us, at most
+             * 65 ms, longer than the transactions a loser keeps meeting (with an 8 ms cap,
+             * SERIALIZABLE New-Orders on a busy machine could lose 100 times in a row); the
+             * randomness keeps two losers from colliding again in step. */
+            dg_ns cap = (dg_ns)1000 << (o->tries < 16 ? o->tries : 16);
             struct timespec ts = {0, (long)dg_rng_range(&w->think_rng, (int64_t)cap / 4, (int64_t)cap)};
             nanosleep(&ts, NULL);
         }
@@ -399,6 +401,12 @@ static int reconnect(struct worker *w, int type)
  * through; anything else ends the worker after 1000 in a row. */
 static int after_error(struct worker *w, int type, const struct outcome *o, int *consecutive)
 {
+    if (o->err.cls == DG_ERR_RETRY && !w->first_error[0]) { /* the workload's retries ran out: say so */
+        struct dg_err e = o->err;
+        size_t n = strlen(e.msg);
+        snprintf(e.msg + n, sizeof e.msg - n, " (given up after %llu retries)", (unsigned long long)o->tries);
+        note_error(w, type, &e);
+    }
     note_error(w, type, &o->err);
     if (o->err.cls == DG_ERR_CONN) {
         dg_outage_error(w->r, target_for(w, type), o->t1);
