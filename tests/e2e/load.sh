@@ -2,14 +2,27 @@
 # load.sh — tpcc load as a whole on every engine: the same seed gives the same content whatever
 # the job count (tpcc check --hash), the hash tells a changed row, a load interrupted by Ctrl-C
 # (SQLite: the one-writer pipe; MariaDB: the pool of connections) or by a lost connection
-# (PostgreSQL) says which warehouses are complete, leaves none half loaded, and --resume
+# (PostgreSQL) says which warehouses are complete, leaves no unit (ITEM, or one part of a
+# warehouse: its districts, half its stock, its customers, its history or one district's
+# orders) half loaded, and --resume
 # finishes it to the same content as a load never interrupted; --resume's bad uses exit 2.
 # PostgreSQL and MariaDB parts are left out with --no-pg / --no-my (DG_NO_PG, DG_NO_MY).
 . "$(dirname "$0")/../lib.sh"
 
-# Warehouses: 2 on SQLite (its interruption waits for warehouse 1's mark), 1 on the servers
-# (theirs waits for ITEM's, while warehouse 1 loads on the other job).
+# Warehouses: 2 on SQLite, 1 on the servers. The interruption comes once a unit is marked,
+# with most of the 15 parts a warehouse has still to load.
 W=2
+
+# The parts' marks against the rows they stand for, as one line: stock rows, 50,000 per
+# marked stock half; customer rows, 30,000 per marked customer part; districts with orders,
+# marked order parts; all marked parts of warehouses. Units are 16 w + part (loadgen.h).
+PARTS_SQL="SELECT (SELECT count(*) FROM stock),
+  50000 * (SELECT count(*) FROM dbgauge_tpcc_load WHERE unit >= 16 AND unit % 16 IN (1, 2)),
+  (SELECT count(*) FROM customer),
+  30000 * (SELECT count(*) FROM dbgauge_tpcc_load WHERE unit >= 16 AND unit % 16 = 3),
+  (SELECT count(DISTINCT o_w_id * 100 + o_d_id) FROM orders),
+  (SELECT count(*) FROM dbgauge_tpcc_load WHERE unit >= 16 AND unit % 16 >= 5),
+  (SELECT count(*) FROM dbgauge_tpcc_load WHERE unit >= 16)"
 
 # hash_of TARGET: the content hash tpcc check --hash prints (check must pass too)
 hash_of() {
@@ -33,20 +46,23 @@ same_hash_over_jobs() {
     fi
 }
 
-# after_stop NAME TARGET COUNT-SQL...: the stopped load named what is complete and how to
-# finish, no warehouse is half loaded (the warehouses with stock rows are exactly the marked
-# ones), then --resume gives REF_HASH. COUNT-SQL: a command printing "stocked marked".
+# after_stop NAME TARGET COUNT-CMD...: the stopped load named what is complete and how to
+# finish, no unit is half loaded (the rows are exactly those of the marked parts), then
+# --resume gives REF_HASH. COUNT-CMD: a command printing PARTS_SQL's row, space-separated.
 after_stop() {
     local name=$1 tgt=$2
     shift 2
     check "$name: the stopped load exits 1" test "$RC" = 1
     expect_stderr "$name: says how many warehouses are complete" "stopped with [0-9]+ of $W warehouses complete"
     expect_stderr "$name: says how to finish" "finish it with: dbgauge tpcc load --target .* --resume"
-    local counts
+    local counts stock stock_marked cust cust_marked districts orders_marked parts
     counts=$("$@")
-    read -r stocked marked <<<"$counts"
-    check "$name: no warehouse half loaded (stocked $stocked = marked $marked)" test -n "$stocked" -a "$stocked" = "$marked"
-    check "$name: the load stopped before the end ($marked of $W)" test "${marked:-$W}" -lt $W
+    read -r stock stock_marked cust cust_marked districts orders_marked parts <<<"$counts"
+    check "$name: no stock half loaded ($stock rows, $stock_marked marked)" test -n "$stock" -a "$stock" = "$stock_marked"
+    check "$name: no customers half loaded ($cust rows, $cust_marked marked)" test -n "$cust" -a "$cust" = "$cust_marked"
+    check "$name: no district's orders half loaded ($districts with orders, $orders_marked marked)" \
+        test -n "$districts" -a "$districts" = "$orders_marked"
+    check "$name: the load stopped before the end ($parts of $((15 * W)) parts)" test "${parts:-999}" -lt $((15 * W))
     expect_exit "$name: --resume exits 0" 0 tpcc load --target "$tgt" --resume --jobs 2
     expect_stderr "$name: --resume says it finishes the interrupted load" "finishing the interrupted load"
     local h
@@ -128,7 +144,7 @@ check "sqlite: one missing row changes the hash" test -n "$h2" -a "$h2" != "$REF
 
 sq_marks() { python3 -c 'import sqlite3,sys; print(sqlite3.connect(sys.argv[1], timeout=10).execute("SELECT count(*) FROM dbgauge_tpcc_load WHERE unit >= 1").fetchone()[0])' "$DB"; }
 sq_counts() {
-    python3 -c 'import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); print(c.execute("SELECT count(DISTINCT s_w_id) FROM stock").fetchone()[0], c.execute("SELECT count(*) FROM dbgauge_tpcc_load WHERE unit >= 1").fetchone()[0])' "$DB"
+    python3 -c 'import sqlite3,sys; print(*sqlite3.connect(sys.argv[1]).execute(sys.argv[2]).fetchone())' "$DB" "$PARTS_SQL"
 }
 rm -f "$DB"*
 ctrl_c_when_marked sqlite sq_marks --target "$SQ" --warehouses $W
@@ -146,6 +162,10 @@ expect_exit "sqlite: --resume where dbgauge never loaded exits 2" 2 tpcc load --
 expect_stderr "sqlite: ... naming the missing table" "dbgauge_tpcc_load"
 expect_exit "sqlite: a load over existing tables exits 2" 2 tpcc load --target "$SQ" --warehouses 1
 expect_stderr "sqlite: ... offering --drop and --resume" "--drop to rebuild, or --resume"
+# A plan written by a dbgauge whose units were whole warehouses (unit -1) cannot be resumed.
+python3 -c 'import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute("UPDATE dbgauge_tpcc_load SET unit = -1 WHERE unit = -64"); c.commit()' "$DB"
+expect_exit "sqlite: --resume of a whole-warehouse plan exits 2" 2 tpcc load --target "$SQ" --resume
+expect_stderr "sqlite: ... saying to load again" "earlier dbgauge, which loaded whole warehouses; load again with --drop"
 
 # ---- PostgreSQL: a lost connection ----------------------------------------------------------
 if [[ -z ${DG_NO_PG:-} ]]; then
@@ -157,14 +177,14 @@ if [[ -z ${DG_NO_PG:-} ]]; then
     same_hash_over_jobs pgsql "$PG"
     check "pgsql: the load records its settings" grep -q '"synchronous_commit"' "$T_TMP/load.json"
     pg_marks() { "${PSQL[@]}" "$PG" -c "SELECT count(*) FROM dbgauge_tpcc_load WHERE unit >= 0"; }
-    pg_counts() { "${PSQL[@]}" "$PG" -F' ' -c "SELECT (SELECT count(DISTINCT s_w_id) FROM stock), (SELECT count(*) FROM dbgauge_tpcc_load WHERE unit >= 1)"; }
+    pg_counts() { "${PSQL[@]}" "$PG" -F' ' -c "$PARTS_SQL"; }
     "${PSQL[@]}" "$PG" -c "DROP TABLE IF EXISTS dbgauge_tpcc_load" # so only this load's marks count
     "$DG" tpcc load --target "$PG" --warehouses $W --jobs 2 --drop --seed 42 --progress=none >"$T_TMP/last.out" 2>"$T_TMP/last.err" &
     pid=$!
-    # ITEM committed: the warehouses are being loaded; their connections are cut
+    # a unit committed: the others are being loaded; their connections are cut
     if wait_for_mark pg_marks; then
         "${PSQL[@]}" "$DG_PG_ADMIN_URL" -c "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE application_name = 'dbgauge-load'" >/dev/null
-    else not_ok "pgsql: ITEM was marked within 60 s" ""; fi
+    else not_ok "pgsql: a unit was marked within 60 s" ""; fi
     wait $pid
     RC=$?
     expect_stderr "pgsql: the lost connection is named" "terminating connection|server closed|connection"
@@ -181,7 +201,7 @@ if [[ -z ${DG_NO_MY:-} ]]; then
     MY=(mariadb -h127.0.0.1 -P"$DG_MY_PORT" -uroot -N -B dbgauge)
     same_hash_over_jobs mysql "$MYT"
     my_marks() { "${MY[@]}" -e "SELECT count(*) FROM dbgauge_tpcc_load WHERE unit >= 0"; }
-    my_counts() { "${MY[@]}" -e "SELECT (SELECT count(DISTINCT s_w_id) FROM stock), (SELECT count(*) FROM dbgauge_tpcc_load WHERE unit >= 1)"; }
+    my_counts() { "${MY[@]}" -e "$PARTS_SQL"; }
     "${MY[@]}" -e "DROP TABLE IF EXISTS dbgauge_tpcc_load"
     ctrl_c_when_marked mysql my_marks --target "$MYT" --warehouses $W --jobs 2 --drop
     after_stop mysql "$MYT" my_counts

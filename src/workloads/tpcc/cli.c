@@ -33,7 +33,7 @@ static const char *const iso_names[] = {"read-committed", "repeatable-read", "se
 static const struct dg_opt opts[] = {
     {.name = "warehouses", .kind = DG_OPT_INT, .metavar = "N", .subs = "load run",
      .flags = DG_OF_SWEEP | DG_OF_HAS_SET | DG_OF_IF_SET, .off = OFF(warehouses), .set_off = OFF(warehouses_set),
-     .min = 1, .max = 100000, .json = "warehouses",
+     .min = 1, .max = TPCC_MAX_WAREHOUSES, .json = "warehouses",
      .help = "scale of the load (default 1); (run, null: target only) the scale\n"
              "the null driver stands in for"},
     {.name = "jobs", .kind = DG_OPT_INT, .metavar = "J", .subs = "load", .off = OFF(jobs), .min = 1, .max = 64,

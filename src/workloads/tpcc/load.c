@@ -1,5 +1,5 @@
-/* load.c — `tpcc load`: the tables, then ITEM and the warehouses in one transaction per unit
- * (loadgen.c makes the rows), then keys and indexes, statistics and the run's constants.
+/* load.c — `tpcc load`: the tables, then ITEM and the warehouses' parts in one transaction per
+ * unit (loadgen.c makes the rows), then keys and indexes, statistics and the run's constants.
  * Engines with many writers load whole units on --jobs connections (the core's pool); an
  * engine with one writer (SQLite) gets its rows from J-1 generating threads through the
  * core's pipe, so generating never waits on writing. Every unit committed and every key built
@@ -16,15 +16,16 @@
 #include "core/wlcli.h"
 #include "workloads/tpcc/loadgen.h"
 
-/* Rows of one warehouse: its row, 10 districts, 100,000 stock, 30,000 customers and history
- * rows, 30,000 orders, 9,000 new orders and about 300,000 order lines (5 to 15 per order). */
-#define ROWS_PER_WAREHOUSE (1 + 10 + 100000 + 30000 + 30000 + 30000 + 9000 + 300000)
+/* The plan row's unit: -1 was the plan of a load whose units were whole warehouses (before
+ * parts); --resume cannot finish such a load. -2 - i marks key or index i. */
+enum { UNIT_PLAN = -64, UNIT_PLAN_WHOLE_WAREHOUSES = -1 };
 
 struct loader {
     const struct tpcc_load_opts *o;
     struct tpcc_gen_consts k;
     int warehouses;          /* the plan's */
-    unsigned char *done;     /* [0..warehouses]: unit committed; owned here */
+    unsigned char *done;     /* [unit], units 0 to nunits_all - 1: committed; owned here */
+    int nunits_all;          /* (warehouses + 1) * TPCC_UNIT_STRIDE */
     unsigned index_done;     /* bit i: key or index i built (--resume) */
     int *units;              /* the units this process loads, in order; owned here */
     int nunits;
@@ -55,8 +56,8 @@ static int mark(const struct dg_conn_h *h, int unit, struct dg_err *err)
 static int write_plan(const struct dg_conn_h *h, const struct loader *ld, struct dg_err *err)
 {
     char sql[160];
-    snprintf(sql, sizeof sql, "INSERT INTO dbgauge_tpcc_load (unit, warehouses, seed) VALUES (-1, %d, '%" PRIu64 "')",
-             ld->warehouses, ld->k.seed);
+    snprintf(sql, sizeof sql, "INSERT INTO dbgauge_tpcc_load (unit, warehouses, seed) VALUES (%d, %d, '%" PRIu64 "')",
+             UNIT_PLAN, ld->warehouses, ld->k.seed);
     return dg_exec(h, sql, err);
 }
 
@@ -64,12 +65,15 @@ static int write_plan(const struct dg_conn_h *h, const struct loader *ld, struct
 static int read_plan(struct dg_conn_h *h, struct loader *ld, struct dg_err *err)
 {
     struct dg_stmt *s = NULL;
-    if (dg_prepare(h, "SELECT unit, warehouses, seed FROM dbgauge_tpcc_load WHERE unit = -1", 0, &s, err))
+    if (dg_prepare(h, "SELECT unit, warehouses, seed FROM dbgauge_tpcc_load WHERE unit IN (-1, -64) ORDER BY unit", 0,
+                   &s, err))
         return dg_err_set(err, DG_ERR_USER, 0,
                           "--resume: the target has no interrupted dbgauge load to finish (no table "
                           "dbgauge_tpcc_load: %.200s)", err->msg);
     int found = dg_execute(h, s, NULL, err) == 0 ? dg_next_row(h, s, err) : -1;
+    int64_t plan_unit = 0;
     if (found == 1) {
+        plan_unit = dg_col_int(h, s, 0);
         ld->warehouses = (int)dg_col_int(h, s, 1);
         ld->k.seed = strtoull(dg_col_text(h, s, 2, NULL), NULL, 10);
         dg_reset(h, s);
@@ -77,8 +81,11 @@ static int read_plan(struct dg_conn_h *h, struct loader *ld, struct dg_err *err)
     dg_finalize(h, s);
     if (found < 0)
         return -1;
-    if (found == 0 || ld->warehouses < 1)
+    if (found == 0 || ld->warehouses < 1 || ld->warehouses > TPCC_MAX_WAREHOUSES)
         return dg_err_set(err, DG_ERR_USER, 0, "--resume: dbgauge_tpcc_load has no plan row; load again with --drop");
+    if (plan_unit == UNIT_PLAN_WHOLE_WAREHOUSES)
+        return dg_err_set(err, DG_ERR_USER, 0, "--resume: the interrupted load was made by an earlier dbgauge, "
+                          "which loaded whole warehouses; load again with --drop");
     return 0;
 }
 
@@ -90,7 +97,7 @@ static int read_done(struct dg_conn_h *h, struct loader *ld, struct dg_err *err)
     int rc = dg_execute(h, s, NULL, err), row;
     while (rc == 0 && (row = dg_next_row(h, s, err)) == 1) {
         int64_t u = dg_col_int(h, s, 0);
-        if (u >= 0 && u <= ld->warehouses)
+        if (u >= 0 && u < ld->nunits_all)
             ld->done[u] = 1;
         else if (u <= -2 && u > -2 - 32)
             ld->index_done |= 1u << (-2 - u);
@@ -103,13 +110,22 @@ static int read_done(struct dg_conn_h *h, struct loader *ld, struct dg_err *err)
 
 /* ---- one unit ------------------------------------------------------------------------------- */
 
+/* Whether every part of warehouse w is committed. */
+static int warehouse_complete(const struct loader *ld, int w)
+{
+    for (int p = 0; p < TPCC_PARTS; p++)
+        if (!ld->done[tpcc_unit_of(w, p)])
+            return 0;
+    return 1;
+}
+
 /* Folds a committed unit into the totals and tells the progress (one call at a time). */
 static void unit_done(struct loader *ld, int unit, uint64_t rows, uint64_t bytes)
 {
     ld->done[unit] = 1;
     ld->rows += rows;
     ld->bytes += bytes;
-    ld->warehouses_done += unit != 0;
+    ld->warehouses_done += unit != 0 && warehouse_complete(ld, unit / TPCC_UNIT_STRIDE);
     struct tpcc_load_progress p = {ld->warehouses_done, ld->warehouses, ld->rows, ld->bytes,
                                    (double)(dg_now_ns() - ld->t0) / 1e9, ld->rows_expected};
     if (ld->o->progress)
@@ -335,25 +351,27 @@ static int resume_plan(struct loader *ld, struct dg_conn_h *h, struct dg_err *er
     return 0;
 }
 
-/* Rank r's units, those not done: ITEM on rank 0, then its share of the warehouses. One file
- * with one writer (SQLite) gains nothing from several ranks: rank 0 loads it all. */
+/* Rank r's units, those not done: ITEM on rank 0, then the parts of its share of the
+ * warehouses. One file with one writer (SQLite) gains nothing from several ranks: rank 0
+ * loads it all. */
 static int plan_units(struct loader *ld, const struct dg_wl_ranks *rk, int lead, int single_writer,
                       struct dg_err *err)
 {
     int split = rk && !single_writer;
     int lo = split ? (int)((int64_t)ld->warehouses * rk->rank / rk->size) : 0;
     int hi = split ? (int)((int64_t)ld->warehouses * (rk->rank + 1) / rk->size) : lead ? ld->warehouses : 0;
-    if (!(ld->units = malloc(sizeof *ld->units * (size_t)(hi - lo + 1))))
+    if (!(ld->units = malloc(sizeof *ld->units * ((size_t)(hi - lo) * TPCC_PARTS + 1))))
         return dg_err_set(err, DG_ERR_FATAL, 0, "out of memory");
     if (lead && !ld->done[0])
         ld->units[ld->nunits++] = 0;
     for (int w = lo + 1; w <= hi; w++)
-        if (!ld->done[w])
-            ld->units[ld->nunits++] = w;
+        for (int p = 0; p < TPCC_PARTS; p++)
+            if (!ld->done[tpcc_unit_of(w, p)])
+                ld->units[ld->nunits++] = tpcc_unit_of(w, p);
     for (int i = 0; i < ld->nunits; i++)
-        ld->rows_expected += ld->units[i] ? ROWS_PER_WAREHOUSE : TPCC_ITEMS;
+        ld->rows_expected += tpcc_unit_rows(ld->units[i]);
     for (int w = 1; w <= ld->warehouses; w++)
-        ld->warehouses_done += ld->done[w];
+        ld->warehouses_done += warehouse_complete(ld, w);
     return 0;
 }
 
@@ -363,10 +381,10 @@ static void complete_text(const struct loader *ld, struct tpcc_load_result *res)
     size_t o = 0;
     res->complete[0] = '\0';
     for (int w = 1; ld->done && w <= ld->warehouses; w++) {
-        if (!ld->done[w])
+        if (!warehouse_complete(ld, w))
             continue;
         int end = w;
-        while (end < ld->warehouses && ld->done[end + 1])
+        while (end < ld->warehouses && warehouse_complete(ld, end + 1))
             end++;
         res->warehouses_complete += end - w + 1;
         if (o < sizeof res->complete - 16)
@@ -390,7 +408,8 @@ static int prepare(struct loader *ld, struct dg_conn_h *h, const struct dg_wl_ra
                   : 0;
     if ((rc = meet(rk, rc, err)) == 0 && !lead && !single_writer)
         rc = dg_connect(o->target, &co, h, err) || dg_load_mode(h, 1, NULL, err) || (o->resume && resume_plan(ld, h, err));
-    if (!rc && !(ld->done = calloc((size_t)ld->warehouses + 1, 1)))
+    ld->nunits_all = (ld->warehouses + 1) * TPCC_UNIT_STRIDE;
+    if (!rc && !(ld->done = calloc((size_t)ld->nunits_all, 1)))
         rc = dg_err_set(err, DG_ERR_FATAL, 0, "out of memory");
     if (!rc && o->resume && h->drv) {
         struct tpcc_nurand c;

@@ -1,6 +1,6 @@
 /* loadgen.c — the rows of TPC-C's initial population (clause 4.3.3.1), unit by unit: unit 0 is
- * ITEM, unit w the whole of warehouse w. Each unit has its own random stream from the seed,
- * so its rows do not depend on which thread makes them or in which order. Rows go out through
+ * ITEM, the others one part of a warehouse (loadgen.h). Each unit has its own random stream
+ * from the seed, so its rows do not depend on which thread makes them or in which order. Rows go out through
  * struct dg_rows (to a connection, or to the one writer); fixed buffers, no allocation. */
 #include <string.h>
 
@@ -75,7 +75,8 @@ static int load_warehouse_row(struct tpcc_gen *g, int w, struct dg_err *err)
     return finish(g, dg_rows_put(&g->out, v, err), err);
 }
 
-static int load_stock(struct tpcc_gen *g, int w, struct dg_err *err)
+/* Stock of items lo to hi of warehouse w. */
+static int load_stock(struct tpcc_gen *g, int w, int lo, int hi, struct dg_err *err)
 {
     static const char *const cols[] = {
         "s_i_id", "s_w_id", "s_quantity", "s_dist_01", "s_dist_02", "s_dist_03", "s_dist_04",
@@ -85,7 +86,7 @@ static int load_stock(struct tpcc_gen *g, int w, struct dg_err *err)
     if (BULK(g, "stock", cols, err))
         return -1;
     int rc = 0;
-    for (int i = 1; i <= TPCC_ITEMS && rc == 0; i++) {
+    for (int i = lo; i <= hi && rc == 0; i++) {
         struct dg_value v[17];
         v[0] = dg_int(i);
         v[1] = dg_int(w);
@@ -252,22 +253,35 @@ static int load_orders(struct tpcc_gen *g, int w, int d, struct dg_err *err)
     return finish(g, rc, err);
 }
 
+uint64_t tpcc_unit_rows(int unit)
+{
+    if (unit == 0)
+        return TPCC_ITEMS;
+    switch (unit % TPCC_UNIT_STRIDE) {
+    case TPCC_PART_WAREHOUSE: return 1 + TPCC_DISTRICTS;
+    case TPCC_PART_STOCK_LOW:
+    case TPCC_PART_STOCK_HIGH: return TPCC_ITEMS / 2;
+    case TPCC_PART_CUSTOMER:
+    case TPCC_PART_HISTORY: return TPCC_CUSTOMERS * TPCC_DISTRICTS;
+    default: return TPCC_ORDERS + TPCC_NEW_ORDERS + TPCC_ORDERS * 10;
+    }
+}
+
 int tpcc_gen_unit(struct tpcc_gen *g, int unit, struct dg_err *err)
 {
     dg_rng_seed(&g->rng, dg_mix64(g->k->seed) ^ (uint64_t)unit * 0x9e3779b97f4a7c15ull);
     if (unit == 0)
         return load_items(g, err);
-    int w = unit;
-    int rc = load_warehouse_row(g, w, err);
-    if (!rc)
-        rc = load_districts(g, w, err);
-    if (!rc)
-        rc = load_stock(g, w, err);
-    if (!rc)
-        rc = load_customers(g, w, err);
-    if (!rc)
-        rc = load_history(g, w, err);
-    for (int d = 1; d <= TPCC_DISTRICTS && !rc; d++)
-        rc = load_orders(g, w, d, err);
-    return rc;
+    int w = unit / TPCC_UNIT_STRIDE, part = unit % TPCC_UNIT_STRIDE;
+    switch (part) {
+    case TPCC_PART_WAREHOUSE: return load_warehouse_row(g, w, err) || load_districts(g, w, err) ? -1 : 0;
+    case TPCC_PART_STOCK_LOW: return load_stock(g, w, 1, TPCC_ITEMS / 2, err);
+    case TPCC_PART_STOCK_HIGH: return load_stock(g, w, TPCC_ITEMS / 2 + 1, TPCC_ITEMS, err);
+    case TPCC_PART_CUSTOMER: return load_customers(g, w, err);
+    case TPCC_PART_HISTORY: return load_history(g, w, err);
+    default:
+        if (part < TPCC_PARTS)
+            return load_orders(g, w, part - TPCC_PART_ORDERS + 1, err);
+        return dg_err_set(err, DG_ERR_FATAL, 0, "no such load unit: %d", unit);
+    }
 }

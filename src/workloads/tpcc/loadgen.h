@@ -22,8 +22,25 @@ struct tpcc_gen {
     struct dg_rows out;
 };
 
-/* Every row of unit (0: ITEM; w: warehouse w and all below it) into g->out, one table after
- * another. Returns 0, or -1 with err (the table open is closed). */
+/* The load's units: ITEM is unit 0; warehouse w's rows come in TPCC_PARTS parts, unit
+ * w * TPCC_UNIT_STRIDE + part, so that a warehouse spreads over the jobs and no unit is much
+ * larger than ITEM (100,000 rows). */
+enum tpcc_part {
+    TPCC_PART_WAREHOUSE,       /* its row and its 10 districts */
+    TPCC_PART_STOCK_LOW,       /* stock of items 1 to 50,000 */
+    TPCC_PART_STOCK_HIGH,      /* stock of items 50,001 to 100,000 */
+    TPCC_PART_CUSTOMER,        /* 30,000 customers */
+    TPCC_PART_HISTORY,         /* 30,000 history rows */
+    TPCC_PART_ORDERS,          /* + d - 1: district d's orders, new orders and order lines */
+    TPCC_PARTS = TPCC_PART_ORDERS + TPCC_DISTRICTS
+};
+enum { TPCC_UNIT_STRIDE = 16 };
+static inline int tpcc_unit_of(int w, int part) { return w * TPCC_UNIT_STRIDE + part; }
+/* The rows unit makes (for an order part, the expected count: 5 to 15 lines an order). */
+uint64_t tpcc_unit_rows(int unit);
+
+/* Every row of unit into g->out, one table after another, from the unit's own random stream.
+ * Returns 0, or -1 with err (the table open is closed). */
 int tpcc_gen_unit(struct tpcc_gen *g, int unit, struct dg_err *err);
 
 #endif

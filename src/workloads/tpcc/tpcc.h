@@ -18,6 +18,7 @@ enum tpcc_type { TPCC_NEW_ORDER = 0, TPCC_PAYMENT, TPCC_ORDER_STATUS, TPCC_DELIV
 #define TPCC_CUSTOMERS 3000          /* per district */
 #define TPCC_ORDERS 3000             /* per district at load */
 #define TPCC_NEW_ORDERS 900          /* per district at load: the last 900 orders */
+#define TPCC_MAX_WAREHOUSES 100000   /* what --warehouses and a load plan may say */
 #define TPCC_DECK 23                 /* 10 New-Order, 10 Payment, 1 each of the others */
 
 extern const char *const tpcc_type_names[TPCC_NTYPES];
