@@ -343,20 +343,12 @@ static void bulk_free(struct dg_bulk *b)
 static int prepare_insert(struct dg_conn *c, const char *table, const char *const *cols, int ncols, int rows,
                           sqlite3_stmt **out, struct dg_err *err)
 {
-    size_t cap = 256 + 64 * (size_t)ncols + (size_t)rows * (4 + 3 * (size_t)ncols);
+    size_t cap = dg_insert_rows_len(table, cols, ncols, rows) + 1;
     char *sql = malloc(cap);
     if (!sql)
         return dg_err_set(err, DG_ERR_FATAL, 0, "out of memory");
-    int len = dg_insert_sql(sql, cap, table, cols, ncols);
-    size_t pos = len < 0 ? cap : (size_t)len;
-    for (int r = 1; r < rows && pos < cap; r++) {
-        pos += (size_t)snprintf(sql + pos, cap - pos, ", (");
-        for (int i = 0; i < ncols && pos < cap; i++)
-            pos += (size_t)snprintf(sql + pos, cap - pos, i ? ", ?" : "?");
-        if (pos < cap)
-            pos += (size_t)snprintf(sql + pos, cap - pos, ")");
-    }
-    int rc = pos < cap ? sqlite3_prepare_v2(c->db, sql, (int)pos, out, NULL) : SQLITE_TOOBIG;
+    int len = dg_insert_rows_sql(sql, cap, table, cols, ncols, rows);
+    int rc = len >= 0 ? sqlite3_prepare_v2(c->db, sql, len, out, NULL) : SQLITE_TOOBIG;
     free(sql);
     return rc == SQLITE_OK ? 0 : fail(err, c->db, rc, "bulk prepare");
 }

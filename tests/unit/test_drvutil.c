@@ -1,8 +1,8 @@
 /* test_drvutil.c — unit tests of the helpers every driver shares from core/: exact decimal
- * text (numtext), buffer growth (buf), URL query pairs (urlq), the bulk INSERT text
- * (sqltext) and the statement list (list); and the causes of errors that failed for good,
- * from an SQLSTATE or a MariaDB/MySQL code (drivers/errcause.h), with their stored names.
- * Pure functions; no database. */
+ * text (numtext), buffer growth (buf), URL query pairs (urlq), the bulk INSERT text of one
+ * row and of many (sqltext) and the statement list (list); and the causes of errors that
+ * failed for good, from an SQLSTATE or a MariaDB/MySQL code (drivers/errcause.h), with
+ * their stored names. Pure functions; no database. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -133,6 +133,40 @@ static void sqltext(struct dg_test *t)
     CHECK(t, dg_insert_sql(small, sizeof small, "t", cols, 2) == -1, "sqltext: too long is -1", "it is not");
 }
 
+/* The multi-row INSERT: its groups of markers, its length known beforehand, the text for fewer
+ * rows a prefix of it, and -1 for a buffer one byte short or no rows or columns. */
+static void sqltext_rows(struct dg_test *t)
+{
+    static const char *const cols[] = {"a", "b"};
+    static const char *const one[] = {"x"};
+    static const char *const want = "INSERT INTO t (a, b) VALUES (?, ?), (?, ?), (?, ?)";
+    char out[128];
+    int n = dg_insert_rows_sql(out, sizeof out, "t", cols, 2, 3);
+    CHECK(t, n == (int)strlen(want) && !strcmp(out, want), "sqltext: 3 rows of markers", "'%s' (%d)", out, n);
+    CHECK(t, dg_insert_rows_len("t", cols, 2, 3) == strlen(want), "sqltext: the 3-row length, counted", "%zu",
+          dg_insert_rows_len("t", cols, 2, 3));
+    size_t len2 = dg_insert_rows_len("t", cols, 2, 2);
+    CHECK(t, len2 == strlen("INSERT INTO t (a, b) VALUES (?, ?), (?, ?)") && !strncmp(out, want, len2),
+          "sqltext: the 2-row text is the 3-row text's prefix", "%zu", len2);
+    n = dg_insert_rows_sql(out, sizeof out, "t", cols, 2, 1);
+    CHECK(t, n > 0 && !strcmp(out, "INSERT INTO t (a, b) VALUES (?, ?)"), "sqltext: 1 row is the one-row INSERT",
+          "'%s'", out);
+    n = dg_insert_rows_sql(out, sizeof out, "t", one, 1, 2);
+    CHECK(t, n > 0 && !strcmp(out, "INSERT INTO t (x) VALUES (?), (?)"), "sqltext: one column, 2 rows", "'%s'", out);
+    CHECK(t, dg_insert_rows_sql(out, strlen(want) + 1, "t", cols, 2, 3) == (int)strlen(want),
+          "sqltext: a buffer of exactly length + 1 holds it", "it does not");
+    CHECK(t, dg_insert_rows_sql(out, strlen(want), "t", cols, 2, 3) == -1, "sqltext: one byte short is -1",
+          "it is not");
+    CHECK(t, dg_insert_rows_sql(out, 10, "t", cols, 2, 3) == -1, "sqltext: a small buffer is -1", "it is not");
+    CHECK(t, dg_insert_rows_sql(out, sizeof out, "t", cols, 2, 0) == -1 &&
+                 dg_insert_rows_sql(out, sizeof out, "t", cols, 0, 2) == -1,
+          "sqltext: no rows or no columns is -1", "it is not");
+    static char big[8192];
+    n = dg_insert_rows_sql(big, sizeof big, "t", cols, 2, 1000);
+    CHECK(t, n > 0 && (size_t)n == dg_insert_rows_len("t", cols, 2, 1000) && !strcmp(big + n - 9, "), (?, ?)"),
+          "sqltext: 1,000 rows (2,000 markers) end as they should", "%d", n);
+}
+
 struct item {
     int v;
     struct dg_link link;
@@ -244,6 +278,7 @@ int main(void)
     url_hosts(&t);
     url_one_host(&t);
     sqltext(&t);
+    sqltext_rows(&t);
     list(&t);
     error_causes(&t);
     return dg_test_done(&t);
