@@ -37,6 +37,10 @@ static int help_for(int argc, char **argv)
 {
     if (argc > 4)
         return dg_usage_error("help", "at most a command and a subcommand (dbgauge help tpcc run)");
+    if (!strcmp(argv[2], "help") && argc == 3) { /* help's own help is the overview */
+        usage(stdout);
+        return DG_EXIT_OK;
+    }
     char help[] = "--help";
     char *args[] = {argv[0], argv[2], argc > 3 ? argv[3] : help, help, NULL};
     return dispatch(argc, args);
@@ -49,9 +53,11 @@ static int dispatch(int argc, char **argv)
         usage(stderr);
         return DG_EXIT_USAGE;
     }
-    /* help --man, help --completion: what the build installs (docgen.c); help COMMAND */
+    /* help --man, help --completion: what the build installs (docgen.c); help COMMAND; help
+     * help and help --help: the overview */
     if (!strcmp(argv[1], "help") && argc > 2)
-        return argv[2][0] == '-' ? dg_cmd_docgen(argc - 1, argv + 1, commands, NCOMMANDS) : help_for(argc, argv);
+        return argv[2][0] == '-' && strcmp(argv[2], "--help") && strcmp(argv[2], "-h")
+                   ? dg_cmd_docgen(argc - 1, argv + 1, commands, NCOMMANDS) : help_for(argc, argv);
     if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
         usage(stdout);
         return DG_EXIT_OK;

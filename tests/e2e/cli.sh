@@ -4,6 +4,11 @@
 . "$(dirname "$0")/../lib.sh"
 
 expect_exit "dbgauge --help exits 0" 0 --help
+cp "$T_TMP/last.out" "$T_TMP/overview.out"
+for h in help --help; do
+    expect_exit "dbgauge help $h exits 0" 0 help $h
+    check "help $h prints the overview" cmp -s "$T_TMP/last.out" "$T_TMP/overview.out"
+done
 expect_exit "dbgauge tpcc --help exits 0" 0 tpcc --help
 grep -q -- "--txns-per-vu" "$T_TMP/last.out" && ok "tpcc --help lists --txns-per-vu" || not_ok "tpcc --help lists --txns-per-vu" "missing"
 cp "$T_TMP/last.out" "$T_TMP/tpcc-help.out"

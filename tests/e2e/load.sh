@@ -9,9 +9,10 @@
 # PostgreSQL and MariaDB parts are left out with --no-pg / --no-my (DG_NO_PG, DG_NO_MY).
 . "$(dirname "$0")/../lib.sh"
 
-# Warehouses: 2 on SQLite, 1 on the servers. The interruption comes once a unit is marked,
-# with most of the 15 parts a warehouse has still to load.
+# Warehouses: 2 on SQLite, 1 on the servers. The interruption comes once STOP_AT units are
+# marked (of 31 on SQLite, 16 on a server): some of every kind of part in, some still to load.
 W=2
+STOP_AT=10
 
 # The parts' marks against the rows they stand for, as one line: stock rows, 50,000 per
 # marked stock half; customer rows, 30,000 per marked customer part; districts with orders,
@@ -72,13 +73,13 @@ after_stop() {
     fi
 }
 
-# wait_for_mark COUNT-CMD...: waits up to 60 s for the command to print a count >= 1 (a
-# unit's mark: the load is under way, with something committed). A Ctrl-C sent earlier,
+# wait_for_mark COUNT-CMD...: waits up to 60 s for the command to print a count >= STOP_AT
+# (units' marks: the load is under way, with that much committed). A Ctrl-C sent earlier,
 # before the load blocks signals, would be lost: a background job ignores SIGINT.
 wait_for_mark() {
     local i
     for ((i = 0; i < 600; i++)); do
-        [[ $("$@" 2>/dev/null) -ge 1 ]] && return 0
+        [[ $("$@" 2>/dev/null) -ge $STOP_AT ]] && return 0
         sleep 0.1
     done
     return 1
@@ -92,7 +93,7 @@ ctrl_c_when_marked() {
     shift 2
     "$DG" tpcc load "$@" --seed 42 --progress=none >"$T_TMP/last.out" 2>"$T_TMP/last.err" &
     pid=$!
-    if wait_for_mark "$marks"; then kill -INT $pid; else not_ok "$name: a unit was marked within 60 s" ""; fi
+    if wait_for_mark "$marks"; then kill -INT $pid; else not_ok "$name: $STOP_AT units were marked within 60 s" ""; fi
     wait $pid
     RC=$?
     expect_stderr "$name: Ctrl-C is named" "interrupted \(SIGINT\)"
@@ -170,7 +171,7 @@ expect_stderr "sqlite: ... saying to load again" "earlier dbgauge, which loaded 
 # ---- PostgreSQL: a lost connection ----------------------------------------------------------
 if [[ -z ${DG_NO_PG:-} ]]; then
     need_server DG_PG_URL pgsql "no PostgreSQL server"
-    W=1
+    W=1 STOP_AT=5 # its cut comes some units later (13 of 15 done once, at 7)
     export PGPASSWORD=$DG_PG_PASSWORD
     PG=$DG_PG_URL
     PSQL=(psql -X -q -At)
@@ -184,7 +185,7 @@ if [[ -z ${DG_NO_PG:-} ]]; then
     # a unit committed: the others are being loaded; their connections are cut
     if wait_for_mark pg_marks; then
         "${PSQL[@]}" "$DG_PG_ADMIN_URL" -c "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE application_name = 'dbgauge-load'" >/dev/null
-    else not_ok "pgsql: a unit was marked within 60 s" ""; fi
+    else not_ok "pgsql: $STOP_AT units were marked within 60 s" ""; fi
     wait $pid
     RC=$?
     expect_stderr "pgsql: the lost connection is named" "terminating connection|server closed|connection"
@@ -195,7 +196,7 @@ fi
 # ---- MariaDB: Ctrl-C while connections load -----------------------------------------------------
 if [[ -z ${DG_NO_MY:-} ]]; then
     need_server DG_MY_URL mysql "no MariaDB server"
-    W=1
+    W=1 STOP_AT=7
     export DG_MYSQL_PASSWORD=$DG_MY_PASSWORD
     MYT=$DG_MY_URL
     MY=(mariadb -h127.0.0.1 -P"$DG_MY_PORT" -uroot -N -B dbgauge)
