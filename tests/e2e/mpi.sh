@@ -147,7 +147,15 @@ signal_rank() {
     mpi_pid=$!
     wait_for 30 grep -q "6 virtual users" "$T_TMP/$name.err"
     sleep 3
-    if pid=$(rank_pid "$4"); then kill -"$5" "$pid"; else not_ok "$name: rank $4 found" "no process"; fi
+    # up to 10 s more: once, under ASan on a busy machine, rank 0 was not found at this point
+    local i found=
+    for ((i = 0; i < 50; i++)); do
+        pid=$(rank_pid "$4") && { found=1; break; }
+        sleep 0.2
+    done
+    if [[ -n $found ]]; then kill -"$5" "$pid"; else
+        not_ok "$name: rank $4 found" "no process; running: $(pgrep -af dbgauge | head -c 300); mpirun: $(tail -c 300 "$T_TMP/$name.err")"
+    fi
     t0=$SECONDS
     wait "$mpi_pid"
     RC=$?
