@@ -17,13 +17,18 @@ static inline void bump(_Atomic uint64_t *c, uint64_t by)
                           memory_order_relaxed);
 }
 
-static void note_error(struct worker *w, int type, const struct dg_err *e)
+/* The worker's first error, kept for the run to name. A retryable error here has used up its
+ * retries (tries of them): the message says so. */
+static void note_error(struct worker *w, int type, const struct dg_err *e, uint64_t tries)
 {
     if (w->first_error[0])
         return;
-    snprintf(w->first_error, sizeof w->first_error, "worker %d, %s: %s error%s%s: %s", w->global + 1,
+    char given_up[48] = "";
+    if (e->cls == DG_ERR_RETRY)
+        snprintf(given_up, sizeof given_up, " (given up after %llu retries)", (unsigned long long)tries);
+    snprintf(w->first_error, sizeof w->first_error, "worker %d, %s: %s error%s%s: %s%s", w->global + 1,
              w->r->cfg->wl->type_names[type], dg_err_class_name(e->cls), e->sqlstate[0] ? " " : "",
-             e->sqlstate, e->msg);
+             e->sqlstate, e->msg, given_up);
 }
 
 static const struct dg_target *target_of(const struct worker *w)
@@ -384,7 +389,7 @@ static int reconnect(struct worker *w, int type)
             dg_format_duration(cfg->reconnect_timeout_ns, d, sizeof d);
             snprintf(e.msg + strlen(e.msg), sizeof e.msg - strlen(e.msg), " (gave up reconnecting after %s)", d);
             w->first_error[0] = '\0'; /* the giving up is what the run must say */
-            note_error(w, type, &e);
+            note_error(w, type, &e, 0);
             return GIVE_UP;
         }
         dg_ns wait = (now - lost) / 10;
@@ -401,13 +406,7 @@ static int reconnect(struct worker *w, int type)
  * through; anything else ends the worker after 1000 in a row. */
 static int after_error(struct worker *w, int type, const struct outcome *o, int *consecutive)
 {
-    if (o->err.cls == DG_ERR_RETRY && !w->first_error[0]) { /* the workload's retries ran out: say so */
-        struct dg_err e = o->err;
-        size_t n = strlen(e.msg);
-        snprintf(e.msg + n, sizeof e.msg - n, " (given up after %llu retries)", (unsigned long long)o->tries);
-        note_error(w, type, &e);
-    }
-    note_error(w, type, &o->err);
+    note_error(w, type, &o->err, o->tries);
     if (o->err.cls == DG_ERR_CONN) {
         dg_outage_error(w->r, target_for(w, type), o->t1);
         *consecutive = 0;

@@ -263,7 +263,7 @@ uint64_t tpcc_unit_rows(int unit)
     case TPCC_PART_STOCK_HIGH: return TPCC_ITEMS / 2;
     case TPCC_PART_CUSTOMER:
     case TPCC_PART_HISTORY: return TPCC_CUSTOMERS * TPCC_DISTRICTS;
-    default: return TPCC_ORDERS + TPCC_NEW_ORDERS + TPCC_ORDERS * 10;
+    default: return TPCC_ORDERS + TPCC_NEW_ORDERS + TPCC_ORDERS * (5 + 15) / 2; /* lines: 10 an order on average */
     }
 }
 
