@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # crash.sh — runs that outlive their server (issue 14): PostgreSQL stopped hard and MariaDB
 # killed under load by a --fault command and started again 3 s later, each reached through a
-# two-host URL whose first host is dead; the run completes, one outage of 3-6 s is reported,
-# the users come back on the live host and are all connected after it, the database checks out
-# and the audit finds nothing lost. Then ODBC through a crash, SQLite locked by another
-# process, a reconnect timeout shorter than the outage (the run ends incomplete, its
-# measurements kept), an open loop through an outage (arrivals skipped, the schedule on time
-# after), in-doubt commits on PostgreSQL, and synchronous_commit=off. The caller (tests/run.sh)
-# starts the servers; this never skips silently, and it starts a server it stopped again even
-# when a check fails.
+# two-host URL whose first host is dead; the run completes, one outage of 3 s or more is
+# reported, ending within 1.5 s of the server answering again; the users come back on the
+# live host and are all connected after it, the database checks out and the audit finds
+# nothing lost. Then ODBC through a crash, SQLite locked by another process, a reconnect
+# timeout shorter than the outage (the run ends incomplete, its measurements kept), an open
+# loop through an outage (arrivals skipped, the schedule on time after), in-doubt commits on
+# PostgreSQL, and synchronous_commit=off. The caller (tests/run.sh) starts the servers; this
+# never skips silently, and it starts a server it stopped again even when a check fails.
 . "$(dirname "$0")/../lib.sh"
 
 need_server DG_PG_URL crash "no PostgreSQL server"
@@ -49,7 +49,14 @@ crash_run() {
     num_cmp "$name: the outage starts at the fault (8 s)" "${start:-0}" ">=" 7.9
     num_cmp "$name: ... and not long after" "${start:-99}" "<" 9
     num_cmp "$name: the outage lasts 3 s or more" "${dur:-0}" ">=" 3
-    num_cmp "$name: ... and at most 6 s" "${dur:-99}" "<=" 6
+    # The outage's length is the fault's 3 s plus however long the server takes to start,
+    # which a busy machine stretches; what dbgauge owns is noticing it is back: the last
+    # reconnect wait is a tenth of the time away (at most 2 s), so the outage ends within
+    # about a second of the fault command's end (the server answering).
+    local back_after
+    back_after=$(python3 -c 'import sys; print(round(float(sys.argv[1]) + float(sys.argv[2]) - float(sys.argv[3]), 3))' \
+        "${start:-0}" "${dur:-99}" "$(json_get "$T_TMP/$name.json" faults.0.end_s 2>/dev/null || echo -99)")
+    num_cmp "$name: ... and ends within 1.5 s of the server answering again (${back_after} s)" "$back_after" "<=" 1.5
     num_cmp "$name: the outage counts its errors" "$(outage_field "$T_TMP/$name.json" 0 errors || echo 0)" ">=" 1
     num_cmp "$name: the outage counts its reconnect attempts" "$(outage_field "$T_TMP/$name.json" 0 reconnects || echo 0)" ">=" 4
     num_cmp "$name: a first commit after the outage" "$(outage_field "$T_TMP/$name.json" 0 first_commit_s || echo -1)" ">=" "${dur:-99}"
