@@ -1,5 +1,6 @@
 /* cmptable.c — the model of a comparison: stored runs, groups (steps paired by thread count)
  * or experiments (steps paired by swept value) side by side, one row per figure the sides have
+ * (for runs that went through an outage, an audit or commits in doubt, what the failover cost)
  * and each side's percent difference from the first. Computes from records only; renders
  * nothing (compare.c does). */
 #include "report/cmptable.h"
@@ -65,6 +66,31 @@ static int run_rows(struct dg_compare *c, int side, const struct dg_run_record *
     return rc;
 }
 
+/* Whether run r went through something a failover comparison shows: an outage, an audit, a
+ * commit in doubt. */
+static int had_events(const struct dg_run_record *r)
+{
+    return r->noutages > 0 || r->audited || dg_run_in_doubt(r) > 0;
+}
+
+/* What a failover cost the side (report/runfig.h's dg_run_failover: the outage with the
+ * longest RTO, the audit's RPO): the article's high availability against a failover cluster
+ * side by side. "-" where the side does not know: no outage (or one not over by the end), no
+ * audit, outages not recorded (a run stored before schema 10). */
+static int failover_rows(struct dg_compare *c, int side, const struct dg_run_record *r)
+{
+    struct dg_failover f;
+    const int had = dg_run_failover(r, &f);
+    int rc = put(c, side, "outages", 0, dg_run_events_recorded(r) ? (double)r->noutages : NAN);
+    rc |= put(c, side, "failover RTO s", 1, had && f.rto_s >= 0 ? f.rto_s : NAN);
+    rc |= put(c, side, "failover recovery s", 1, had && f.recovery_s >= 0 ? f.recovery_s : NAN);
+    rc |= put(c, side, "RPO: acknowledged writes lost", 0, r->audited ? (double)r->audit.lost : NAN);
+    rc |= put(c, side, "RPO: s of acknowledged work lost", 1,
+              had && f.lost_seconds >= 0 ? f.lost_seconds : r->audited && !r->audit.lost ? 0 : NAN);
+    rc |= put(c, side, "commits in doubt", 0, (double)dg_run_in_doubt(r));
+    return rc;
+}
+
 static int run_ranks(struct dg_cmp_ranks *k, const struct dg_run_record *r)
 {
     const struct dg_figure *f = dg_ranks_fig(r, 0);
@@ -123,14 +149,16 @@ int dg_compare_build(struct dg_compare *c, const struct dg_report_item *items, i
                               (long long)(items[i].exp ? items[i].id : b->id));
     }
     c->nsides = n;
-    int rc = 0;
+    int rc = 0, events = 0;
+    for (int i = 0; i < n; i++)
+        events |= items[i].kind == DG_ITEM_RUN && had_events(&items[i].runs[0]);
     for (int i = 0; i < n; i++) {
         const struct dg_run_record *f = items[i].exp ? &items[i].exp->steps[0].rec : &items[i].runs[0];
         const char *label = items[i].exp ? items[i].exp->ex.label : f->label;
         snprintf(c->side[i], sizeof c->side[i], "%s %lld%s%.40s", items[i].exp ? "exp" : dg_report_item_kind_name(items[i].kind),
                  (long long)items[i].id, label[0] ? " " : "", label);
         if (items[i].kind == DG_ITEM_RUN)
-            rc |= run_rows(c, i, f) | run_ranks(&c->ranks[i], f);
+            rc |= run_rows(c, i, f) | run_ranks(&c->ranks[i], f) | (events ? failover_rows(c, i, f) : 0);
     }
     if (items[0].kind == DG_ITEM_EXPERIMENT)
         rc |= dg_compare_exp_rows(c, items, n);

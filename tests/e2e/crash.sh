@@ -4,11 +4,12 @@
 # two-host URL whose first host is dead; the run completes, one outage of 3 s or more is
 # reported, ending within 1.5 s of the server answering again; the users come back on the
 # live host and are all connected after it, the database checks out and the audit finds
-# nothing lost. Then ODBC through a crash, SQLite locked by another process, a reconnect
-# timeout shorter than the outage (the run ends incomplete, its measurements kept), an open
-# loop through an outage (arrivals skipped, the schedule on time after), in-doubt commits on
-# PostgreSQL, and synchronous_commit=off. The caller (tests/run.sh) starts the servers; this
-# never skips silently, and it starts a server it stopped again even when a check fails.
+# nothing lost; `compare` of the two shows each one's outage, RTO and RPO. Then ODBC through
+# a crash, SQLite locked by another process, a reconnect timeout shorter than the outage (the
+# run ends incomplete, its measurements kept), an open loop through an outage (arrivals
+# skipped, the schedule on time after), in-doubt commits on PostgreSQL, and
+# synchronous_commit=off. The caller (tests/run.sh) starts the servers; this never skips
+# silently, and it starts a server it stopped again even when a check fails.
 . "$(dirname "$0")/../lib.sh"
 
 need_server DG_PG_URL crash "no PostgreSQL server"
@@ -94,6 +95,18 @@ crash_run my-crash mariadb "mysql://dbgauge@127.0.0.1:1,127.0.0.1:$DG_MY_PORT/db
     "env -u MYSQL_PWD mariadb -h127.0.0.1 -P$DG_MY_PORT -uroot -N -e \"SELECT count(*) FROM information_schema.processlist WHERE user = 'dbgauge' AND db = 'dbgauge'\"" \
     "127.0.0.1:$DG_MY_PORT"
 revive_if_down mariadb
+
+# --- compare of the two crashes, as stored and audited: what each failover cost, side by side --
+a=$(json_get "$T_TMP/pg-crash.json" run_id 2>/dev/null)
+b=$(json_get "$T_TMP/my-crash.json" run_id 2>/dev/null)
+run_dg "$T_TMP/cmp.txt" "$T_TMP/cmp.err" compare "${a:-0}" "${b:-0}" --results "$RES"
+check "compare of the two crashes exits 0" test "$RC" = 0
+row() { awk -v n="$1" 'index($0, n) == 1 { $0 = substr($0, length(n) + 1); $1 = $1; print; exit }' "$T_TMP/cmp.txt"; }
+check "compare: one outage each ($(row outages))" test "$(row outages)" = "1 1 +0.0%"
+check "compare: nothing acknowledged lost on either ($(row 'RPO: acknowledged writes lost'))" \
+    test "$(row 'RPO: acknowledged writes lost')" = "0 0 n/a"
+rto=$(row 'failover RTO s')
+num_cmp "compare: each side's RTO at least the 3 s the server was away ($rto)" "$(awk '{print ($1 < $2) ? $1 : $2}' <<<"${rto:-0 0}")" ">=" 3
 
 # --- through ODBC (psqlodbc) to the same PostgreSQL: its lost link is a lost connection too ---
 PG_SO=$(dpkg -L odbc-postgresql 2>/dev/null | grep -m1 '/psqlodbcw.so$')

@@ -3,8 +3,11 @@
  * in-doubt errors, the --rate verdict by both rules (late + skipped at most 1% of arrivals for
  * runs that recorded them; achieved rate and start lag for older ones), the JSON's outages,
  * faults, schedule and in_doubt, and the HTML: one shaded span per outage and one mark per
- * fault on every per-second chart, the errors-and-reconnects chart, the tables. No database:
+ * fault on every per-second chart, the errors-and-reconnects chart, the tables; compare's rows
+ * of what a failover cost each side. No database:
  * records as dg_store_get reads them (tests/unit/faults_fixture.h). */
+#include "report/cmptable.h"
+#include "report/compare.h"
 #include "report/html.h"
 #include "report/model.h"
 #include "report/summary.h"
@@ -260,6 +263,88 @@ static void html(struct dg_test *t, struct dg_run_record *r)
     free(page);
 }
 
+/* compare's text of sides a and b, as a string the caller frees; NULL when it does not build. */
+static char *compare_text(struct dg_test *t, const struct dg_run_record *a, const struct dg_run_record *b)
+{
+    struct dg_report_item it[2] = {{.kind = DG_ITEM_RUN, .id = a->id, .runs = (struct dg_run_record *)a, .nruns = 1},
+                                   {.kind = DG_ITEM_RUN, .id = b->id, .runs = (struct dg_run_record *)b, .nruns = 1}};
+    struct dg_compare c;
+    struct dg_err err = {0};
+    if (dg_compare_build(&c, it, 2, &err)) {
+        CHECK(t, 0, "compare builds", "%s", err.msg);
+        return NULL;
+    }
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    dg_compare_text(f, &c);
+    fclose(f);
+    dg_compare_free(&c);
+    return buf;
+}
+
+/* The words after row NAME of compare's text, spaces squeezed ("11.5 - n/a"); "" without it. */
+static void row_words(const char *text, const char *name, char *out, size_t n)
+{
+    out[0] = '\0';
+    const char *at = text;
+    while ((at = strstr(at, name)) && !(at == text || at[-1] == '\n'))
+        at++;
+    if (!at || at[strlen(name)] != ' ')
+        return;
+    size_t o = 0;
+    for (const char *p = at + strlen(name); *p && *p != '\n' && o + 1 < n; p++)
+        if (*p != ' ' || (o && out[o - 1] != ' '))
+            out[o++] = *p;
+    while (o && out[o - 1] == ' ')
+        o--;
+    out[o] = '\0';
+    if (out[0] == ' ')
+        memmove(out, out + 1, o);
+}
+
+/* compare: a run through a failover (the fixture's outage at 8.1 s: last commit 7.9 s before
+ * it, first 3.6 s after, back to 90% 5.0 s after; audited, 5 lost) beside one without an
+ * outage (audited, none lost): what the failover cost each; two quiet runs: none of it. */
+static void compare_failover(struct dg_test *t, const struct dg_run_record *r)
+{
+    struct dg_run_record a = *r, b = *r; /* shallow: only the copies' own fields change */
+    a.outages = r->outages + 1, a.noutages = 1;
+    a.audited = 1;
+    a.audit = (struct dg_audit_summary){.acknowledged = 1000, .found = 995, .lost = 5, .lost_first_ms = 100,
+                                        .lost_last_ms = 150};
+    b.id = 43, b.noutages = 0, b.audited = 1;
+    b.audit = (struct dg_audit_summary){.acknowledged = 900, .found = 900, .pass = 1};
+    char *s = compare_text(t, &a, &b);
+    if (!s)
+        return;
+    static const char *const want[][2] = {
+        {"outages", "1 0 -100.0%"},
+        {"failover RTO s", "11.5 - n/a"},          /* 7.9 + 3.6 */
+        {"failover recovery s", "12.9 - n/a"},     /* 7.9 + 5.0 */
+        {"RPO: acknowledged writes lost", "5 0 -100.0%"},
+        {"RPO: s of acknowledged work lost", "0.1 0.0 -100.0%"}, /* the last commit (8.1 - 7.9 s) less 0.1 s */
+        {"commits in doubt", "4 4 +0.0%"},
+    };
+    for (size_t k = 0; k < sizeof want / sizeof *want; k++) {
+        char got[128], name[128];
+        row_words(s, want[k][0], got, sizeof got);
+        snprintf(name, sizeof name, "compare: row '%s' of a failover beside a run without one", want[k][0]);
+        CHECK(t, !strcmp(got, want[k][1]), name, "'%s', want '%s'", got, want[k][1]);
+    }
+    free(s);
+    /* two runs with nothing of the kind: no outage, no audit, nothing in doubt */
+    struct dg_run_record q1 = b, q2 = b;
+    q1.audited = q2.audited = 0;
+    for (int ty = 0; ty < q1.ntypes; ty++)
+        q1.txn[ty].in_doubt = q2.txn[ty].in_doubt = 0;
+    q2.id = 44;
+    s = compare_text(t, &q1, &q2);
+    CHECK(t, s && !strstr(s, "outages") && !strstr(s, "RTO") && !strstr(s, "RPO") && !strstr(s, "in doubt"),
+          "compare: two runs without outage, audit or doubt have no failover rows", "%s", s ? s : "-");
+    free(s);
+}
+
 int main(void)
 {
     struct dg_test t = {0};
@@ -272,7 +357,8 @@ int main(void)
     r.late = 15;
     json(&t, &r);
     html(&t, &r);
-    old_rule(&t, &r);
+    compare_failover(&t, &r);
+    old_rule(&t, &r); /* makes r an old run: last */
     dg_run_record_free(&r);
     return dg_test_done(&t);
 }
