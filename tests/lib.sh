@@ -106,6 +106,16 @@ need_server() {
 # relay: turns `ok - ...` / `not ok - ...` lines on stdin (from a python check) into checks
 relay() { while read -r l; do case $l in "ok - "*) ok "${l#ok - }" ;; *) not_ok "${l#not ok - }" "" ;; esac; done; }
 
+# mpi_rank_pid PATTERN RANK: the pid of a process whose command line matches PATTERN (pgrep -f)
+# and whose environment says it is Open MPI rank RANK
+mpi_rank_pid() {
+    local p
+    for p in $(pgrep -f "$1"); do
+        tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | grep -qx "OMPI_COMM_WORLD_RANK=$2" && { echo "$p"; return 0; }
+    done
+    return 1
+}
+
 # mpi_env: what every test under mpirun needs: root allowed (the CI runs as root), no X probe
 # by hwloc, TCP only over the loopback (a test that makes hosts names its own networks after
 # this). In the sanitizer build LeakSanitizer needs whole stacks to tell the memory Open MPI

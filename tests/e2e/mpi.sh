@@ -53,13 +53,7 @@ rank_rcs() { for f in "$T_TMP/$1.rc"/rc.*; do cat "$f"; done | tr '\n' ' ' | sed
 sum_dnext() { sqlite3 "$DB" 'SELECT SUM(d_next_o_id) FROM district'; }
 nruns() { sqlite3 "$RES" 'SELECT COUNT(*) FROM run' 2>/dev/null || echo 0; }
 # rank_pid RANK: the pid of the dbgauge process of that rank (ours: its binary and our T_TMP)
-rank_pid() {
-    local p
-    for p in $(pgrep -f "^$DG .*$T_TMP"); do
-        tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | grep -qx "OMPI_COMM_WORLD_RANK=$1" && { echo "$p"; return 0; }
-    done
-    return 1
-}
+rank_pid() { mpi_rank_pid "^$DG .*$T_TMP" "$1"; }
 left_over() { pgrep -f "^$DG .*$T_TMP" >/dev/null; }
 
 expect_exit "load 2 warehouses" 0 tpcc load --target "sqlite:$DB" --warehouses 2 --seed 7

@@ -5,7 +5,8 @@
 # database on the root side of their veth links). Each run: exit 0, stdout one JSON document,
 # exactly 600 transactions, New-Order's committed count and NOPM equal to the change of
 # SUM(d_next_o_id). On the namespace hosts also: the ranks ran inside both namespaces and
-# connected from both, and afterwards no namespace, link or process is left.
+# connected from both, and afterwards no namespace, link or process is left. And `tpcc load`
+# over 3 ranks stopped on rank 0: it names every rank's complete warehouses; --resume ends it.
 # Starts and stops its OWN PostgreSQL server (env file in its temp dir) and its own namespace
 # hosts (held under tests/hosts-ns.sh's lock for the whole test). Where namespaces cannot be
 # made it prints `skip - ` with the reason and the one-machine ranks still run; anything else
@@ -165,6 +166,43 @@ mpi_env
 mpi_run local "$DG_PG_URL" --oversubscribe
 check "local: the run's host is this machine ($RUN_HOST)" test "$RUN_HOST" = "$(hostname)"
 check "local: every rank on this machine ($RUN_RANKS)" test "$RUN_RANKS" = "0:$(hostname) 1:$(hostname) 2:$(hostname)"
+
+# --- tpcc load over 3 ranks, rank 0 stopped: what is complete is every rank's ----------------
+# Rank 0 loads ITEM and warehouse 1, ranks 1 and 2 warehouses 2 and 3. Ctrl-C on rank 0 after
+# the first marks stops it; the others finish theirs and all meet. Rank 0 then says how many
+# warehouses are complete: the database's marks (every rank's), not only its own. --resume
+# from one process ends the load.
+LOAD_DB=dgload3
+LOAD_URL=${DG_PG_URL%/*}/$LOAD_DB
+"${PSQL[@]}" "$DG_PG_ADMIN_URL" -c "DROP DATABASE IF EXISTS $LOAD_DB" -c "CREATE DATABASE $LOAD_DB OWNER dbgauge" >/dev/null
+LOAD_ADMIN_URL=${DG_PG_ADMIN_URL/\/\/\/postgres\?/\/\/\/$LOAD_DB?}
+load_sql() { "${PSQL[@]}" "$LOAD_ADMIN_URL" -c "$1" 2>/dev/null; }
+marks() { load_sql "SELECT count(*) FROM dbgauge_tpcc_load WHERE unit >= 0"; }
+marks_at_least() { [[ $(marks) -ge $1 ]]; }
+timeout 300 mpirun -n 3 --oversubscribe -x PGPASSWORD "$DG" tpcc load --target "$LOAD_URL" --warehouses 3 --jobs 1 \
+    >"$T_TMP/load3.out" 2>"$T_TMP/load3.err" </dev/null 9>&- &
+mpi_pid=$!
+wait_for 120 marks_at_least 4
+marks_at_stop=$(marks)
+# rank 0 of the running `tpcc load` (mpirun starts dbgauge itself)
+if pid=$(mpi_rank_pid "^$DG tpcc load --target $LOAD_URL" 0); then kill -INT "$pid"; else not_ok "load over 3 ranks: rank 0 found" "$(pgrep -af dbgauge | head -c 300)"; fi
+wait "$mpi_pid"
+rc=$?
+mpi_pid=""
+check "load over 3 ranks, rank 0 stopped ($marks_at_stop marks then): mpirun exits non-zero ($rc)" test "$rc" != 0
+# a warehouse is complete when its 15 parts (units 16 w + 0..14) are marked
+complete=$(load_sql "SELECT count(*) FROM (SELECT unit / 16 FROM dbgauge_tpcc_load WHERE unit >= 16 GROUP BY unit / 16 HAVING count(*) = 15) w")
+said=$(sed -n 's/^tpcc load: stopped with \([0-9]*\) of 3 warehouses complete.*/\1/p' "$T_TMP/load3.err")
+check "load over 3 ranks: the other ranks' warehouses were finished (complete: ${complete:-?})" test "${complete:-0}" -ge 2
+check "load over 3 ranks: rank 0 says the database's count of complete warehouses, every rank's (${said:-nothing} said, ${complete:-?} in the database)" \
+    test "${said:-x}" = "${complete:-y}"
+check "load over 3 ranks: said once (rank 0 speaks for the ranks)" test "$(grep -c '^tpcc load: stopped with' "$T_TMP/load3.err")" = 1
+run_dg "$T_TMP/resume3.out" "$T_TMP/resume3.err" tpcc load --target "$LOAD_URL" --resume 9>&-
+check "load over 3 ranks: --resume from one process ends it (exit $RC)" test "$RC" = 0
+check "load over 3 ranks: 3 warehouses, 300,000 stock rows after --resume" \
+    test "$(load_sql "SELECT (SELECT count(*) FROM warehouse) || ',' || (SELECT count(*) FROM stock)")" = "3,300000"
+expect_exit "load over 3 ranks: tpcc check passes after --resume" 0 tpcc check --target "$LOAD_URL" 9>&-
+"${PSQL[@]}" "$DG_PG_ADMIN_URL" -c "DROP DATABASE $LOAD_DB" >/dev/null
 
 # --- 3 ranks on the two namespace hosts --------------------------------------------------------
 if ((hosts_up)); then
