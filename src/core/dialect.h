@@ -5,6 +5,8 @@
 #ifndef DG_DIALECT_H
 #define DG_DIALECT_H
 
+#include <stddef.h>
+
 enum dg_dialect {
     DG_DIALECT_NONE = 0, /* the null driver, or an ODBC source of no known engine */
     DG_DIALECT_SQLITE,
@@ -25,6 +27,11 @@ enum dg_returning {
 enum dg_limit {
     DG_LIMIT_CLAUSE = 0, /* SELECT ... LIMIT n */
     DG_LIMIT_TOP,        /* SELECT TOP (n) ... */
+};
+
+/* A session setting, as the engine's SET takes its name and value. */
+struct dg_setting {
+    const char *name, *value;
 };
 
 struct dg_dialect_desc {
@@ -53,11 +60,20 @@ struct dg_dialect_desc {
     const char *analyze_all;
     /* The line that ends one batch of a script (T-SQL "GO"); NULL where statements end with ';'. */
     const char *batch_separator;
+    /* The session settings a bulk load puts on each of its connections and takes back when it
+     * ends, whichever driver reaches the engine (its own or ODBC), chosen by measurement
+     * (dialect.c says why); ended by {NULL}; NULL for none. dg_load_setting_sql writes them. */
+    const struct dg_setting *load_settings;
 };
 
 /* The descriptor of d; DG_DIALECT_NONE's (name "none") for any value out of range. Static:
  * never freed. */
 const struct dg_dialect_desc *dg_dialect(enum dg_dialect d);
+/* The statement that puts d's i-th load setting on a session (on), or the server's own value
+ * back (off): PostgreSQL "SET name = 'value'" / "RESET name", MySQL "SET SESSION name = value"
+ * / "SET SESSION name = DEFAULT". Returns its length; 0 past the last setting (and for a
+ * dialect without load settings); -1 when it does not fit in cap. */
+int dg_load_setting_sql(enum dg_dialect d, int i, int on, char *out, size_t cap);
 /* dg_dialect(d)->name. */
 const char *dg_dialect_name(enum dg_dialect d);
 /* The dialect a name denotes (exactly as dg_dialect_name gives it); DG_DIALECT_NONE when no

@@ -350,3 +350,20 @@ void dg_server_info_add(struct dg_server_info *info, const char *name, const cha
              value ? value : "");
     info->nsettings++;
 }
+
+int dg_load_settings_run(enum dg_dialect d, int on, struct dg_conn *c,
+                         int (*exec)(struct dg_conn *c, const char *sql, struct dg_err *err),
+                         struct dg_server_info *chosen, struct dg_err *err)
+{
+    const struct dg_setting *set = dg_dialect(d)->load_settings;
+    char sql[160];
+    for (int i = 0, n; (n = dg_load_setting_sql(d, i, on, sql, sizeof sql)) != 0; i++) {
+        if (n < 0)
+            return dg_err_set(err, DG_ERR_FATAL, 0, "load setting %s: too long to write", set[i].name);
+        if (exec(c, sql, err))
+            return -1;
+        if (on && chosen)
+            dg_server_info_add(chosen, set[i].name, set[i].value);
+    }
+    return 0;
+}

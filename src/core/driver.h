@@ -433,5 +433,11 @@ int dg_server_restart(const struct dg_driver *drv, const char *data_dir, const c
 
 const char *dg_isolation_name(enum dg_isolation iso);
 void dg_server_info_add(struct dg_server_info *info, const char *name, const char *value);
+/* For a driver's load_mode: dialect d's load settings (core/dialect.h) on session c, each
+ * statement run by exec; on: each set, then named in chosen (when given); off: the server's
+ * values back. 0, or -1 with err (exec's, or a setting too long to write). */
+int dg_load_settings_run(enum dg_dialect d, int on, struct dg_conn *c,
+                         int (*exec)(struct dg_conn *c, const char *sql, struct dg_err *err),
+                         struct dg_server_info *chosen, struct dg_err *err);
 
 #endif

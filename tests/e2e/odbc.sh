@@ -20,12 +20,16 @@ no_secret() {
     if grep -qF -- "$3" "$2"; then not_ok "$1" "$(basename "$2") contains the password"; else ok "$1"; fi
 }
 
-# tpcc_cycle NAME TARGET MODE: load 1 warehouse, check, a 10 s run with 3 users, check
+# tpcc_cycle NAME TARGET MODE SETTING=VALUE: load 1 warehouse (its session settings recorded,
+# SETTING among them: the engine's own, as its native driver sets them), check, a 10 s run with
+# 3 users, check
 tpcc_cycle() {
-    local e=$1 tgt=$2 mode=${3:-sql}
+    local e=$1 tgt=$2 mode=${3:-sql} want=$4
     run_dg "$T_TMP/$e.load.json" "$T_TMP/$e.load.err" tpcc load --target "$tgt" --warehouses 1 --jobs 2 --drop --json
     check "$e: tpcc load exits 0" test "$RC" = 0
     [[ $RC == 0 ]] || { echo "# $(tail -c 400 "$T_TMP/$e.load.err")"; return; }
+    check "$e: the load records its session settings, $want among them ($(json_get "$T_TMP/$e.load.json" load_settings 2>/dev/null))" \
+        test "$(json_get "$T_TMP/$e.load.json" "load_settings.${want%%=*}" 2>/dev/null)" = "${want#*=}"
     num_cmp "$e: load reports its rows" "$(json_get "$T_TMP/$e.load.json" rows 2>/dev/null || echo 0)" ">" 500000
     run_dg "$T_TMP/$e.check.json" "$T_TMP/$e.check.err" tpcc check --target "$tgt" --json
     check "$e: check after load passes" test "$RC:$(json_get "$T_TMP/$e.check.json" pass 2>/dev/null)" = 0:True
@@ -63,7 +67,7 @@ else
         not_ok "odbc/pgsql: a database of its own" "$(head -c 200 "$T_TMP/psql.err")"
     export DG_ODBC_PASSWORD=$DG_PG_PASSWORD
     PGT="odbc:Driver=$PG_SO;Server=127.0.0.1;Port=$DG_PG_PORT;Database=dg_odbc;UID=dbgauge"
-    tpcc_cycle pgsql "$PGT" sql
+    tpcc_cycle pgsql "$PGT" sql maintenance_work_mem=256MB
     check "pgsql: the engine is PostgreSQL" test "$(json_get "$T_TMP/pgsql.run.json" engine 2>/dev/null)" = postgresql
     # psqlodbc runs a step's statements as one joined text (one round trip), and says so
     check "pgsql: steps joined into one text, recorded" \
@@ -117,7 +121,7 @@ if [[ -z $SQLITE_SO ]]; then
     not_ok "libsqliteodbc" "libsqlite3odbc.so not installed (libsqliteodbc)"
 else
     SQT="odbc:Driver=$SQLITE_SO;Database=$T_TMP/odbc.db;Timeout=10000"
-    tpcc_cycle sqlite "$SQT" sql
+    tpcc_cycle sqlite "$SQT" sql synchronous=OFF
     check "sqlite: the engine is SQLite" test "$(json_get "$T_TMP/sqlite.run.json" engine 2>/dev/null)" = sqlite
     stress_cycle sqlite "$SQT"
     # an experiment through ODBC: a job file's target is the ODBC string (its ';' are not comments)
@@ -146,7 +150,7 @@ elif [[ -z ${DG_MY_PORT:-} ]]; then
 else
     export DG_ODBC_PASSWORD=${DG_MY_PASSWORD:-}
     MYT="odbc:Driver=$MY_SO;Server=127.0.0.1;Port=$DG_MY_PORT;Database=dbgauge;UID=dbgauge"
-    tpcc_cycle mariadb "$MYT" sql
+    tpcc_cycle mariadb "$MYT" sql foreign_key_checks=0
     check "mariadb: statements one per round trip (no joined text through this driver)" \
         test "$(json_get "$T_TMP/mariadb.run.json" settings.odbc_step 2>/dev/null)" = "one prepared statement per round trip"
     run_dg "$T_TMP/myproc.json" "$T_TMP/myproc.err" tpcc run --target "$MYT" --mode procedures --vus 2 --duration 5s --results "$RES" --json

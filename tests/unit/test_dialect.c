@@ -1,5 +1,6 @@
 /* test_dialect.c — unit tests of the dialect table (core/dialect.h): every dialect has its
- * descriptor, names round-trip, the facts match the engines; and of the driver table's rule
+ * descriptor, names round-trip, the facts match the engines, the load settings as statements;
+ * and of the driver table's rule
  * (core/driver.h): required slots filled by every built-in driver, absent optional slots give
  * their documented fallback. No database is opened. */
 #include <string.h>
@@ -130,11 +131,63 @@ static void fallbacks(struct dg_test *t)
           "dg_driver_has reads the slot; dg_exec calls it", "it does not");
 }
 
+/* A driver's exec for dg_load_settings_run: records each statement; fails the fail_at-th. */
+static char seen[512];
+static int fail_at, calls;
+static int record_exec(struct dg_conn *c, const char *sql, struct dg_err *err)
+{
+    (void)c;
+    if (calls++ == fail_at)
+        return dg_err_set(err, DG_ERR_USER, 0, "refused");
+    strcat(strcat(seen, sql), ";");
+    return 0;
+}
+
+/* The load settings as statements: on and off, per engine; none past the last or for an engine
+ * without them; too small a buffer is said. */
+static void load_settings(struct dg_test *t)
+{
+    char sql[160], all[512] = "";
+    for (int i = 0, n; (n = dg_load_setting_sql(DG_DIALECT_PGSQL, i, 1, sql, sizeof sql)) > 0; i++)
+        strcat(strcat(all, sql), ";");
+    CHECK(t, !strcmp(all, "SET synchronous_commit = 'off';SET maintenance_work_mem = '256MB';"
+                          "SET max_parallel_maintenance_workers = '2';"),
+          "PostgreSQL's load settings, on", "%s", all);
+    CHECK(t, dg_load_setting_sql(DG_DIALECT_PGSQL, 1, 0, sql, sizeof sql) > 0 && !strcmp(sql, "RESET maintenance_work_mem"),
+          "PostgreSQL's, off: RESET", "%s", sql);
+    CHECK(t, dg_load_setting_sql(DG_DIALECT_MYSQL, 1, 1, sql, sizeof sql) > 0 && !strcmp(sql, "SET SESSION foreign_key_checks = 0"),
+          "MySQL's, on", "%s", sql);
+    CHECK(t, dg_load_setting_sql(DG_DIALECT_MYSQL, 0, 0, sql, sizeof sql) > 0 && !strcmp(sql, "SET SESSION unique_checks = DEFAULT"),
+          "MySQL's, off: the server's value (DEFAULT)", "%s", sql);
+    CHECK(t, dg_load_setting_sql(DG_DIALECT_MYSQL, 2, 1, sql, sizeof sql) == 0 &&
+                 dg_load_setting_sql(DG_DIALECT_SQLITE, 0, 1, sql, sizeof sql) == 0 &&
+                 dg_load_setting_sql(DG_DIALECT_MSSQL, 0, 1, sql, sizeof sql) == 0 &&
+                 dg_load_setting_sql(DG_DIALECT_PGSQL, -1, 1, sql, sizeof sql) == 0,
+          "none past the last, none for SQLite (its driver's own), SQL Server or a bad index", "-");
+    CHECK(t, dg_load_setting_sql(DG_DIALECT_PGSQL, 0, 1, sql, 10) == -1, "a buffer too small: -1", "-");
+
+    /* run through a driver's exec: each statement, each setting named; the first failure stops */
+    struct dg_server_info chosen = {0};
+    struct dg_err err = {0};
+    seen[0] = '\0', fail_at = -1, calls = 0;
+    int rc = dg_load_settings_run(DG_DIALECT_MYSQL, 1, NULL, record_exec, &chosen, &err);
+    CHECK(t, rc == 0 && !strcmp(seen, "SET SESSION unique_checks = 1;SET SESSION foreign_key_checks = 0;") &&
+                 chosen.nsettings == 2 && !strcmp(chosen.settings[1].name, "foreign_key_checks") &&
+                 !strcmp(chosen.settings[1].value, "0"),
+          "dg_load_settings_run: each statement run, each setting named", "%d %s %d", rc, seen, chosen.nsettings);
+    seen[0] = '\0', fail_at = 1, calls = 0, chosen.nsettings = 0;
+    rc = dg_load_settings_run(DG_DIALECT_PGSQL, 1, NULL, record_exec, &chosen, &err);
+    CHECK(t, rc == -1 && calls == 2 && chosen.nsettings == 1 && !strcmp(err.msg, "refused"),
+          "dg_load_settings_run: the first failure stops it, with its error", "%d %d %d %s", rc, calls, chosen.nsettings,
+          err.msg);
+}
+
 int main(void)
 {
     struct dg_test t = {0};
     table(&t);
     facts(&t);
+    load_settings(&t);
     drivers(&t);
     fallbacks(&t);
     return dg_test_done(&t);

@@ -475,33 +475,16 @@ static int my_set_memory(struct dg_conn *c, uint64_t bytes, struct dg_err *err)
     return run(c, sql, sql, err);
 }
 
-/* A load session skips the foreign key checks the loader's data does not need, recorded
- * (chosen) and set back when it ends. unique_checks stays 1, on purpose: with both off, InnoDB
- * (MariaDB 10.6+, MDEV-24818) loads an empty table in bulk but holds an exclusive lock on it
- * until the transaction ends, so only the job loading warehouse 1 ran while the other waited
- * on every table. Measured on W=4 --jobs 2, 3 alternated runs on a quiet 2-core machine:
- * 19.9 s (median) with both off against 14.9 s with unique_checks kept (-25%).
- * Left out on purpose: sql_log_bin = 0 (needs SUPER or BINLOG ADMIN, and a primary's
- * replicas would then miss the rows: not dbgauge's call); innodb_flush_log_at_trx_commit, the
- * buffer pool and the redo log are global, the server's owner's. Measured LOAD DATA LOCAL
- * INFILE (the default) against ?load=insert on W=4 --jobs 2 (3 alternated runs, 2 cores,
- * another build beside): 28.2 s against 45.4 s median. */
-static const char *const load_settings[][2] = {
-    {"unique_checks", "1"},
-    {"foreign_key_checks", "0"},
-};
+static int run_setting(struct dg_conn *c, const char *sql, struct dg_err *err) { return run(c, sql, sql, err); }
 
+/* A load session's settings: the dialect's (core/dialect.c says why), recorded (chosen) and
+ * set back to the server's when it ends; and how rows go in. Measured LOAD DATA LOCAL INFILE
+ * (the default) against ?load=insert on W=4 --jobs 2 (3 alternated runs, 2 cores, another
+ * build beside): 28.2 s against 45.4 s median. */
 static int my_load_mode(struct dg_conn *c, int on, struct dg_server_info *chosen, struct dg_err *err)
 {
-    /* on: the table above, as one SET; off: the server's defaults for both */
-    char sql[128] = "SET SESSION unique_checks = 1, foreign_key_checks = 1";
-    for (size_t i = 0, n = 0; on && i < sizeof load_settings / sizeof *load_settings; i++)
-        n += (size_t)snprintf(sql + n, sizeof sql - n, "%s%s = %s", i ? ", " : "SET SESSION ", load_settings[i][0],
-                              load_settings[i][1]);
-    if (run(c, sql, sql, err))
+    if (dg_load_settings_run(DG_DIALECT_MYSQL, on, c, run_setting, chosen, err))
         return -1;
-    for (size_t i = 0; on && chosen && i < sizeof load_settings / sizeof *load_settings; i++)
-        dg_server_info_add(chosen, load_settings[i][0], load_settings[i][1]);
     if (on && chosen)
         dg_server_info_add(chosen, "load", c->load == MY_LOAD_INSERT ? "insert" : "infile");
     return 0;

@@ -487,16 +487,18 @@ static int odbc_set_memory(struct dg_conn *c, uint64_t bytes, struct dg_err *err
     return dg_odbc_exec(c, sql, err);
 }
 
+/* A load session's settings: the engine's own (core/dialect.c, as its native driver sets
+ * them), and SQLite's unsynced writes; recorded (chosen) and taken back when it ends. */
 static int odbc_load_mode(struct dg_conn *c, int on, struct dg_server_info *chosen, struct dg_err *err)
 {
-    (void)chosen;
-    switch (c->dialect) {
-    case DG_DIALECT_PGSQL:
-        return dg_odbc_exec(c, on ? "SET synchronous_commit = off" : "RESET synchronous_commit", err);
-    case DG_DIALECT_SQLITE:
-        return dg_odbc_exec(c, on ? "PRAGMA synchronous=OFF" : "PRAGMA synchronous=NORMAL", err);
-    default: return 0;
+    if (c->dialect == DG_DIALECT_SQLITE) {
+        if (dg_odbc_exec(c, on ? "PRAGMA synchronous=OFF" : "PRAGMA synchronous=NORMAL", err))
+            return -1;
+        if (on && chosen)
+            dg_server_info_add(chosen, "synchronous", "OFF");
+        return 0;
     }
+    return dg_load_settings_run(c->dialect, on, c, dg_odbc_exec, chosen, err);
 }
 
 /* What the ODBC driver says the server is (SQL_SERVER_NAME: a host, a DSN's server, a file

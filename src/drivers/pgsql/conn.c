@@ -458,37 +458,13 @@ static int pg_set_memory(struct dg_conn *c, uint64_t bytes, struct dg_err *err)
     return run(c, sql, sql, err);
 }
 
-/* A load session's settings, recorded (chosen) and each reset when it ends. Measured here
- * (2 cores, PostgreSQL 15, another build beside; W=4 --jobs 2, 4 alternated runs, medians of
- * the index phase): maintenance_work_mem 64MB (the default) 4.06 s, 256MB 4.10 s, 1GB 3.96 s;
- * max_parallel_maintenance_workers 0 3.90 s against 2 4.10 s: all within the noise. Alone
- * (one ADD PRIMARY KEY on W=4's order_line, 3 runs) 256MB against 64MB: 1.31 s against 1.46 s
- * serial, 0.97 s against 1.0 s with 2 workers. So: synchronous_commit off (a warehouse's
- * COMMIT does not wait for its WAL flush); maintenance_work_mem 256MB (each key sorts in
- * memory; 1GB gained nothing more and costs up to a GB per job); max_parallel_maintenance_workers
- * 2 (the default of 15, made explicit and recorded: more workers than cores only queue). */
-static const char *const load_settings[][2] = {
-    {"synchronous_commit", "off"},
-    {"maintenance_work_mem", "256MB"},
-    {"max_parallel_maintenance_workers", "2"},
-};
-#define NLOAD_SETTINGS (sizeof load_settings / sizeof *load_settings)
+static int run_setting(struct dg_conn *c, const char *sql, struct dg_err *err) { return run(c, sql, sql, err); }
 
+/* A load session's settings: the dialect's (core/dialect.c says why), recorded (chosen) and
+ * each reset when it ends. */
 static int pg_load_mode(struct dg_conn *c, int on, struct dg_server_info *chosen, struct dg_err *err)
 {
-    char sql[512];
-    size_t n = 0;
-    for (size_t i = 0; i < NLOAD_SETTINGS; i++) {
-        if (on)
-            n += (size_t)snprintf(sql + n, sizeof sql - n, "SET %s = '%s';", load_settings[i][0], load_settings[i][1]);
-        else
-            n += (size_t)snprintf(sql + n, sizeof sql - n, "RESET %s;", load_settings[i][0]);
-    }
-    if (run(c, sql, on ? "SET (load settings)" : "RESET (load settings)", err))
-        return -1;
-    for (size_t i = 0; on && chosen && i < NLOAD_SETTINGS; i++)
-        dg_server_info_add(chosen, load_settings[i][0], load_settings[i][1]);
-    return 0;
+    return dg_load_settings_run(DG_DIALECT_PGSQL, on, c, run_setting, chosen, err);
 }
 
 static const char *const pg_schemes[] = {"postgres", "postgresql", NULL};
