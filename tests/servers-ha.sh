@@ -18,12 +18,21 @@ GAL_NODES=3
 
 # ---- helpers shared by both --------------------------------------------------------------
 
-# free_ports COUNT BASE: prints COUNT distinct ports from BASE upward that nobody listens on.
+# port_held PORT: something listens on it, or a connection has it as its own end (an outgoing
+# one takes its end from the ephemeral range, where these ports are, and a server's bind then
+# fails with "Address already in use": CI saw a Galera joiner fail so three times). An end in
+# TIME-WAIT does not stop a bind with SO_REUSEADDR, which the servers set.
+port_held() {
+    port_busy "$1" && return 0
+    ss -Htan "sport = :$1" 2>/dev/null | grep -qv '^TIME-WAIT'
+}
+
+# free_ports COUNT BASE: prints COUNT distinct ports from BASE upward that nobody holds.
 # Nothing holds them until the servers bind, so a start that loses a race tries again.
 free_ports() {
     local count=$1 p=$2 found=0
     while ((found < count && p < $2 + 400)); do
-        port_busy "$p" || { echo "$p"; ((found++)); }
+        port_held "$p" || { echo "$p"; ((found++)); }
         ((p++))
     done
     ((found == count))
