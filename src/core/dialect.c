@@ -97,9 +97,16 @@ int dg_load_setting_sql(enum dg_dialect d, int i, int on, char *out, size_t cap)
     for (int k = 0; k <= i; k++) /* past the last: none */
         if (!set[k].name)
             return 0;
-    int n = d == DG_DIALECT_PGSQL
-                ? (on ? snprintf(out, cap, "SET %s = '%s'", set[i].name, set[i].value)
-                      : snprintf(out, cap, "RESET %s", set[i].name))
-                : snprintf(out, cap, "SET SESSION %s = %s", set[i].name, on ? set[i].value : "DEFAULT");
+    int n;
+    switch (d) { /* each engine's own way to set a session's value and to take it back */
+    case DG_DIALECT_PGSQL:
+        n = on ? snprintf(out, cap, "SET %s = '%s'", set[i].name, set[i].value)
+               : snprintf(out, cap, "RESET %s", set[i].name);
+        break;
+    case DG_DIALECT_MYSQL:
+        n = snprintf(out, cap, "SET SESSION %s = %s", set[i].name, on ? set[i].value : "DEFAULT");
+        break;
+    default: return -1; /* settings in the table without a way to write them */
+    }
     return n < 0 || (size_t)n >= cap ? -1 : n;
 }

@@ -72,7 +72,8 @@ const struct dg_dialect_desc *dg_dialect(enum dg_dialect d);
 /* The statement that puts d's i-th load setting on a session (on), or the server's own value
  * back (off): PostgreSQL "SET name = 'value'" / "RESET name", MySQL "SET SESSION name = value"
  * / "SET SESSION name = DEFAULT". Returns its length; 0 past the last setting (and for a
- * dialect without load settings); -1 when it does not fit in cap. */
+ * dialect without load settings); -1 when it does not fit in cap, or when d has settings but
+ * no way to write them here. */
 int dg_load_setting_sql(enum dg_dialect d, int i, int on, char *out, size_t cap);
 /* dg_dialect(d)->name. */
 const char *dg_dialect_name(enum dg_dialect d);
