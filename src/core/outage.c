@@ -1,9 +1,11 @@
 /* outage.c — a target's outages as the workers live them: opened by the first transaction
  * that fails on a lost connection, given a "back" time by the first connection made again,
- * closed by the first commit after. A commit on a connection older than the outage means the
- * target never went away (one session was killed, say): that span is dropped, its errors stay
- * counted with their transactions. Recovery comes after the run, from the per-second commits
- * of the target. Only connection errors and reconnects take the lock. */
+ * closed by the first commit after. A commit on a connection older than the outage, while it
+ * is open or after it closed, means the target never went away (one session was killed, say,
+ * and may have reconnected and committed before any other session did): that span is
+ * dropped, its errors stay counted with their transactions. Recovery comes after the run,
+ * from the per-second commits of the target. Only connection errors, reconnects and those
+ * commits take the lock. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -69,6 +71,22 @@ static void close_open(struct runner *r, int target, dg_ns t, dg_ns end)
     o->errors = k->errors;
     o->reconnects = k->reconnects;
     memcpy(o->back_on, k->back_on, sizeof o->back_on);
+    k->closed_index = r->noutages - 1;
+    atomic_store_explicit(&k->closed_start, k->start, memory_order_relaxed);
+}
+
+/* Drops target's last closed outage: a connection older than it committed. Under out_mu. */
+static void drop_closed(struct runner *r, int target)
+{
+    struct outage_track *k = &r->track[target];
+    int i = k->closed_index;
+    memmove(&r->outages[i], &r->outages[i + 1], (size_t)(r->noutages - i - 1) * sizeof *r->outages);
+    r->noutages--;
+    atomic_store_explicit(&r->outages_closed, r->noutages, memory_order_relaxed);
+    atomic_store_explicit(&k->closed_start, 0, memory_order_relaxed);
+    for (int t = 0; t < tracked(r); t++) /* the ones after it moved down one place */
+        if (r->track[t].closed_index > i)
+            r->track[t].closed_index--;
 }
 
 int dg_outage_seen(const struct runner *r, int *open)
@@ -130,6 +148,10 @@ void dg_outage_commit(struct runner *r, int target, dg_ns conn_since, dg_ns t)
             atomic_store_explicit(&k->open, 0, memory_order_relaxed); /* never away: dropped */
         else
             close_open(r, target, t, t);
+    } else {
+        dg_ns closed = atomic_load_explicit(&k->closed_start, memory_order_relaxed);
+        if (closed && conn_since < closed)
+            drop_closed(r, target); /* never away after all */
     }
     pthread_mutex_unlock(&r->out_mu);
 }

@@ -47,6 +47,11 @@ struct ack_chunk {
 /* One target's open outage (under runner.out_mu; `open` is also read without it on commits). */
 struct outage_track {
     _Atomic int open;  /* an outage is open: the target's next commit closes it */
+    /* The start of the target's last closed outage (0: none, or dropped): a later commit on a
+     * connection older than it shows the target never went away (one session was killed, and
+     * its own reconnect committed before any other session did), and drops it. */
+    _Atomic dg_ns closed_start;
+    int closed_index;  /* that outage's place in runner.outages */
     dg_ns start;       /* its first connection error */
     dg_ns back;        /* the first connection made again (0: none yet) */
     dg_ns last_commit; /* the target's last commit before start (0: none) */
@@ -110,7 +115,7 @@ struct runner {
     _Atomic dg_ns end_ns;        /* moved earlier by main on Ctrl-C */
     _Atomic int stop;
     /* Outages: touched on connection errors and reconnects only, never on a commit's path
-     * but for one relaxed read of track[target].open. */
+     * but for dg_outage_watch's two relaxed reads. */
     pthread_mutex_t out_mu;
     struct outage_track *track;  /* one per target (1 with one target), owned */
     struct dg_outage *outages;   /* closed ones, owned until handed to the result */
@@ -126,8 +131,9 @@ void dg_outage_free(struct runner *r);
 void dg_outage_error(struct runner *r, int target, dg_ns t);
 /* An attempt to connect again to target at t; where ("host:port") when it succeeded. */
 void dg_outage_attempt(struct runner *r, int target, int ok, dg_ns t, const char *where);
-/* A commit at t by a worker connected since conn_since, while track[target].open: closes the
- * outage, or drops it when that connection outlived it (the target never went away). */
+/* A commit at t by a worker connected since conn_since, when dg_outage_watch says so: closes
+ * the open outage, or drops the open or last closed one when that connection outlived its
+ * start (the target never went away). */
 void dg_outage_commit(struct runner *r, int target, dg_ns conn_since, dg_ns t);
 /* After the join: closes what is still open at end, gives each its recovery from the series'
  * commits per target, and hands them to res. Returns 0, or -1 out of memory. */
@@ -138,6 +144,15 @@ int dg_outage_peek(struct runner *r, dg_ns now, struct dg_outage *out, int max);
 static inline int dg_outage_open(const struct runner *r, int target)
 {
     return atomic_load_explicit(&r->track[target].open, memory_order_relaxed);
+}
+/* Whether a commit by a worker connected since conn_since must go to dg_outage_commit: an
+ * outage is open, or the connection is older than the last closed one. Two relaxed reads of
+ * a line that changes only at outages: the commit path's whole cost. */
+static inline int dg_outage_watch(const struct runner *r, int target, dg_ns conn_since)
+{
+    const struct outage_track *k = &r->track[target];
+    return atomic_load_explicit(&k->open, memory_order_relaxed) ||
+           conn_since < atomic_load_explicit(&k->closed_start, memory_order_relaxed);
 }
 /* For the reporter (main thread, no lock): outages so far, closed and open; *open set to 1
  * when one is open now. A close racing the read may count one twice for a second. */

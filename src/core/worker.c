@@ -499,11 +499,11 @@ void *dg_worker_main(void *arg)
             consecutive_errors = 0;
             if (o.rc == 0 && !on_read(w, j.type)) {
                 atomic_store_explicit(&w->last_commit, o.t1, memory_order_relaxed);
-                if (dg_outage_open(r, w->target))
+                if (dg_outage_watch(r, w->target, w->conn_since))
                     dg_outage_commit(r, w->target, w->conn_since, o.t1);
             } else if (o.rc == 0) {
                 atomic_store_explicit(&w->last_read_commit, o.t1, memory_order_relaxed);
-                if (dg_outage_open(r, r->read_index))
+                if (dg_outage_watch(r, r->read_index, w->rconn_since))
                     dg_outage_commit(r, r->read_index, w->rconn_since, o.t1);
             }
             continue;

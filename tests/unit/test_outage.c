@@ -18,6 +18,11 @@ struct fake_server {
     dg_ns down_from, down_until; /* away in [from, until); 0, 0: never */
     int kill_worker_once;        /* 1: only the first worker's session is killed once, at down_from */
     _Atomic int killed;
+    /* With kill_worker_once: the killed session has committed again on its new connection. Until
+     * then the other sessions hold their commits back (and 20 ms more), so the killed one's
+     * reconnect commits first: the order that once made one killed session an outage. */
+    _Atomic int recommitted;
+    _Atomic uint64_t others_before_recommit; /* commits of the others between the kill and it */
     long txn_ns;                 /* each transaction takes this long */
     _Atomic uint64_t commits, in_doubt_sent;
 };
@@ -72,6 +77,26 @@ static int fake_next_type(void *term)
     return 0;
 }
 
+/* kill_worker_once: the killed session (index 0) marks its first commit after the kill; any
+ * other waits for that mark (at most 5 s), then 20 ms for the runner to take that commit. */
+static void hold_back_until_recommit(struct fake_server *s, int index)
+{
+    if (!atomic_load(&s->killed))
+        return;
+    if (index == 0) {
+        atomic_store(&s->recommitted, 1);
+        return;
+    }
+    if (atomic_load(&s->recommitted))
+        return;
+    struct timespec ms = {0, 1000000}, pause = {0, 20000000};
+    for (int i = 0; i < 5000 && !atomic_load(&s->recommitted); i++)
+        nanosleep(&ms, NULL);
+    if (!atomic_load(&s->recommitted))
+        atomic_fetch_add(&s->others_before_recommit, 1);
+    nanosleep(&pause, NULL);
+}
+
 static int fake_run(void *wctx, void *term, int type, struct dg_err *err)
 {
     struct fake_wctx *w = wctx;
@@ -86,6 +111,7 @@ static int fake_run(void *wctx, void *term, int type, struct dg_err *err)
     if (s->kill_worker_once) {
         if (w->index == 0 && now >= s->down_from && !atomic_exchange(&s->killed, 1))
             return dg_err_set(err, DG_ERR_CONN, 0, "terminating connection (one session killed)");
+        hold_back_until_recommit(s, w->index);
     } else if (is_down(s, now)) {
         dg_err_set(err, DG_ERR_CONN, 0, "server closed the connection");
         /* the first transaction cut: its COMMIT was sent */
@@ -241,7 +267,11 @@ static void check_one_session(struct dg_test *t, const struct dg_target *tg)
     struct dg_run_result res;
     if (run_through(&s, tg, DG_LOAD_CLOSED, 3, 2.0, 0.5, 0.5, 0, &res))
         return;
-    CHECK(t, res.noutages == 0, "one session killed: not an outage (the others kept committing)", "%d", res.noutages);
+    CHECK(t, atomic_load(&s.recommitted) && atomic_load(&s.others_before_recommit) == 0,
+          "one session killed: its reconnect committed before any other session did", "recommitted %d, others %llu",
+          atomic_load(&s.recommitted), (unsigned long long)atomic_load(&s.others_before_recommit));
+    CHECK(t, res.noutages == 0, "one session killed: not an outage (the others' connections outlived it)", "%d",
+          res.noutages);
     CHECK(t, res.counts[0].errors == 1 && res.workers_failed == 0, "one session killed: one error, nobody gave up",
           "%llu errors", (unsigned long long)res.counts[0].errors);
     dg_run_result_free(&res);
