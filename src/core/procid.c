@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-static int boot_id(char *out, size_t n)
+int dg_boot_id(char *out, size_t n)
 {
     FILE *f = fopen("/proc/sys/kernel/random/boot_id", "r");
     if (!f)
@@ -40,12 +40,31 @@ static uint64_t start_time(long pid)
     return p ? strtoull(p + 1, NULL, 10) : 0;
 }
 
+void dg_clock_id(char *out, size_t n)
+{
+    char boot[48], line[128], mono[64] = "monotonic 0 0";
+    if (dg_boot_id(boot, sizeof boot)) {
+        if (n)
+            out[0] = '\0';
+        return;
+    }
+    FILE *f = fopen("/proc/self/timens_offsets", "r"); /* absent: no time namespaces, no offset */
+    while (f && fgets(line, sizeof line, f))
+        if (!strncmp(line, "monotonic ", 10)) {
+            line[strcspn(line, "\n")] = '\0';
+            snprintf(mono, sizeof mono, "%s", line);
+        }
+    if (f)
+        fclose(f);
+    snprintf(out, n, "%s %s", boot, mono);
+}
+
 void dg_procid_self(char *out, size_t n)
 {
     char boot[48];
     long pid = (long)getpid();
     uint64_t st = start_time(pid);
-    if (boot_id(boot, sizeof boot) || !st) {
+    if (dg_boot_id(boot, sizeof boot) || !st) {
         if (n)
             out[0] = '\0';
         return;
@@ -60,7 +79,7 @@ int dg_procid_alive(const char *id)
     uint64_t st;
     if (!id || sscanf(id, "%47[^:]:%ld:%" SCNu64, boot, &pid, &st) != 3 || pid <= 0)
         return -1;
-    if (boot_id(now, sizeof now))
+    if (dg_boot_id(now, sizeof now))
         return -1;
     if (strcmp(boot, now))
         return 0; /* the machine has rebooted since */

@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/procid.h"
 #include "core/runmerge.h"
 #include "dg_config.h"
 
@@ -237,10 +238,15 @@ void dg_rank_fail_early(struct dg_rank_run *rr, int rc, const char *msg)
 }
 
 /* Rank 0: the offset of rank k's clock from its own, by the exchange with the shortest round
- * trip of eight (the answer's time is taken halfway through it). */
+ * trip of eight (the answer's time is taken halfway through it); 0 when rank k says it reads
+ * the same clock (dg_clock_id: the same boot and time namespace, any network namespace). */
 static dg_ns measure_offset(int k, dg_ns *rtt_out)
 {
     dg_ns best_rtt = UINT64_MAX, offset = 0;
+    char mine[DG_CLOCK_ID_LEN], theirs[DG_CLOCK_ID_LEN];
+    dg_clock_id(mine, sizeof mine);
+    MPI_Recv(theirs, sizeof theirs, MPI_CHAR, k, TAG_SYNC, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    theirs[sizeof theirs - 1] = '\0';
     for (int i = 0; i < 8; i++) {
         uint64_t t0 = dg_now_ns(), tk = 0;
         MPI_Send(&t0, 1, MPI_UINT64_T, k, TAG_SYNC, MPI_COMM_WORLD);
@@ -252,7 +258,9 @@ static dg_ns measure_offset(int k, dg_ns *rtt_out)
         }
     }
     *rtt_out = best_rtt;
-    return offset;
+    /* The same clock: the offset is 0 exactly, where a measured one errs by up to half the
+     * best round trip (which a busy host stretches to milliseconds) */
+    return mine[0] && !strcmp(mine, theirs) ? 0 : offset;
 }
 
 /* Sleeps until 2 ms before t, then yields until t, as a real-time thread where the system
@@ -307,6 +315,9 @@ dg_ns dg_rank_start(struct dg_rank_run *rr, int ok, struct dg_err *err)
             MPI_Send(&theirs, 1, MPI_UINT64_T, k, TAG_SYNC, MPI_COMM_WORLD);
         }
     } else {
+        char clock[DG_CLOCK_ID_LEN];
+        dg_clock_id(clock, sizeof clock);
+        MPI_Send(clock, sizeof clock, MPI_CHAR, 0, TAG_SYNC, MPI_COMM_WORLD);
         for (int i = 0; i < 8; i++) {
             uint64_t t0, mine;
             MPI_Recv(&t0, 1, MPI_UINT64_T, 0, TAG_SYNC, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
