@@ -166,9 +166,9 @@ struct dg_runner_cfg {
     void *rank_ctx;
 };
 
-/* An arrival that starts more than this after its intended time is late (DG_LOAD_RATE): the
- * bound the start lag's p99 had to stay under before schedules were counted. Shorter, one
- * stall of the engine (a WAL checkpoint) makes a run that keeps its rate look behind. */
+/* An arrival that starts more than this after its intended time is late (DG_LOAD_RATE). A run
+ * that keeps its rate lags a few service times (SQLite, 2 workers, half its capacity: p99 24
+ * ms); one that cannot has a backlog growing to seconds: docs/results.md, "Why 100 ms". */
 #define DG_LATE_AFTER_NS (100 * DG_NS_PER_MS)
 
 /* One target's share of a run with several targets: the merge of its workers' figures. */
