@@ -1,6 +1,6 @@
 # Makefile — the README's two commands and a few shortcuts; Meson and Ninja do the building.
 #   make demo    build, load 1 warehouse into SQLite, run a 1-minute TPC-C, print the result
-#   make check   the release build's quick tests, then every test under ASan/UBSan (tests/check.sh)
+#   make check   every test: release quick, ASan/UBSan, TSan and fuzz smoke in one pool (tests/check.sh)
 BUILD ?= build
 
 .PHONY: all demo check check-asan check-tsan bench clean FORCE
@@ -27,4 +27,4 @@ check-tsan:
 	tests/run.sh --tsan
 
 clean:
-	rm -rf $(BUILD) build-asan build-tsan tests/out
+	rm -rf $(BUILD) build-asan build-tsan build-fuzz tests/out

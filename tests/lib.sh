@@ -32,7 +32,7 @@ run_dg() {
     "$DG" "$@" >"$out" 2>"$err" </dev/null
     RC=$?
     # DG_TEST_TIMES=FILE: each command's wall time (ms) and its first words, to find slow steps
-    [[ -n ${DG_TEST_TIMES:-} ]] && echo "$(((${EPOCHREALTIME/./} - t0) / 1000)) ${BASH_SOURCE[1]##*/}:${BASH_LINENO[0]} $1 $2" >>"$DG_TEST_TIMES"
+    [[ -n ${DG_TEST_TIMES:-} ]] && echo "$(((${EPOCHREALTIME/./} - t0) / 1000)) ${BASH_SOURCE[1]##*/}:${BASH_LINENO[0]} $1 ${2:-}" >>"$DG_TEST_TIMES"
     return 0
 }
 

@@ -8,20 +8,20 @@
 # Uses servers.sh's helpers: say, die, env_get/env_put/env_set/env_drop, port_busy, pid_alive,
 # as_user, need_packages, PG_BIN, PG_PACKAGES, MY_PACKAGES, the user names and passwords.
 
-PGR_PORT_FIRST=54400
+# ports from servers.sh's PORT_BASE: pg +0, mariadb +100, these +200 to +999
+PGR_PORT_FIRST=$((PORT_BASE + 200))
 PGR_REPL_USER=dg_repl
 PGR_REPL_PASSWORD=dbgauge-repl
-GAL_PORT_FIRST=33100        # the nodes' client ports
-GAL_GROUP_PORT_FIRST=34560  # group communication, IST and SST ports: three per node
+GAL_PORT_FIRST=$((PORT_BASE + 400))       # the nodes' client ports
+GAL_GROUP_PORT_FIRST=$((PORT_BASE + 600)) # group communication, IST and SST ports: three per node
 GAL_PROVIDER=${DG_GALERA_PROVIDER:-/usr/lib/galera/libgalera_smm.so}
 GAL_NODES=3
 
 # ---- helpers shared by both --------------------------------------------------------------
 
-# port_held PORT: something listens on it, or a connection has it as its own end (an outgoing
-# one takes its end from the ephemeral range, where these ports are, and a server's bind then
-# fails with "Address already in use": CI saw a Galera joiner fail so three times). An end in
-# TIME-WAIT does not stop a bind with SO_REUSEADDR, which the servers set.
+# port_held PORT: something listens on it, or a connection has it as its own end (these ports
+# are below the ephemeral range, so only a server of ours or a client bound on purpose can
+# hold one). An end in TIME-WAIT does not stop a bind with SO_REUSEADDR, which the servers set.
 port_held() {
     port_busy "$1" && return 0
     ss -Htan "sport = :$1" 2>/dev/null | grep -qv '^TIME-WAIT'
@@ -499,10 +499,10 @@ gal_ports() {
 }
 
 # gal_join N: node N joins the running cluster by SST, three tries. Its ports were free when
-# picked, but in the ephemeral range an outgoing connection can take one before the node (or
-# its SST's rsync daemon) binds it: a failed try keeps its log (mariadbd.log.tryK), empties
-# the half-copied data directory and takes new ports of its own (the others need not know
-# them: a joiner reaches the group through node 1's address).
+# picked, but another server of ours can take one before the node (or its SST's rsync daemon)
+# binds it: a failed try keeps its log (mariadbd.log.tryK), empties the half-copied data
+# directory and takes new ports of its own (the others need not know them: a joiner reaches
+# the group through node 1's address).
 gal_join() {
     local n=$1 try dir client group
     dir=$(env_get DG_GAL_DIR)/n$n

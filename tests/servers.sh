@@ -34,11 +34,21 @@ PG_BIN=${DG_PG_BIN:-/usr/lib/postgresql/15/bin}
 PG_PACKAGES="postgresql-15 postgresql-client-15"
 PG_USER_NAME=dbgauge
 PG_PASSWORD=dbgauge-secret
-PORT_FIRST=54320
+# Every port a test server takes is below the kernel's ephemeral range (32768-60999 here):
+# a port in that range can be taken as the local end of any outgoing connection between the
+# moment it is seen free and the moment the server binds it (CI saw a Galera node fail so).
+# DG_PORT_BASE (default 20000) moves the whole set: tests/run.sh gives each of its lanes its
+# own thousand, so lanes never look at the same ports.
+PORT_BASE=${DG_PORT_BASE:-20000}
+if ! [[ $PORT_BASE =~ ^[0-9]+$ ]] || ((PORT_BASE < 1024 || PORT_BASE + 1000 > 32768)); then
+    printf 'servers.sh: DG_PORT_BASE=%s: want a number from 1024 to 31768\n' "$PORT_BASE" >&2
+    exit 2
+fi
+PORT_FIRST=$PORT_BASE
 MY_PACKAGES="mariadb-server mariadb-client"
 MY_USER_NAME=dbgauge
 MY_PASSWORD=dbgauge-secret
-MY_PORT_FIRST=33060
+MY_PORT_FIRST=$((PORT_BASE + 100))
 
 say() { printf 'servers.sh: %s\n' "$*" >&2; }
 die() { say "$*"; exit 1; }

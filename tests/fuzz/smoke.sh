@@ -8,7 +8,9 @@
 # ending in '!', harness.c) must exit 1 with a `not ok` line naming the heap-buffer-overflow
 # (the `fuzz/self-check` line); the same target unbroken must pass (its own line). Exit 0 only
 # if nothing failed. DG_FUZZ_OUT: where the runs go (default build-fuzz/fuzz-out).
-#   tests/fuzz/smoke.sh [SECONDS] [--only NAME] [--no-self-check]
+#   tests/fuzz/smoke.sh [SECONDS] [--only NAME] [--no-self-check | --self-check-only]
+# DG_FUZZ_PREBUILT=1: build-fuzz/ is built already (tests/run.sh --fuzz builds it once, then
+# runs each target as a job of its own, side by side: no second ninja in the same folder).
 # A crash's input stays in build-fuzz/fuzz-out/NAME/ (replay it: build-fuzz/tests/fuzz_NAME FILE).
 set -uo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -17,12 +19,14 @@ cd "$ROOT" || exit 1
 secs=60
 only=""
 self_check=1
+targets=1
 while [[ $# -gt 0 ]]; do
     case $1 in
     --only) only=$2; shift ;;
     --no-self-check) self_check=0 ;;
+    --self-check-only) targets=0 ;;
     [0-9]*) secs=$1 ;;
-    *) echo "usage: tests/fuzz/smoke.sh [SECONDS] [--only NAME] [--no-self-check]" >&2; exit 2 ;;
+    *) echo "usage: tests/fuzz/smoke.sh [SECONDS] [--only NAME] [--no-self-check | --self-check-only]" >&2; exit 2 ;;
     esac
     shift
 done
@@ -31,7 +35,7 @@ JOBS=2
 
 # shellcheck source=tests/fuzz/lib.sh
 . "$ROOT/tests/fuzz/lib.sh"
-dg_fuzz_build || { echo "not ok - fuzz/build: see $DG_FUZZ_BUILD/fuzz-build.log"; echo "0 passed, 1 failed"; exit 1; }
+[[ -n ${DG_FUZZ_PREBUILT:-} ]] || dg_fuzz_build || { echo "not ok - fuzz/build: see $DG_FUZZ_BUILD/fuzz-build.log"; echo "0 passed, 1 failed"; exit 1; }
 
 OUT=${DG_FUZZ_OUT:-$DG_FUZZ_BUILD/fuzz-out}
 mkdir -p "$OUT"
@@ -61,6 +65,7 @@ if [[ $self_check == 1 ]]; then
     names+=(self-check)
 fi
 for t in $DG_FUZZ_TARGETS; do
+    [[ $targets == 1 ]] || break
     [[ -n $only && $t != "$only" ]] && continue
     queue "$t"
 done
