@@ -9,6 +9,20 @@ for h in help --help; do
     expect_exit "dbgauge help $h exits 0" 0 help $h
     check "help $h prints the overview" cmp -s "$T_TMP/last.out" "$T_TMP/overview.out"
 done
+# The targets the overview and the manual page name: mysql:// and odbc:, and every scheme
+# this build knows (the parser lists them when it refuses one).
+targets=$(sed -n '/^targets:/,/^$/p' "$T_TMP/overview.out")
+for s in mysql:// odbc:; do
+    grep -qF "  $s" <<<"$targets" && ok "--help names $s targets" || not_ok "--help names $s targets" "$targets"
+done
+known=$("$DG" tpcc check --target nosuch:x 2>&1 | sed -n 's/.*(known: \(.*\))$/\1/p' | tr -d ,)
+check "a refused scheme names those the build knows" test -n "$known"
+man_targets=$("$DG" help --man | sed -n '/^\.SH TARGETS/,/^\.SH EXIT/p')
+for s in $known; do
+    grep -qE "(^|[ (])$s:" <<<"$targets" && ok "--help names the $s: scheme" || not_ok "--help names the $s: scheme" "$targets"
+    grep -qE "(^|[ (])$s:" <<<"$man_targets" && ok "the page's TARGETS names the $s: scheme" ||
+        not_ok "the page's TARGETS names the $s: scheme" "$man_targets"
+done
 expect_exit "dbgauge tpcc --help exits 0" 0 tpcc --help
 grep -q -- "--txns-per-vu" "$T_TMP/last.out" && ok "tpcc --help lists --txns-per-vu" || not_ok "tpcc --help lists --txns-per-vu" "missing"
 cp "$T_TMP/last.out" "$T_TMP/tpcc-help.out"
