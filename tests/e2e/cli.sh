@@ -101,6 +101,24 @@ check "the fault is in the run's JSON" test "$(json_get "$T_TMP/fault.json" faul
 if grep -q zz-fault-9 "$T_TMP/fault.json" "$T_TMP/fault.err" || sqlite3 "$T_TMP/f-results.db" .dump | grep -q zz-fault-9; then
     not_ok "the fault's password is in no output nor the store" "found zz-fault-9"
 else ok "the fault's password is in no output nor the store"; fi
+# The page's compare section lists only options compare takes: each, with a value, on a stored
+# run compared with itself exits 0 (--format is report's: compare refuses it).
+page_opts() { # page_opts CMD: the options the page's section for CMD lists
+    "$DG" help --man | sed -n "/^\.SS \"dbgauge $1\"/,/^\.S[SH]/p" | sed -n 's/^\\fB\\-\\-\([a-z-]*\)\\fR.*/\1/p'
+}
+opts=$(page_opts compare)
+check "the page lists compare's options" test -n "$opts"
+for o in $opts; do
+    case $o in
+    help) continue ;;
+    results) v=$T_TMP/f-results.db ;;
+    output) v=$T_TMP/cmp.html ;;
+    *) v=x ;;
+    esac
+    expect_exit "compare takes --$o, which the page lists under it" 0 compare 1 1 --results "$T_TMP/f-results.db" --$o "$v"
+done
+expect_exit "compare refuses --format (report's)" 2 compare 1 1 --results "$T_TMP/f-results.db" --format csv
+expect_stderr "... naming it" "'--format'"
 
 # Foreign text in a message: never a raw control byte, never more than one line, the file and
 # line named (issue 17). one_clean_line: the last stderr is one line of printable text.
