@@ -26,7 +26,7 @@ static void usage(FILE *out)
     for (int i = 0; i < NCOMMANDS; i++)
         fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].help);
     fprintf(out, "\na command's options: dbgauge COMMAND --help, or dbgauge help COMMAND [SUBCOMMAND]\n"
-                 "targets: " DG_HELP_TARGETS "\nexit status: " DG_HELP_EXIT "\n");
+                 "\ntargets:\n" DG_HELP_TARGETS "\nexit status: " DG_HELP_EXIT "\n");
 }
 
 static int dispatch(int argc, char **argv);

@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """layers.py — checks the rules of docs/architecture.md on a source tree: who may include
-whom, no engine header outside drivers/ (and the store's own SQLite), no <mpi.h> outside dist/, no raw driver slot
-outside core/driver.c and drivers/, no thread in a workload, no include cycle among a
-layer's modules, no function longer than the limit. Prints one `ok -`/`not ok -` line per
-rule; exit 1 when a rule is broken. Reads files only.
+whom, no engine header outside drivers/ (and the store's own SQLite), no <mpi.h> outside
+dist/, no driver slot called nor field read outside core/driver.c and drivers/, no thread in
+a workload, no include cycle among a layer's modules, no function longer than the limit.
+Prints one `ok -`/`not ok -` line per rule; exit 1 when a rule is broken. Reads files only.
 usage: layers.py SRC_DIR [--max-function-lines N]"""
 import os
 import re
@@ -70,16 +70,25 @@ def check_layers(root):
     return bad
 
 
+# A member of struct dg_driver reached through a pointer or value named drv (t.drv->caps,
+# h->drv->exec(...), drv.name) or through the registry's table (dg_drivers[i]->name).
+DRIVER_MEMBER = re.compile(r"\b(?:drv|dg_drivers\s*\[[^]]*\])\s*(?:->|\.)\s*([A-Za-z_]\w*)(\s*\()?")
+
+
 def check_raw_slots(root):
+    """Outside drivers/ and core/driver.[ch] (which declares the struct and its dg_* wrappers)
+    no member of a driver is called or read: dg_driver_name, dg_driver_caps,
+    dg_driver_dialect, dg_driver_has and the connection wrappers say what they hold."""
     bad = []
-    slot = re.compile(r"\bdrv\s*->\s*[a-z_]+\s*\(|->\s*drv\s*->")
     for rel, path in sources(root):
         if layer_of(rel) == "drivers" or rel == os.path.join("core", "driver.c") or rel == os.path.join("core", "driver.h"):
             continue
         with open(path, encoding="utf-8", errors="replace") as fh:
             for n, line in enumerate(fh, 1):
-                if slot.search(line):
-                    bad.append(f"{rel}:{n}: a driver slot called directly: {line.strip()[:80]}")
+                m = DRIVER_MEMBER.search(line)
+                if m:
+                    what = "slot called" if m.group(2) else f"field read ({m.group(1)})"
+                    bad.append(f"{rel}:{n}: a driver {what} directly: {line.strip()[:80]}")
     return bad
 
 
@@ -169,7 +178,7 @@ def main(argv):
         limit = int(argv[argv.index("--max-function-lines") + 1])
     rules = [
         ("layers include only what they may, engine headers only in drivers/", check_layers(root)),
-        ("no driver slot called outside drivers/ and core/driver.c", check_raw_slots(root)),
+        ("no driver slot called or field read outside drivers/ and core/driver.c", check_raw_slots(root)),
         ("no thread started or locked in workloads/, drivers/, results/, report/", check_threads(root)),
         ("no include cycle among the modules of a layer", check_cycles(root)),
         (f"no function longer than {limit} lines", check_function_length(root, limit)),

@@ -28,7 +28,14 @@ int dg_cmd_experiment(int argc, char **argv);
 
 /* What `dbgauge --help` says around its command list (main.c), and the manual page too. */
 #define DG_HELP_SUMMARY "measures how fast SQL databases do OLTP work"
-#define DG_HELP_TARGETS "sqlite:PATH (default sqlite:tpcc.db), postgres://user@host:port/db"
+/* Every target form of the registry's drivers (src/drivers/registry.c), one a line. */
+#define DG_HELP_TARGETS                                                                 \
+    "  sqlite:PATH                   an SQLite file (default " DG_DEFAULT_TARGET ")\n"  \
+    "  postgres://user@host:port/db  PostgreSQL (libpq URI; postgresql:// too)\n"       \
+    "  mysql://user@host:port/db     MariaDB/MySQL (mariadb:// too)\n"                  \
+    "  odbc:CONNECTION-STRING        any ODBC driver (odbc:DSN=NAME;...)\n"             \
+    "  null:                         no database: measures dbgauge's own overhead\n"    \
+    "(a build without an engine's driver refuses its scheme and names those it has)\n"
 #define DG_HELP_EXIT "0 ok, 1 the run or a check failed, 2 bad usage or input"
 
 /* A built-in command's own help, for its --help and for docgen.c: the getopt_long table it

@@ -154,7 +154,9 @@ static int man_page(FILE *out, const struct dg_builtin *b, int n)
         if (man_builtin(out, &b[i]))
             return -1;
     fputs(".SH TARGETS\n", out);
-    roff(out, DG_HELP_TARGETS "; see --target in the options above.\n");
+    roff_nofill(out, DG_HELP_TARGETS);
+    fputs(".PP\n", out);
+    roff(out, "See --target in the options above.\n");
     fputs(".SH EXIT STATUS\n", out);
     roff(out, DG_HELP_EXIT ".\n");
     fputs(".SH FILES\n", out);

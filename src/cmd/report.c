@@ -21,6 +21,11 @@ static const struct option long_opts[] = {
     {"format", required_argument, NULL, O_FORMAT},   {"help", no_argument, NULL, O_HELP},
     {NULL, 0, NULL, 0},
 };
+/* compare's: report's but --format (compare prints text, and -o writes HTML). */
+static const struct option compare_opts[] = {
+    {"results", required_argument, NULL, O_RESULTS}, {"output", required_argument, NULL, 'o'},
+    {"help", no_argument, NULL, O_HELP},             {NULL, 0, NULL, 0},
+};
 
 /* --format's values, the default first. */
 static const char *const formats[] = {"html", "md", "csv", "json", NULL};
@@ -44,23 +49,23 @@ static void compare_usage(FILE *out)
                  "  -o FILE    also writes the comparison as an HTML report with its charts\n");
 }
 
-/* compare takes report's table but refuses --format (dg_cmd_compare). */
 const struct dg_cmd_doc dg_report_doc = {.opts = long_opts, .usage = report_usage, .enum_opt = "format",
                                          .enum_names = formats};
-const struct dg_cmd_doc dg_compare_doc = {.opts = long_opts, .usage = compare_usage};
+const struct dg_cmd_doc dg_compare_doc = {.opts = compare_opts, .usage = compare_usage};
 
 struct report_opts {
     const char *results, *output, *format;
     int help;
 };
 
-static int parse(const char *cmd, int argc, char **argv, struct report_opts *o)
+/* argv by the command's table (long_opts or compare_opts) into o; 0, or a usage error's exit. */
+static int parse(const char *cmd, int argc, char **argv, const struct option *opts, struct report_opts *o)
 {
     int c;
     o->results = DG_DEFAULT_RESULTS;
     opterr = 0;
     optind = 1;
-    while ((c = getopt_long(argc, argv, ":ho:", long_opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":ho:", opts, NULL)) != -1) {
         switch (c) {
         case O_RESULTS: o->results = optarg; break;
         case 'o': o->output = optarg; break;
@@ -137,7 +142,7 @@ int dg_cmd_report(int argc, char **argv)
 {
     const char *cmd = "report";
     struct report_opts o = {0};
-    int rc = parse(cmd, argc, argv, &o);
+    int rc = parse(cmd, argc, argv, long_opts, &o);
     if (rc)
         return rc;
     if (o.help) {
@@ -196,15 +201,13 @@ int dg_cmd_compare(int argc, char **argv)
 {
     const char *cmd = "compare";
     struct report_opts o = {0};
-    int rc = parse(cmd, argc, argv, &o);
+    int rc = parse(cmd, argc, argv, compare_opts, &o);
     if (rc)
         return rc;
     if (o.help) {
         compare_usage(stdout);
         return DG_EXIT_OK;
     }
-    if (o.format)
-        return dg_usage_error(cmd, "--format goes with 'report' (compare prints text, -o writes HTML)");
     if (argc - optind < 2)
         return dg_usage_error(cmd, "name at least two runs, groups or experiments to compare");
     struct dg_store *store;

@@ -67,10 +67,10 @@ static int parse_cluster(void *base, const struct dg_opt *o, const char *arg, st
     struct dg_err e;
     if (dg_target_parse(arg, &t, &e))
         return dg_err_set(err, DG_ERR_USER, 0, "--cluster: %.900s", e.msg);
-    if (!(t.drv->caps & DG_CAP_CLUSTER))
+    if (!(dg_driver_caps(t.drv) & DG_CAP_CLUSTER))
         return dg_err_set(err, DG_ERR_USER, 0, "--cluster %.900s: engine %s has no multi-primary cluster "
                           "(--cluster takes mysql://user@host1:port1,host2:port2,.../db, the nodes of one Galera "
-                          "cluster)", t.redacted, t.drv->name);
+                          "cluster)", t.redacted, dg_driver_name(t.drv));
     int n = dg_url_hosts(arg, t.redacted, hosts, DG_URL_MAX_HOSTS, &e);
     if (n < 0)
         return dg_err_set(err, DG_ERR_USER, 0, "--cluster: %.900s", e.msg);

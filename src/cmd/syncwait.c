@@ -72,7 +72,7 @@ int dg_sync_wait_targets(const char *cmd, const struct dg_run_opts *c, struct dg
         struct dg_target t;
         struct dg_conn_h h = {0};
         struct dg_err e;
-        if (dg_target_parse(c->targets[k], &t, &e) || !t.drv->replication || dg_connect(&t, NULL, &h, &e))
+        if (dg_target_parse(c->targets[k], &t, &e) || !dg_driver_has(t.drv, replication) || dg_connect(&t, NULL, &h, &e))
             continue; /* the command says what is wrong with it when it gets there */
         int rc = dg_sync_wait(cmd, &t, &h, c->sync_wait_ns, err);
         dg_disconnect(&h);

@@ -190,15 +190,18 @@ static void monitor(FILE *o, const struct dg_monitor_point *m)
                  m->cache_hits_per_s / (m->cache_hits_per_s + m->cache_misses_per_s), 1);
 }
 
+/* The replay lag of each row that has one: a Galera node's rows have none (its queues and flow
+ * control are no seconds), so a view of Galera targets alone writes no family. */
 static void replication(FILE *o, const struct dg_live_view *v)
 {
-    if (!v->nrepl)
-        return;
-    family(o, "dbgauge_replication_lag_seconds", "gauge", "replay lag per target and peer, as the target tells it");
+    int header = 0;
     for (int i = 0; i < v->nrepl; i++) {
         const struct dg_repl_point *p = &v->repl[i];
         if (p->row.replay_lag_s < 0)
             continue;
+        if (!header++)
+            family(o, "dbgauge_replication_lag_seconds", "gauge",
+                   "replay lag per target and peer, as the target tells it");
         char t[16];
         snprintf(t, sizeof t, "%d", p->target + 1);
         fputs("dbgauge_replication_lag_seconds{target=", o);

@@ -9,6 +9,20 @@ for h in help --help; do
     expect_exit "dbgauge help $h exits 0" 0 help $h
     check "help $h prints the overview" cmp -s "$T_TMP/last.out" "$T_TMP/overview.out"
 done
+# The targets the overview and the manual page name: mysql:// and odbc:, and every scheme
+# this build knows (the parser lists them when it refuses one).
+targets=$(sed -n '/^targets:/,/^$/p' "$T_TMP/overview.out")
+for s in mysql:// odbc:; do
+    grep -qF "  $s" <<<"$targets" && ok "--help names $s targets" || not_ok "--help names $s targets" "$targets"
+done
+known=$("$DG" tpcc check --target nosuch:x 2>&1 | sed -n 's/.*(known: \(.*\))$/\1/p' | tr -d ,)
+check "a refused scheme names those the build knows" test -n "$known"
+man_targets=$("$DG" help --man | sed -n '/^\.SH TARGETS/,/^\.SH EXIT/p')
+for s in $known; do
+    grep -qE "(^|[ (])$s:" <<<"$targets" && ok "--help names the $s: scheme" || not_ok "--help names the $s: scheme" "$targets"
+    grep -qE "(^|[ (])$s:" <<<"$man_targets" && ok "the page's TARGETS names the $s: scheme" ||
+        not_ok "the page's TARGETS names the $s: scheme" "$man_targets"
+done
 expect_exit "dbgauge tpcc --help exits 0" 0 tpcc --help
 grep -q -- "--txns-per-vu" "$T_TMP/last.out" && ok "tpcc --help lists --txns-per-vu" || not_ok "tpcc --help lists --txns-per-vu" "missing"
 cp "$T_TMP/last.out" "$T_TMP/tpcc-help.out"
@@ -87,6 +101,24 @@ check "the fault is in the run's JSON" test "$(json_get "$T_TMP/fault.json" faul
 if grep -q zz-fault-9 "$T_TMP/fault.json" "$T_TMP/fault.err" || sqlite3 "$T_TMP/f-results.db" .dump | grep -q zz-fault-9; then
     not_ok "the fault's password is in no output nor the store" "found zz-fault-9"
 else ok "the fault's password is in no output nor the store"; fi
+# The page's compare section lists only options compare takes: each, with a value, on a stored
+# run compared with itself exits 0 (--format is report's: compare refuses it).
+page_opts() { # page_opts CMD: the options the page's section for CMD lists
+    "$DG" help --man | sed -n "/^\.SS \"dbgauge $1\"/,/^\.S[SH]/p" | sed -n 's/^\\fB\\-\\-\([a-z-]*\)\\fR.*/\1/p'
+}
+opts=$(page_opts compare)
+check "the page lists compare's options" test -n "$opts"
+for o in $opts; do
+    case $o in
+    help) continue ;;
+    results) v=$T_TMP/f-results.db ;;
+    output) v=$T_TMP/cmp.html ;;
+    *) v=x ;;
+    esac
+    expect_exit "compare takes --$o, which the page lists under it" 0 compare 1 1 --results "$T_TMP/f-results.db" --$o "$v"
+done
+expect_exit "compare refuses --format (report's)" 2 compare 1 1 --results "$T_TMP/f-results.db" --format csv
+expect_stderr "... naming it" "'--format'"
 
 # Foreign text in a message: never a raw control byte, never more than one line, the file and
 # line named (issue 17). one_clean_line: the last stderr is one line of printable text.

@@ -20,8 +20,12 @@ P=$DEST$prefix
 MAN=$P/share/man/man1/dbgauge.1
 COMP=$P/share/bash-completion/completions/dbgauge
 for f in bin/dbgauge share/man/man1/dbgauge.1 share/bash-completion/completions/dbgauge \
-    share/doc/dbgauge/README.md share/doc/dbgauge/docs/architecture.md; do
+    share/doc/dbgauge/README.md share/doc/dbgauge/LICENSE; do
     check "installs $f" test -s "$P/$f"
+done
+# every page of docs/ (README.md links to them): docs/live.md was once left out
+for d in "$DG_ROOT"/docs/*.md; do
+    check "installs share/doc/dbgauge/docs/${d##*/}" cmp -s "$d" "$P/share/doc/dbgauge/docs/${d##*/}"
 done
 check "the installed binary runs" test -n "$("$P/bin/dbgauge" --version)"
 
@@ -109,6 +113,62 @@ check "'tpcc run --<TAB>' offers every run option of tpcc --help${lacks:+ (lacks
 sed 's/ --mode / /' "$COMP" >"$T_TMP/no-mode.bash"
 check "a completion without --mode is caught" test "$(comp_lacks "$T_TMP/no-mode.bash")" = --mode
 
+# --- the licence --------------------------------------------------------------------------
+# dep5_problems COPYRIGHT LICENSE: what keeps COPYRIGHT from being a machine-readable
+# debian/copyright (DEP-5) that says what LICENSE says; nothing when it does: the Format
+# header, a Copyright and a License in each Files paragraph, a text for every licence named,
+# and `Files: *` holding LICENSE's copyright line and its permission text word for word.
+dep5_problems() {
+    python3 - "$1" "$2" <<'PY'
+import re, sys
+paras = [p for p in re.split(r"\n\s*\n", open(sys.argv[1]).read().strip()) if p.strip()]
+def fields(p):
+    out, key = {}, None
+    for line in p.splitlines():
+        if line[:1] in (" ", "\t") and key:
+            out[key] += "\n" + line.strip()
+        elif ":" in line:
+            key, val = line.split(":", 1)
+            out[key] = val.strip()
+        else:
+            print(f"not a field: {line!r}")
+    return out
+ps = [fields(p) for p in paras]
+if not ps or not ps[0].get("Format", "").endswith("/copyright-format/1.0/"):
+    print("no DEP-5 Format header first")
+texts = {p["License"].split("\n")[0]: p["License"] for p in ps[1:] if "Files" not in p and "License" in p}
+files = [p for p in ps[1:] if "Files" in p]
+for p in files:
+    for k in ("Copyright", "License"):
+        if k not in p:
+            print(f"Files: {p['Files']} has no {k}")
+    name = p.get("License", "").split("\n")[0]
+    if name and "\n" not in p["License"] and name not in texts:
+        print(f"Files: {p['Files']}: no text for licence {name}")
+lic = open(sys.argv[2]).read()
+star = next((p for p in files if p["Files"] == "*"), None)
+holder = re.search(r"^Copyright \(c\) (.+)$", lic, re.M)
+if not star:
+    print("no Files: * paragraph")
+elif not holder or star.get("Copyright") != holder.group(1):
+    print(f"Files: * says Copyright: {star.get('Copyright')}, LICENSE says {holder and holder.group(1)}")
+elif not lic.startswith(star.get("License", "?") + " License"):
+    print(f"Files: * says License: {star.get('License')}, LICENSE is another")
+else:
+    words = lambda t: " ".join(t.replace("\n.", "\n").split())
+    if words(lic[lic.index("Permission"):]) != words(texts.get(star["License"], "")[len(star["License"]):]):
+        print(f"the {star['License']} text differs from LICENSE's")
+PY
+}
+p=$(dep5_problems "$DG_ROOT/debian/copyright" "$DG_ROOT/LICENSE")
+check "debian/copyright is DEP-5 and says what LICENSE says${p:+: $p}" test -z "$p"
+check "README.md names the licence" grep -q '^## License' "$DG_ROOT/README.md"
+# The check fails on a copyright without the licence's text, and on another holder.
+awk 'BEGIN { RS = ""; ORS = "\n\n" } !/^License:/' "$DG_ROOT/debian/copyright" >"$T_TMP/no-text.copyright"
+check "a debian/copyright without the MIT text is caught" test -n "$(dep5_problems "$T_TMP/no-text.copyright" "$DG_ROOT/LICENSE")"
+sed 's/^Copyright: 2026 The dbgauge authors/Copyright: someone else/' "$DG_ROOT/debian/copyright" >"$T_TMP/holder.copyright"
+check "a debian/copyright naming another holder is caught" test -n "$(dep5_problems "$T_TMP/holder.copyright" "$DG_ROOT/LICENSE")"
+
 # --- the Debian package -------------------------------------------------------------------
 check "debian/changelog's version is the project's" test "$(cd "$DG_ROOT" && dpkg-parsechangelog -S Version)" = \
     "$(meson introspect "$BUILD" --projectinfo | python3 -c 'import json,sys; print(json.load(sys.stdin)["version"])')"
@@ -134,6 +194,11 @@ else
     check "dbgauge --version runs from /usr/bin" test -n "$(/usr/bin/dbgauge --version)"
     check "man finds its page" test "$(man -w dbgauge 2>/dev/null)" = /usr/share/man/man1/dbgauge.1.gz
     check "the completion is where bash-completion looks" test -s /usr/share/bash-completion/completions/dbgauge
+    check "the package carries debian/copyright" cmp -s "$DG_ROOT/debian/copyright" /usr/share/doc/dbgauge/copyright
+    for d in "$DG_ROOT"/docs/*.md; do # as they are, or compressed by dh_compress
+        f=/usr/share/doc/dbgauge/docs/${d##*/}
+        check "the package carries docs/${d##*/}" test -s "$f" -o -s "$f.gz"
+    done
     mkdir -p "$T_TMP/demo"
     (cd "$T_TMP/demo" && /usr/bin/dbgauge tpcc load --warehouses 1 && /usr/bin/dbgauge tpcc run --duration 3s) \
         >"$T_TMP/demo.log" 2>&1

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # layers.sh — the architecture's rules (docs/architecture.md) hold on src/: who includes whom,
-# engine headers only in drivers/, no raw driver slot outside drivers/ and core/driver.c, no
-# thread in a workload, no include cycle in a layer, no function over 120 lines. And the
-# checker itself catches each broken rule in a small bad tree made here.
+# engine headers only in drivers/, no driver slot called nor field read outside drivers/ and
+# core/driver.c, no thread in a workload, no include cycle in a layer, no function over 120
+# lines. And the checker itself catches each broken rule in a small bad tree made here.
 . "$(dirname "$0")/../lib.sh"
 
 check_py() { python3 "$DG_ROOT/tests/layers.py" "$@"; }
@@ -27,6 +27,14 @@ static int f(struct dg_conn_h *h)
     return h->drv->exec(h->c, "SELECT 1", 0);
 }
 C
+cat >"$bad/cmd/fields.c" <<'C'
+static int g(struct dg_target t, const struct dg_target *p)
+{
+    int a = t.drv->caps & 1;
+    int b = !p->drv->replication;
+    return a + b + dg_drivers[0]->name[0];
+}
+C
 printf '#include "report/y.h"\n' >"$bad/report/x.c"
 printf '#include "report/x.h"\n' >"$bad/report/y.c"
 {
@@ -42,6 +50,9 @@ check "it finds an engine header in core/" grep -q 'core/a.c:1: engine header <l
 check "it finds core/ including report/" grep -q 'core/a.c:2: core/ may not include report/x.h' "$T_TMP/bad.out"
 check "it finds a workload including results/" grep -q 'workloads/w/w.c:2: workloads/ may not include results/store.h' "$T_TMP/bad.out"
 check "it finds a driver slot called from a workload" grep -q 'workloads/w/w.c:5: a driver slot called directly' "$T_TMP/bad.out"
+check "it finds a driver field read through a target (t.drv->caps)" grep -q 'cmd/fields.c:3: a driver field read (caps) directly' "$T_TMP/bad.out"
+check "it finds one through a pointer (p->drv->replication)" grep -q 'cmd/fields.c:4: a driver field read (replication) directly' "$T_TMP/bad.out"
+check "it finds one through the registry (dg_drivers[0]->name)" grep -q 'cmd/fields.c:5: a driver field read (name) directly' "$T_TMP/bad.out"
 check "it finds a workload starting threads" grep -q 'workloads/w/w.c:1: workloads/ starts or locks threads' "$T_TMP/bad.out"
 check "it finds the include cycle report/x -> report/y -> report/x" grep -q 'include cycle: report/x -> report/y -> report/x' "$T_TMP/bad.out"
 check "it finds the 121-line function" grep -q 'cmd/long.c:2: long_one is 121 lines (limit 120)' "$T_TMP/bad.out"

@@ -1,7 +1,7 @@
 /* test_live.c — --live's pure parts and its server on a real socket: the address parser (each
  * wrong part named), the OpenMetrics text of a view (families, cumulative buckets, escaped
- * labels, figures left out when unknown), and the server's documents, 404, 503 and the port
- * closed by dg_live_stop. */
+ * labels, figures left out when unknown, the replication-lag family only with a lag), and the
+ * server's documents, 404, 503 and the port closed by dg_live_stop. */
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <stdlib.h>
@@ -100,6 +100,41 @@ static void metrics_cases(struct dg_test *t)
     free(m);
 }
 
+/* A replication row as the drivers fill it: every figure -1 (unknown) but what is given. */
+static struct dg_repl_point repl_row(int target, const char *peer, double replay_lag_s)
+{
+    struct dg_repl_point p = {.second = 5, .target = target,
+                              .row = {.write_lag_s = -1, .flush_lag_s = -1, .replay_lag_s = replay_lag_s,
+                                      .lag_bytes = -1, .cluster_size = -1, .flow_paused = -1, .recv_queue = -1,
+                                      .send_queue = -1, .cert_failures = -1}};
+    snprintf(p.row.name, sizeof p.row.name, "%s", peer);
+    return p;
+}
+
+/* The replication-lag family only with a sample: a Galera node's rows give no lag (its queue
+ * and flow control are no seconds), a PostgreSQL primary's give its standbys'. */
+static void repl_cases(struct dg_test *t)
+{
+    struct dg_repl_point rows[3] = {repl_row(0, "self", -1), repl_row(1, "standby1", 0.25)};
+    snprintf(rows[0].row.state, sizeof rows[0].row.state, "Synced");
+    rows[0].row.cluster_size = 3, rows[0].row.recv_queue = 0, rows[0].row.flow_paused = 0;
+    struct dg_live_view v = {.command = "tpcc run", .workload = "tpcc", .label = "", .step = "",
+                             .ntypes = 2, .type_names = types, .repl = rows, .nrepl = 1};
+    char *m = metrics_of(&v, NULL);
+    CHECK(t, m && !strstr(m, "dbgauge_replication_lag_seconds"),
+          "a Galera-like replication row without a lag: no replication-lag family", "%s",
+          m && strstr(m, "dbgauge_replication") ? strstr(m, "dbgauge_replication") : "NULL");
+    free(m);
+    v.nrepl = 2;
+    m = metrics_of(&v, NULL);
+    CHECK(t, m && strstr(m, "# TYPE dbgauge_replication_lag_seconds gauge\n") &&
+                 strstr(m, "dbgauge_replication_lag_seconds{target=\"2\",peer=\"standby1\"} 0.25\n") &&
+                 !strstr(m, "peer=\"self\""),
+          "a row with a lag: the family with its sample, the row without one left out", "%s",
+          m && strstr(m, "dbgauge_replication") ? strstr(m, "dbgauge_replication") : "NULL");
+    free(m);
+}
+
 /* One GET over a real socket: the status code, and the body into body. */
 static int get(int port, const char *path, char *body, size_t n)
 {
@@ -161,6 +196,7 @@ int main(void)
     struct dg_test t = {0};
     addr_cases(&t);
     metrics_cases(&t);
+    repl_cases(&t);
     server_cases(&t);
     return dg_test_done(&t);
 }
