@@ -19,10 +19,11 @@ job_parts() {
 
 job_file() { local j=${1//\//_}; echo "${j//:/_}"; } # asan:e2e/crash -> asan_e2e_crash
 
-# job_ready JOB: a build, or a suite whose build is over (built or failed)
+# job_ready JOB: a build while no other build goes on (one build has both cores; the other
+# lanes start on what is built meanwhile), or a suite whose build is over (built or failed)
 job_ready() {
     job_parts "$1"
-    [[ $J_FLAVOR == build ]] && return 0
+    [[ $J_FLAVOR == build ]] && { [[ ! -e $POOL/building ]]; return; }
     local b
     b=$(build_of "$J_FLAVOR")
     [[ -e $POOL/built.$b || -e $POOL/failed.$b ]]
@@ -40,6 +41,7 @@ pop_job() {
     done <"$POOL/queue"
     mv "$POOL/queue.next" "$POOL/queue"
     if [[ -n $found ]]; then rc=0; elif [[ -s $POOL/queue ]]; then rc=2; fi
+    [[ $found == build:* ]] && : >"$POOL/building" # under the queue's lock: no second build starts
     flock -u "$lock"
     exec {lock}>&-
     JOB=$found
@@ -146,6 +148,7 @@ run_job() {
         JOB_PID=$!
         wait "$JOB_PID" || rc=$?
         if ((rc == 0)); then : >"$POOL/built.$J_SUITE"; else : >"$POOL/failed.$J_SUITE"; fi
+        rm -f "$POOL/building"
         ((rc != 0)) && ! grep -q '^not ok - ' "$log" && tail -n 40 "$log"
         job_block "$job" "$log" "$rc" $((SECONDS - t0)) ""
         return

@@ -200,9 +200,9 @@ void dg_record_fill(struct dg_run_record *rec, const struct dg_record_src *src,
  * and, for per-connection caches, conn_cache; on failure nothing is set and the run can go on
  * unmonitored), end after it: the points go into rec. A server engine's monitor holds one
  * connection of its own during the run, and one more per target whose driver tells its
- * replication (asked once a second on the monitor's replication thread; a lost one is tried
- * again every DG_CMD_REPL_RETRY_S seconds). */
-#define DG_CMD_REPL_RETRY_S 3
+ * replication (connected at begin, asked once a second on the monitor's replication thread; a
+ * lost one is tried again every DG_CMD_REPL_RETRY_S seconds). */
+#define DG_CMD_REPL_RETRY_S 1 /* a refused connect costs little; a second is the sampler's step */
 struct dg_cmd_repl {
     const struct dg_target *t; /* NULL: its driver has no replication slot */
     struct dg_conn_h conn;
