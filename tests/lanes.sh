@@ -99,7 +99,7 @@ job_env_merge() {
 # job_block JOB LOG RC SECS WHY: the job's lines and its summary, printed whole (under a lock:
 # lanes never interleave), and its row in the results; JOB_FAILED: its count of failures
 job_block() {
-    local job=$1 log=$2 rc=$3 secs=$4 why=$5 p f extra="" lock t
+    local job=$1 log=$2 rc=$3 secs=$4 why=$5 p f extra="" lock t at=$((SECONDS - $4 - POOL_T0))
     p=$(grep -c '^ok - ' "$log" 2>/dev/null)
     f=$(grep -c '^not ok - ' "$log" 2>/dev/null)
     p=${p:-0} f=${f:-0}
@@ -130,7 +130,7 @@ job_block() {
         printf '%s' "$extra"
         echo "# $job: $p passed, $f failed ($secs s, lane $LANE)"
     }
-    printf '%s\t%s\t%s\t%s\t%s\n' "$job" "$p" "$f" "$secs" "$LANE" >>"$POOL/results"
+    printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$job" "$p" "$f" "$secs" "$LANE" "$at" >>"$POOL/results"
     flock -u "$lock"
     exec {lock}>&-
     JOB_FAILED=$f
@@ -151,6 +151,7 @@ run_job() {
         rm -f "$POOL/building"
         ((rc != 0)) && ! grep -q '^not ok - ' "$log" && tail -n 40 "$log"
         job_block "$job" "$log" "$rc" $((SECONDS - t0)) ""
+        ((rc == 0)) && rm -rf "$dir"
         return
     fi
     b=$(build_of "$J_FLAVOR")
@@ -200,6 +201,7 @@ lane_main() {
         rc=$?
         ((rc == 1)) && break
         if ((rc == 2)); then sleep 0.5; continue; fi
+        echo "$((SECONDS - POOL_T0)) $JOB" >>"$LANE_DIR/jobs" # what the lane took, when
         run_job "$JOB"
     done
 }
@@ -208,6 +210,7 @@ lane_main() {
 # stops its job and its servers)
 lanes_run() {
     local k pids=()
+    POOL_T0=$SECONDS # the jobs' start times in the results are seconds from here
     for ((k = 1; k <= $1; k++)); do
         lane_main "$k" &
         pids+=($!)
@@ -230,15 +233,15 @@ lanes_report() {
         echo "not ok - $line: never ran (its lane stopped)"
         failed=$((failed + 1))
     done <"$POOL/queue"
-    while IFS=$'\t' read -r job p f secs lane; do
+    while IFS=$'\t' read -r job p f secs lane _; do
         passed=$((passed + p))
         failed=$((failed + f))
         sum=$((sum + secs))
     done <"$POOL/results"
     # the times of this run, in tests/suite-times.tsv's form (copy it there to reorder the pool)
     awk -F'\t' '{ sub(/#[0-9]+$/, "", $1); print $4, $1 }' "$POOL/results" | sort -k1,1nr >"$OUT/times.tsv"
-    echo "# time table: each job's wall time, longest first (lane in brackets)"
-    sort -t$'\t' -k4,4nr "$POOL/results" | awk -F'\t' '{ printf "#   %5d s  %-34s [%s]%s\n", $4, $1, $5, ($3 > 0 ? "  FAILED" : "") }'
+    echo "# time table: each job's wall time, longest first [lane, started at second]"
+    sort -t$'\t' -k4,4nr "$POOL/results" | awk -F'\t' '{ printf "#   %5d s  %-34s [%s, %d]%s\n", $4, $1, $5, $6, ($3 > 0 ? "  FAILED" : "") }'
     echo "# per flavor (sum of its jobs' wall times):$(awk -F'\t' '{ split($1, a, ":"); s[a[1]] += $4 } END { for (k in s) printf " %s %d s,", k, s[k] }' "$POOL/results" | sed 's/,$//')"
     echo "# wall $wall s for $sum s of jobs on $(ls -d "$POOL"/lane* 2>/dev/null | wc -l) lane(s)"
     if [[ -n $budget ]]; then
