@@ -213,21 +213,8 @@ if "${MY[@]}" -e "SET GLOBAL read_only = 1" >"$T_TMP/my.err" 2>&1; then
     run_dg "$T_TMP/ro.json" "$T_TMP/ro.err" tpcc run --target "$TGT" --vus 2 --duration 3s --results "$RES" --json
     read_write
     check "read-only: the server is writable again" test "$("${MY[@]}" -e "SELECT @@read_only" 2>&1)" = 0
-    python3 - "$T_TMP/ro.json" <<'PY' | relay
-import json, sys
-d = json.load(open(sys.argv[1]))
-tx = d["transactions"]
-errors = sum(v.get("errors", 0) for v in tx.values())
-read_only = sum(v.get("error_causes", {}).get("read_only", 0) for v in tx.values())
-name = "read-only: every error of the run on a read-only server is counted under read_only"
-counts = "read_only %d of %d errors" % (read_only, errors)
-if errors > 0 and read_only == errors:
-    print("ok - %s (%s)" % (name, counts))
-else:
-    print("not ok - %s: %s; %s; first error: %s" % (name, counts, "; ".join(
-        "%s: %s errors, causes %s" % (k, v.get("errors"), v.get("error_causes"))
-        for k, v in tx.items() if v.get("errors")), (d.get("error") or "")[:300]))
-PY
+    python3 "$DG_ROOT/tests/report_check.py" causes "$T_TMP/ro.json" read_only \
+        "read-only: every error of the run on a read-only server is counted under read_only" | relay
     check "read-only: the first error is the server's refusal (1290)" grep -q "running with the --read-only option.*(1290)" \
         <(json_get "$T_TMP/ro.json" error 2>/dev/null)
 else

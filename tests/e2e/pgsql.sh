@@ -82,22 +82,8 @@ num_cmp "serializable procedures run: serialization failures (40001) counted by 
 # here: PostgreSQL can cancel one pivot transaction "on identification as a pivot" again and
 # again), so gave_up errors may be there, but few: at most 1% of the transactions. Any error of
 # another cause is a finding, named.
-python3 - "$T_TMP/ser.json" <<'EOF2' | relay
-import json, sys
-d = json.load(open(sys.argv[1]))
-tx = d["transactions"]
-count = sum(v.get("count", 0) for v in tx.values())
-gave_up = sum(v.get("error_causes", {}).get("gave_up", 0) for v in tx.values())
-other = sum(v.get("errors", 0) for v in tx.values()) - gave_up
-name = "serializable procedures run: errors given up after 100 retries at most 1%, no other error"
-counts = "gave_up %d, other errors %d, of %d transactions" % (gave_up, other, count)
-if other == 0 and gave_up * 100 <= count:
-    print("ok - %s (%s)" % (name, counts))
-else:
-    print("not ok - %s: %s; %s; first error: %s" % (name, counts, "; ".join(
-        "%s: %s errors, causes %s" % (k, v.get("errors"), v.get("error_causes"))
-        for k, v in tx.items() if v.get("errors")), (d.get("error") or "")[:300]))
-EOF2
+python3 "$DG_ROOT/tests/report_check.py" causes "$T_TMP/ser.json" gave_up \
+    "serializable procedures run: errors given up after 100 retries at most 1%, no other error" 1 | relay
 check "serializable run records its isolation" test "$(json_get "$T_TMP/ser.json" options.isolation 2>/dev/null)" = serializable
 check_passes "check after the serializable procedures run passes"
 run_dg "$T_TMP/ser2.json" "$T_TMP/ser2.err" tpcc run --target "$TGT" --mode sql --vus 4 \
@@ -120,21 +106,8 @@ if "${PSQL[@]}" "$DG_PG_ADMIN_URL" -c "DROP DATABASE IF EXISTS $RO" -c "CREATE D
     "${PSQL[@]}" "$DG_PG_ADMIN_URL" -c "ALTER DATABASE $RO SET default_transaction_read_only = on" >"$T_TMP/psql.err" 2>&1
     check "read-only: the scratch database is made read-only" test "$("${PSQL[@]}" "$ROTGT" -c "SHOW default_transaction_read_only" 2>&1)" = on
     run_dg "$T_TMP/ro.json" "$T_TMP/ro.err" tpcc run --target "$ROTGT" --vus 2 --duration 3s --results "$RES" --json
-    python3 - "$T_TMP/ro.json" <<'EOF2' | relay
-import json, sys
-d = json.load(open(sys.argv[1]))
-tx = d["transactions"]
-errors = sum(v.get("errors", 0) for v in tx.values())
-read_only = sum(v.get("error_causes", {}).get("read_only", 0) for v in tx.values())
-name = "read-only: every error of the run on a read-only database is counted under read_only"
-counts = "read_only %d of %d errors" % (read_only, errors)
-if errors > 0 and read_only == errors:
-    print("ok - %s (%s)" % (name, counts))
-else:
-    print("not ok - %s: %s; %s; first error: %s" % (name, counts, "; ".join(
-        "%s: %s errors, causes %s" % (k, v.get("errors"), v.get("error_causes"))
-        for k, v in tx.items() if v.get("errors")), (d.get("error") or "")[:300]))
-EOF2
+    python3 "$DG_ROOT/tests/report_check.py" causes "$T_TMP/ro.json" read_only \
+        "read-only: every error of the run on a read-only database is counted under read_only" | relay
     check "read-only: the first error is the server's refusal (25006)" grep -q "fatal error 25006: .*read-only transaction" \
         <(json_get "$T_TMP/ro.json" error 2>/dev/null)
     id=$(json_get "$T_TMP/ro.json" run_id 2>/dev/null)
