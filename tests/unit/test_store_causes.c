@@ -21,16 +21,6 @@
 #include "faults_fixture.h"
 #include "store_fixture.h"
 
-static double num(const char *path, const char *sql)
-{
-    sqlite3 *db;
-    double v = NAN;
-    if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK)
-        v = dg_test_sql_num(db, sql);
-    sqlite3_close(db);
-    return v;
-}
-
 /* The CSV of run r alone, as `dbgauge report ID --format csv` writes it; the caller frees it. */
 static char *csv_of(struct dg_run_record *r)
 {
@@ -113,13 +103,13 @@ static void round_trip(struct dg_test *t, const char *path)
     char sql[160];
     snprintf(sql, sizeof sql, "SELECT errors_read_only * 1000 + errors_gave_up FROM run_txn WHERE run_id = %lld AND seq = 0",
              (long long)w.id);
-    CHECK(t, num(path, sql) == 7011, "run_txn.errors_read_only and errors_gave_up hold them", "%g", num(path, sql));
+    CHECK(t, dg_test_file_num(path, sql) == 7011, "run_txn.errors_read_only and errors_gave_up hold them", "%g", dg_test_file_num(path, sql));
     snprintf(sql, sizeof sql, "SELECT errors_read_only * 1000 + errors_gave_up FROM run_target_txn WHERE run_id = %lld "
              "AND idx = 0", (long long)w.id);
-    CHECK(t, num(path, sql) == 4005, "run_target_txn's hold the target's", "%g", num(path, sql));
+    CHECK(t, dg_test_file_num(path, sql) == 4005, "run_target_txn's hold the target's", "%g", dg_test_file_num(path, sql));
     snprintf(sql, sizeof sql, "SELECT COUNT(*) FROM run_target_txn WHERE run_id = %lld AND idx = 1 AND "
              "errors_read_only IS NULL AND errors_gave_up IS NULL", (long long)w.id);
-    CHECK(t, num(path, sql) == 1, "a target that does not know its causes stores NULL in both", "%g", num(path, sql));
+    CHECK(t, dg_test_file_num(path, sql) == 1, "a target that does not know its causes stores NULL in both", "%g", dg_test_file_num(path, sql));
     if (dg_store_get(s, w.id, 0, &r, &err) == 0) {
         int ok = r.ntypes == w.ntypes;
         for (int k = 0; ok && k < w.ntypes; k++)
@@ -184,19 +174,19 @@ static void migration(struct dg_test *t, const char *path)
     struct dg_store *s = NULL;
     struct dg_err err = {0};
     unlink(path);
-    CHECK(t, make_schema13(path) == 0 && num(path, "PRAGMA user_version") == 13,
+    CHECK(t, make_schema13(path) == 0 && dg_test_file_num(path, "PRAGMA user_version") == 13,
           "a schema-13 file is made from the schema-8 fixture", "%s", DG_FIXTURES);
     CHECK(t, dg_store_open(path, &s, &err) == 0, "a schema-13 file opens (migrates to the current schema)", "%s",
           err.msg);
     if (!s)
         return;
-    CHECK(t, num(path, "PRAGMA user_version") == 14 && DG_STORE_SCHEMA_VERSION == 14, "it is at schema 14", "%g",
-          num(path, "PRAGMA user_version"));
-    CHECK(t, isnan(num(path, "SELECT MAX(errors_read_only) FROM run_txn")) &&
-                 isnan(num(path, "SELECT MAX(errors_gave_up) FROM run_txn")) &&
-                 isnan(num(path, "SELECT MAX(errors_gave_up) FROM run_target_txn")),
+    CHECK(t, dg_test_file_num(path, "PRAGMA user_version") == 14 && DG_STORE_SCHEMA_VERSION == 14, "it is at schema 14", "%g",
+          dg_test_file_num(path, "PRAGMA user_version"));
+    CHECK(t, isnan(dg_test_file_num(path, "SELECT MAX(errors_read_only) FROM run_txn")) &&
+                 isnan(dg_test_file_num(path, "SELECT MAX(errors_gave_up) FROM run_txn")) &&
+                 isnan(dg_test_file_num(path, "SELECT MAX(errors_gave_up) FROM run_target_txn")),
           "older runs' errors_read_only and errors_gave_up are NULL (not recorded), not 0", "%g",
-          num(path, "SELECT MAX(errors_gave_up) FROM run_txn"));
+          dg_test_file_num(path, "SELECT MAX(errors_gave_up) FROM run_txn"));
     struct dg_run_record r;
     int ok = dg_store_get(s, 1, 0, &r, &err) == 0;
     CHECK(t, ok && r.txn[0].error_causes_known && r.txn[0].error_causes[DG_ERROR_OTHER] == 4 &&
@@ -224,7 +214,7 @@ static void migration(struct dg_test *t, const char *path)
         char sql[128];
         snprintf(sql, sizeof sql, "SELECT COUNT(*) FROM run_txn WHERE run_id = %lld AND errors_gave_up IS NULL AND "
                  "errors_other = 4", (long long)r.id);
-        CHECK(t, ok && num(path, sql) >= 1, "stored again, its unknown causes stay NULL", "%s", ok ? sql : err.msg);
+        CHECK(t, ok && dg_test_file_num(path, sql) >= 1, "stored again, its unknown causes stay NULL", "%s", ok ? sql : err.msg);
         dg_run_record_free(&r);
     }
     dg_store_close(s);
