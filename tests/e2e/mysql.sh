@@ -2,8 +2,9 @@
 # mysql.sh — TPC-C end to end on a real MariaDB server: parallel load (both loader methods) and
 # check, timed runs in both modes, lock waits (1205) and forced deadlocks (1213) retried and
 # counted, query stress with exact row counts, a read-only server's refusals counted as
-# read_only, bad targets named without their password, and redacted stored runs. The caller (tests/run.sh) starts and stops the server; this only reads
-# tests/out/servers.env and never skips silently.
+# read_only, bad targets named without their password, and redacted stored runs. The caller
+# (tests/run.sh) starts and stops the server; this only reads tests/out/servers.env and never
+# skips silently.
 . "$(dirname "$0")/../lib.sh"
 
 need_server DG_MY_URL mysql "no MariaDB server"

@@ -232,17 +232,18 @@ static void error_causes(struct dg_test *t)
         unsigned code;
         const char *msg;
         enum dg_error_cause want;
-    } my[] = {{1969, NULL, DG_ERROR_TIMEOUT}, {3024, NULL, DG_ERROR_TIMEOUT}, {1040, NULL, DG_ERROR_TOO_MANY_CONNECTIONS},
-              {1203, NULL, DG_ERROR_TOO_MANY_CONNECTIONS}, {1226, NULL, DG_ERROR_TOO_MANY_CONNECTIONS},
+    } my[] = {{1969, NULL, DG_ERROR_TIMEOUT}, {3024, NULL, DG_ERROR_TIMEOUT},
+              {1040, NULL, DG_ERROR_TOO_MANY_CONNECTIONS}, {1203, NULL, DG_ERROR_TOO_MANY_CONNECTIONS},
+              {1226, NULL, DG_ERROR_TOO_MANY_CONNECTIONS},
               {4031, NULL, DG_ERROR_CLOSED_BY_SERVER}, {1927, NULL, DG_ERROR_CLOSED_BY_SERVER},
               {1053, NULL, DG_ERROR_CLOSED_BY_SERVER}, {2006, NULL, DG_ERROR_CONNECTION},
               {2013, NULL, DG_ERROR_CONNECTION}, {2002, NULL, DG_ERROR_CONNECTION},
               {1290, "execute: The MariaDB server is running with the --read-only option so it cannot execute this "
                      "statement (1290)", DG_ERROR_READ_ONLY},
-              {1290, "The MySQL server is running with the --super-read-only option so it cannot execute this statement",
-               DG_ERROR_READ_ONLY},
-              {1290, "The MySQL server is running with the --secure-file-priv option so it cannot execute this statement",
-               DG_ERROR_OTHER},
+              {1290, "The MySQL server is running with the --super-read-only option so it cannot execute this "
+                     "statement", DG_ERROR_READ_ONLY},
+              {1290, "The MySQL server is running with the --secure-file-priv option so it cannot execute this "
+                     "statement", DG_ERROR_OTHER},
               {1290, NULL, DG_ERROR_OTHER}, {1836, "Running in read-only mode", DG_ERROR_READ_ONLY},
               {1792, "Cannot execute statement in a READ ONLY transaction.", DG_ERROR_READ_ONLY},
               {1213, NULL, DG_ERROR_OTHER}, {1062, NULL, DG_ERROR_OTHER}, {0, NULL, DG_ERROR_OTHER}};

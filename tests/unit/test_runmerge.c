@@ -114,7 +114,8 @@ static void check_merge(struct dg_test *t)
     CHECK(t, r[0].counts[0].error_causes[DG_ERROR_CLOSED_BY_SERVER] == 3 && r[0].counts[1].error_causes[DG_ERROR_OTHER] == 0,
           "errors by cause summed, through pack and unpack", "closed_by_server %llu",
           (unsigned long long)r[0].counts[0].error_causes[DG_ERROR_CLOSED_BY_SERVER]);
-    CHECK(t, r[0].counts[1].error_causes[DG_ERROR_READ_ONLY] == 60 && r[0].counts[1].error_causes[DG_ERROR_GAVE_UP] == 600,
+    CHECK(t, r[0].counts[1].error_causes[DG_ERROR_READ_ONLY] == 60 &&
+                 r[0].counts[1].error_causes[DG_ERROR_GAVE_UP] == 600,
           "read_only and gave_up summed, through pack and unpack", "read_only %llu gave_up %llu",
           (unsigned long long)r[0].counts[1].error_causes[DG_ERROR_READ_ONLY],
           (unsigned long long)r[0].counts[1].error_causes[DG_ERROR_GAVE_UP]);

@@ -62,7 +62,8 @@ static const char *csv_cell(const char *csv, const char *type, const char *name,
     for (int i = 0; i < nh; i++)
         if (hlen[i] == (int)strlen(name) && !strncmp(head[i], name, (size_t)hlen[i]))
             col = i;
-    for (const char *line = csv ? strchr(csv, '\n') : NULL; col >= 0 && line && line[1]; line = strchr(line + 1, '\n')) {
+    const char *line = csv ? strchr(csv, '\n') : NULL;
+    for (; col >= 0 && line && line[1]; line = strchr(line + 1, '\n')) {
         int nc = split(line + 1, cell, clen, MAXC);
         if (nc > col && clen[1] == 3 && !strncmp(cell[1], "txn", 3) && clen[7] == (int)strlen(quoted) &&
             !strncmp(cell[7], quoted, (size_t)clen[7])) {
@@ -101,15 +102,18 @@ static void round_trip(struct dg_test *t, const char *path)
     }
     CHECK(t, dg_store_put(s, &w, &err) == 0, "a run with read_only and gave_up errors is stored", "%s", err.msg);
     char sql[160];
-    snprintf(sql, sizeof sql, "SELECT errors_read_only * 1000 + errors_gave_up FROM run_txn WHERE run_id = %lld AND seq = 0",
-             (long long)w.id);
-    CHECK(t, dg_test_file_num(path, sql) == 7011, "run_txn.errors_read_only and errors_gave_up hold them", "%g", dg_test_file_num(path, sql));
+    snprintf(sql, sizeof sql, "SELECT errors_read_only * 1000 + errors_gave_up FROM run_txn WHERE run_id = %lld "
+             "AND seq = 0", (long long)w.id);
+    CHECK(t, dg_test_file_num(path, sql) == 7011, "run_txn.errors_read_only and errors_gave_up hold them", "%g",
+          dg_test_file_num(path, sql));
     snprintf(sql, sizeof sql, "SELECT errors_read_only * 1000 + errors_gave_up FROM run_target_txn WHERE run_id = %lld "
              "AND idx = 0", (long long)w.id);
-    CHECK(t, dg_test_file_num(path, sql) == 4005, "run_target_txn's hold the target's", "%g", dg_test_file_num(path, sql));
+    CHECK(t, dg_test_file_num(path, sql) == 4005, "run_target_txn's hold the target's", "%g",
+          dg_test_file_num(path, sql));
     snprintf(sql, sizeof sql, "SELECT COUNT(*) FROM run_target_txn WHERE run_id = %lld AND idx = 1 AND "
              "errors_read_only IS NULL AND errors_gave_up IS NULL", (long long)w.id);
-    CHECK(t, dg_test_file_num(path, sql) == 1, "a target that does not know its causes stores NULL in both", "%g", dg_test_file_num(path, sql));
+    CHECK(t, dg_test_file_num(path, sql) == 1, "a target that does not know its causes stores NULL in both", "%g",
+          dg_test_file_num(path, sql));
     if (dg_store_get(s, w.id, 0, &r, &err) == 0) {
         int ok = r.ntypes == w.ntypes;
         for (int k = 0; ok && k < w.ntypes; k++)
@@ -180,7 +184,8 @@ static void migration(struct dg_test *t, const char *path)
           err.msg);
     if (!s)
         return;
-    CHECK(t, dg_test_file_num(path, "PRAGMA user_version") == 14 && DG_STORE_SCHEMA_VERSION == 14, "it is at schema 14", "%g",
+    CHECK(t, dg_test_file_num(path, "PRAGMA user_version") == 14 && DG_STORE_SCHEMA_VERSION == 14,
+          "it is at schema 14", "%g",
           dg_test_file_num(path, "PRAGMA user_version"));
     CHECK(t, isnan(dg_test_file_num(path, "SELECT MAX(errors_read_only) FROM run_txn")) &&
                  isnan(dg_test_file_num(path, "SELECT MAX(errors_gave_up) FROM run_txn")) &&
@@ -214,7 +219,8 @@ static void migration(struct dg_test *t, const char *path)
         char sql[128];
         snprintf(sql, sizeof sql, "SELECT COUNT(*) FROM run_txn WHERE run_id = %lld AND errors_gave_up IS NULL AND "
                  "errors_other = 4", (long long)r.id);
-        CHECK(t, ok && dg_test_file_num(path, sql) >= 1, "stored again, its unknown causes stay NULL", "%s", ok ? sql : err.msg);
+        CHECK(t, ok && dg_test_file_num(path, sql) >= 1, "stored again, its unknown causes stay NULL", "%s",
+              ok ? sql : err.msg);
         dg_run_record_free(&r);
     }
     dg_store_close(s);

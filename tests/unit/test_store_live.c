@@ -130,13 +130,17 @@ static void checkpoints(struct dg_test *t, const char *path)
     CHECK(t, dg_store_checkpoint(s, &w, &kept, &err) == 0 && w.id == id && kept == 25, "a second checkpoint, same id",
           "%s", err.msg);
     dg_run_record_free(&w);
-    CHECK(t, dg_test_file_num(path, "SELECT COUNT(*) FROM run") == 1 && dg_test_file_num(path, "SELECT COUNT(*) FROM run_series") == 50 &&
-                 dg_test_file_num(path, "SELECT COUNT(*) FROM run_txn") == 2 && dg_test_file_num(path, "SELECT COUNT(*) FROM run_figure") == 1,
+    CHECK(t, dg_test_file_num(path, "SELECT COUNT(*) FROM run") == 1 &&
+                 dg_test_file_num(path, "SELECT COUNT(*) FROM run_series") == 50 &&
+                 dg_test_file_num(path, "SELECT COUNT(*) FROM run_txn") == 2 &&
+                 dg_test_file_num(path, "SELECT COUNT(*) FROM run_figure") == 1,
           "checkpoints keep one run, its 25 seconds once, its types and figures once",
           "runs %g, series rows %g, txn rows %g, figures %g", dg_test_file_num(path, "SELECT COUNT(*) FROM run"),
-          dg_test_file_num(path, "SELECT COUNT(*) FROM run_series"), dg_test_file_num(path, "SELECT COUNT(*) FROM run_txn"),
+          dg_test_file_num(path, "SELECT COUNT(*) FROM run_series"),
+          dg_test_file_num(path, "SELECT COUNT(*) FROM run_txn"),
           dg_test_file_num(path, "SELECT COUNT(*) FROM run_figure"));
-    CHECK(t, dg_test_file_num(path, "SELECT SUM(committed) FROM run_txn") == 500, "the counts are the latest checkpoint's", "%g",
+    CHECK(t, dg_test_file_num(path, "SELECT SUM(committed) FROM run_txn") == 500,
+          "the counts are the latest checkpoint's", "%g",
           dg_test_file_num(path, "SELECT SUM(committed) FROM run_txn"));
 
     partial(&w, 30, "complete");
@@ -145,7 +149,8 @@ static void checkpoints(struct dg_test *t, const char *path)
           err.msg);
     dg_run_record_free(&w);
     CHECK(t, !strcmp(status_of(s, id, st, sizeof st, NULL, 0), "complete") &&
-                 dg_test_file_num(path, "SELECT COUNT(*) FROM run") == 1 && dg_test_file_num(path, "SELECT COUNT(*) FROM run_series") == 60,
+                 dg_test_file_num(path, "SELECT COUNT(*) FROM run") == 1 &&
+                 dg_test_file_num(path, "SELECT COUNT(*) FROM run_series") == 60,
           "then one complete run with its 30 seconds", "%s, series rows %g", st,
           dg_test_file_num(path, "SELECT COUNT(*) FROM run_series"));
 

@@ -272,17 +272,20 @@ static void round_trip(struct dg_test *t, const char *path)
         return;
     }
     CHECK(t, dg_store_put(s, &w, &err) == 0, "a run with 3 ranks is stored", "%s", err.msg);
-    CHECK(t, dg_test_file_num(path, "SELECT COUNT(*) FROM run_rank") == 3 && dg_test_file_num(path, "SELECT COUNT(*) FROM run_rank_figure") == 4 &&
+    CHECK(t, dg_test_file_num(path, "SELECT COUNT(*) FROM run_rank") == 3 &&
+                 dg_test_file_num(path, "SELECT COUNT(*) FROM run_rank_figure") == 4 &&
                  dg_test_file_num(path, "SELECT COUNT(*) FROM run_rank_figure WHERE rank = 2") == 0,
           "3 run_rank rows, 2 figures each for the 2 that reported, none for the dead one", "%g rows, %g figures",
-          dg_test_file_num(path, "SELECT COUNT(*) FROM run_rank"), dg_test_file_num(path, "SELECT COUNT(*) FROM run_rank_figure"));
+          dg_test_file_num(path, "SELECT COUNT(*) FROM run_rank"),
+          dg_test_file_num(path, "SELECT COUNT(*) FROM run_rank_figure"));
     read_back(t, s, &w, &r);
     check_text(t, &r);
     check_json(t, &r);
     check_html(t, &r);
     plain(&p);
     CHECK(t, dg_store_put(s, &p, &err) == 0, "a run of one process is stored", "%s", err.msg);
-    CHECK(t, dg_test_file_num(path, "SELECT COUNT(*) FROM run_rank") == 3 && dg_test_file_num(path, "SELECT COUNT(*) FROM run_rank_figure") == 4,
+    CHECK(t, dg_test_file_num(path, "SELECT COUNT(*) FROM run_rank") == 3 &&
+                 dg_test_file_num(path, "SELECT COUNT(*) FROM run_rank_figure") == 4,
           "it adds no rank rows", "%g", dg_test_file_num(path, "SELECT COUNT(*) FROM run_rank"));
     if (dg_store_get(s, p.id, 0, &q, &err) == 0) {
         CHECK(t, q.nranks == 0 && q.ranks == NULL, "it reads back with nranks 0", "%d", q.nranks);
@@ -303,7 +306,8 @@ static void round_trip(struct dg_test *t, const char *path)
     sqlite3_close(db);
     CHECK(t, rc == SQLITE_OK && dg_test_file_num(path, "SELECT COUNT(*) FROM run_rank") == 0 &&
                  dg_test_file_num(path, "SELECT COUNT(*) FROM run_rank_figure") == 0,
-          "deleting the run deletes its ranks and their figures", "%g", dg_test_file_num(path, "SELECT COUNT(*) FROM run_rank"));
+          "deleting the run deletes its ranks and their figures", "%g",
+          dg_test_file_num(path, "SELECT COUNT(*) FROM run_rank"));
     dg_run_record_free(&w);
 }
 
