@@ -17,6 +17,8 @@
 #   report_check.py exp-mixed REPORT.html   (an experiment of a tpcc step then a stress step)
 #   report_check.py exact-json FILE.json RESULTS.db          (stored doubles read back bit for bit)
 #   report_check.py compare-exp OUT.txt COMPARE.html RESULTS.db EA EB   (steps paired by swept value)
+#   report_check.py causes RUN.json CAUSE NAME [PCT]   (every error of CAUSE, at least one; with PCT:
+#       those at most PCT% of the transactions, none of another cause)
 #   report_check.py events REPORT.html RUN.json RUN.txt RESULTS.db RUN_ID   (outages, faults, schedule, in doubt)
 import csv, html.parser, json, math, os, re, shutil, sqlite3, struct, subprocess, sys, tempfile
 
@@ -626,6 +628,25 @@ def compare_exp(path, html_path, dbp, ea, eb):
     ok = all(close(rows.get("NOPM, " + k, [None] * 4)[3], 100 * (b[k]["nopm"] / a[k]["nopm"] - 1), 1e-12) for k in both)
     check(ok, "compare exp html: the table's change cells equal those from the stored NOPM")
 
+def causes_check(run_json, cause, name, pct=None):
+    """A run's errors by cause (its --json): the line says how many were of cause and how many of
+    any other; a failure adds each type's errors and causes and the run's first error. A run
+    without its JSON (it failed to start) is a failure too, never a missing line."""
+    try:
+        d = json.load(open(run_json))
+        tx = d["transactions"]
+    except (OSError, ValueError, KeyError) as e:
+        return check(False, name, "no run to read in %s: %s" % (run_json, e))
+    count = sum(v.get("count", 0) for v in tx.values())
+    errors = sum(v.get("errors", 0) for v in tx.values())
+    n = sum(v.get("error_causes", {}).get(cause, 0) for v in tx.values())
+    counts = "%s %d, other errors %d, of %d transactions" % (cause, n, errors - n, count)
+    ok = errors == n and (n * 100 <= float(pct) * count if pct is not None else n > 0)
+    why = "; ".join("%s: %s errors, causes %s" % (k, v.get("errors"), v.get("error_causes"))
+                    for k, v in tx.items() if v.get("errors"))
+    print(("ok - %s (%s)" if ok else "not ok - %s: %s") % (name, counts) +
+          ("" if ok else "; %s; first error: %s" % (why, (d.get("error") or "")[:300])))
+
 if __name__ == "__main__":
     mode, args = sys.argv[1], sys.argv[2:]
     if mode == "html": html_check(args[0], args[1], int(args[2]), int(args[3]), args[4])
@@ -644,4 +665,5 @@ if __name__ == "__main__":
     elif mode == "exp-mixed": exp_mixed(*args)
     elif mode == "events": events_check(args[0], args[1], args[2], args[3], int(args[4]))
     elif mode == "compare-exp": compare_exp(args[0], args[1], args[2], int(args[3]), int(args[4]))
+    elif mode == "causes": causes_check(*args)
     else: sys.exit("unknown mode " + mode)

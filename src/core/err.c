@@ -106,7 +106,7 @@ enum dg_retry_cause dg_retry_cause_of_sqlstate(const char *st)
 const char *dg_error_cause_name(enum dg_error_cause c)
 {
     static const char *const names[DG_ERROR_NCAUSES] = {"other", "connection", "timeout", "too_many_connections",
-                                                         "closed_by_server"};
+                                                         "closed_by_server", "read_only", "gave_up"};
     return c >= 0 && c < DG_ERROR_NCAUSES ? names[c] : "other";
 }
 

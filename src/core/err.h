@@ -34,6 +34,8 @@ enum dg_error_cause {
     DG_ERROR_TIMEOUT,             /* the server cancelled the statement: a statement timeout */
     DG_ERROR_TOO_MANY_CONNECTIONS, /* the server or the user's limit of connections is reached */
     DG_ERROR_CLOSED_BY_SERVER,    /* the server ended the session (idle timeout, shutdown, kill) */
+    DG_ERROR_READ_ONLY,           /* the server refused a write: it is read-only (a standby, read_only) */
+    DG_ERROR_GAVE_UP,             /* a retryable error still failing after the retry limit */
     DG_ERROR_NCAUSES
 };
 
@@ -81,16 +83,20 @@ enum dg_retry_cause dg_retry_cause_at(int i);
 /* The cause an SQLSTATE names (40P01, 40001, 55P03), else DG_RETRY_OTHER. NULL is OTHER. */
 enum dg_retry_cause dg_retry_cause_of_sqlstate(const char *sqlstate);
 
-/* "other", "connection", "timeout", "too_many_connections", "closed_by_server": the names
- * stored and printed. */
+/* "other", "connection", "timeout", "too_many_connections", "closed_by_server", "read_only",
+ * "gave_up": the names stored and printed. */
 const char *dg_error_cause_name(enum dg_error_cause c);
 /* The i-th cause (0 <= i < DG_ERROR_NCAUSES) in the order they are stored and shown:
- * connection, timeout, too_many_connections, closed_by_server, then other. */
+ * connection, timeout, too_many_connections, closed_by_server, read_only, gave_up, then other. */
 enum dg_error_cause dg_error_cause_at(int i);
-/* The cause err is counted under: the driver's, or connection for a lost connection the driver
- * said no more about. Never out of range. */
+/* The cause err is counted under once it failed its transaction for good: gave_up for a
+ * retryable error (the runner counts one as an error only when its retries are used up; what
+ * the engine said stays in its retry cause and message), else the driver's, or connection for a
+ * lost connection the driver said no more about. Never out of range. */
 static inline enum dg_error_cause dg_err_error_cause(const struct dg_err *err)
 {
+    if (err->cls == DG_ERR_RETRY)
+        return DG_ERROR_GAVE_UP;
     enum dg_error_cause c = err->error_cause;
     if (c <= DG_ERROR_OTHER || c >= DG_ERROR_NCAUSES)
         return err->cls == DG_ERR_CONN ? DG_ERROR_CONNECTION : DG_ERROR_OTHER;

@@ -18,14 +18,16 @@ static inline void bump(_Atomic uint64_t *c, uint64_t by)
 }
 
 /* The worker's first error, kept for the run to name. A retryable error here has used up its
- * retries (tries of them): the message says so. */
+ * retries (tries of them): the message says so, with the last retry cause, which its engine's
+ * words may not tell (a Galera certification failure reads as a deadlock). */
 static void note_error(struct worker *w, int type, const struct dg_err *e, uint64_t tries)
 {
     if (w->first_error[0])
         return;
-    char given_up[48] = "";
+    char given_up[80] = "";
     if (e->cls == DG_ERR_RETRY)
-        snprintf(given_up, sizeof given_up, " (given up after %llu retries)", (unsigned long long)tries);
+        snprintf(given_up, sizeof given_up, " (given up after %llu retries, last cause %s)",
+                 (unsigned long long)tries, dg_retry_cause_name(e->cause));
     snprintf(w->first_error, sizeof w->first_error, "worker %d, %s: %s error%s%s: %s%s", w->global + 1,
              w->r->cfg->wl->type_names[type], dg_err_class_name(e->cls), e->sqlstate[0] ? " " : "",
              e->sqlstate, e->msg, given_up);

@@ -17,14 +17,23 @@ enum dg_error_cause dg_drv_error_cause_sqlstate(const char *st)
     if (!strcmp(st, "57P01") || !strcmp(st, "57P02") || !strcmp(st, "57P03") || !strcmp(st, "57P05") ||
         !strcmp(st, "25P03"))
         return DG_ERROR_CLOSED_BY_SERVER;
+    /* read_only_sql_transaction: a write on a standby, or under default_transaction_read_only */
+    if (!strcmp(st, "25006"))
+        return DG_ERROR_READ_ONLY;
     if (st[0] == '0' && st[1] == '8') /* connection exception */
         return DG_ERROR_CONNECTION;
     return DG_ERROR_OTHER;
 }
 
-enum dg_error_cause dg_drv_error_cause_mysql(unsigned code)
+enum dg_error_cause dg_drv_error_cause_mysql(unsigned code, const char *msg)
 {
     switch (code) {
+    case 1290: /* ER_OPTION_PREVENTS_STATEMENT: "running with the --read-only option" (or
+                * --super-read-only); other options give it too (--secure-file-priv ...) */
+        return msg && (strstr(msg, "read-only") || strstr(msg, "read_only")) ? DG_ERROR_READ_ONLY : DG_ERROR_OTHER;
+    case 1836: /* ER_READ_ONLY_MODE: MySQL's "Running in read-only mode" */
+    case 1792: /* ER_CANT_EXECUTE_IN_READ_ONLY_TRANSACTION */
+        return DG_ERROR_READ_ONLY;
     case 1969: /* ER_STATEMENT_TIMEOUT: MariaDB's max_statement_time */
     case 3024: /* ER_QUERY_TIMEOUT: MySQL's max_execution_time */
         return DG_ERROR_TIMEOUT;

@@ -19,7 +19,8 @@ static const char csv_header[] =
     "cache_hits_per_s,cache_misses_per_s,"
     "experiment_id,experiment_step,rows_per_s,cache_hit_ratio,change_prev_pct,change_first_pct,swept,"
     "retries_deadlock,retries_serialization,retries_lock_timeout,retries_busy,retries_certification,retries_other,in_doubt,"
-    "errors_connection,errors_timeout,errors_too_many_connections,errors_closed_by_server,errors_other\n";
+    "errors_connection,errors_timeout,errors_too_many_connections,errors_closed_by_server,errors_read_only,"
+    "errors_gave_up,errors_other\n";
 enum { C_TYPE = 7, C_SECOND, C_PCT, C_THREADS, C_MEASURED, C_COMMITTED, C_ROLLBACKS, C_RETRIES,
        C_ERRORS, C_COUNT, C_AVG, C_P50, C_P90, C_P95, C_P99, C_MAX, C_LAT, C_NOPM, C_TPM, C_ROWS,
        C_BYTES, C_MBPS, C_MON, C_EXP = C_MON + 13, C_ESTEP, C_ROWSPS, C_HIT, C_DPREV, C_DFIRST,
@@ -121,8 +122,9 @@ static void csv_run(FILE *out, const struct dg_run_record *r)
         setu(&w, C_ERRORS, x->errors);
         if (x->in_doubt_known)
             setu(&w, C_IN_DOUBT, x->in_doubt);
-        for (int k = 0; k < DG_ERROR_NCAUSES && x->error_causes_known; k++)
-            setu(&w, C_ECAUSE0 + k, x->error_causes[dg_error_cause_at(k)]);
+        for (int k = 0; k < DG_ERROR_NCAUSES; k++)
+            if (dg_txn_error_cause_known(x, dg_error_cause_at(k)))
+                setu(&w, C_ECAUSE0 + k, x->error_causes[dg_error_cause_at(k)]);
         setu(&w, C_COUNT, dg_txn_count(x));
         setn(&w, C_AVG, x->avg_ms);
         setn(&w, C_P50, x->p50_ms);

@@ -175,9 +175,11 @@ void dg_report_error_causes_json(cJSON *j, const struct dg_txn_summary *x)
     if (!x->error_causes_known) /* runs stored before causes were kept: none rather than zeros */
         return;
     cJSON *ec = cJSON_AddObjectToObject(j, "error_causes");
-    for (int k = 0; k < DG_ERROR_NCAUSES; k++)
-        cJSON_AddNumberToObject(ec, dg_error_cause_name(dg_error_cause_at(k)),
-                                (double)x->error_causes[dg_error_cause_at(k)]);
+    for (int k = 0; k < DG_ERROR_NCAUSES; k++) {
+        enum dg_error_cause c = dg_error_cause_at(k);
+        if (dg_txn_error_cause_known(x, c)) /* a cause added since the run was stored: absent */
+            cJSON_AddNumberToObject(ec, dg_error_cause_name(c), (double)x->error_causes[c]);
+    }
 }
 
 cJSON *dg_report_txns_json(const struct dg_txn_summary *txn, int ntypes)

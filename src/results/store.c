@@ -115,6 +115,8 @@ static const char *const migrations[] = {
     dg_store_migration_ranks,
     /* 13: checkpoints of unfinished runs, and the process of each run and experiment */
     dg_store_migration_live,
+    /* 14: the errors read_only and gave_up (store_txn.c) */
+    dg_store_migration_causes,
 };
 #define NMIGRATIONS ((int)(sizeof migrations / sizeof *migrations))
 _Static_assert(sizeof migrations / sizeof *migrations == DG_STORE_SCHEMA_VERSION,

@@ -16,7 +16,7 @@
 #include "core/series.h"
 #include "core/workload.h"
 
-#define DG_STORE_SCHEMA_VERSION 13
+#define DG_STORE_SCHEMA_VERSION 14
 /* A running run (or experiment) of another host that has not checkpointed for this long is lost. */
 #define DG_STORE_SILENT_LOST_S 600
 
@@ -29,6 +29,9 @@ struct dg_txn_summary {
     int retry_causes_known;                  /* 0 for runs stored before causes were kept */
     uint64_t error_causes[DG_ERROR_NCAUSES]; /* the errors by cause (enum dg_error_cause) */
     int error_causes_known;                  /* 0 for runs stored before, and for checkpoints */
+    /* Of a run that knows its causes, those it does not (bit 1 << cause; 0: none): read_only and
+     * gave_up of a run stored at schema 13, which counted them under other. */
+    unsigned error_causes_unknown;
     double avg_ms, p50_ms, p90_ms, p95_ms, p99_ms, max_ms;
     struct dg_hist *hist; /* owned by the record */
     /* Scheduled load models: hist is response time; this is service time (NULL otherwise). */
@@ -36,6 +39,12 @@ struct dg_txn_summary {
     struct dg_hist *service_hist; /* owned */
     double p90_limit_ms; /* the workload's limit, 0 if none (only checked in the think model) */
 };
+
+/* Whether x knows its count of errors of cause c (else it is no count: neither shown nor 0). */
+static inline int dg_txn_error_cause_known(const struct dg_txn_summary *x, enum dg_error_cause c)
+{
+    return x->error_causes_known && !(x->error_causes_unknown & (1u << c));
+}
 
 /* One target of a run with several targets at once (table run_target, its types in
  * run_target_txn). Latency over all its types together comes from the merge of its types'

@@ -15,11 +15,13 @@ struct dg_store {
 int dg_store_fail(struct dg_err *err, sqlite3 *db, const char *what);
 void dg_store_bind_text(sqlite3_stmt *st, int i, const char *v);
 void dg_store_copy_col(sqlite3_stmt *st, int i, char *out, size_t n);
-/* store_txn.c: binds x's 29 columns (type ... p90_limit_ms, retries_deadlock ... retries_other,
- * in_doubt, errors_connection ... errors_other: the order of DG_STORE_TXN_COLS) from parameter i
- * on; returns the next parameter's index. The error causes go NULL when x does not know them. */
+/* store_txn.c: schema 14's migration (the errors read_only and gave_up); binds x's 31 columns
+ * (type ... p90_limit_ms, retries_deadlock ... retries_other, in_doubt, errors_connection ...
+ * errors_other: the order of DG_STORE_TXN_COLS) from parameter i on; returns the next
+ * parameter's index. An error cause goes NULL when x does not know it. */
+extern const char dg_store_migration_causes[];
 int dg_store_bind_txn(sqlite3_stmt *st, int i, const struct dg_txn_summary *x);
-/* Reads the same 29 columns from column col on into x (which then owns its histograms).
+/* Reads the same 31 columns from column col on into x (which then owns its histograms).
  * Returns 0, or -1 when a histogram is damaged or memory ran out. */
 int dg_store_read_txn(sqlite3_stmt *st, int col, struct dg_txn_summary *x);
 #define DG_STORE_TXN_COLS                                                                          \
@@ -28,9 +30,10 @@ int dg_store_read_txn(sqlite3_stmt *st, int col, struct dg_txn_summary *x);
     "retries_deadlock, retries_serialization, retries_lock_timeout, retries_busy, "                    \
     "retries_certification, retries_other, "                                                       \
     "in_doubt, "                                                                                   \
-    "errors_connection, errors_timeout, errors_too_many_connections, errors_closed_by_server, errors_other"
+    "errors_connection, errors_timeout, errors_too_many_connections, errors_closed_by_server, "      \
+    "errors_read_only, errors_gave_up, errors_other"
 /* One placeholder per column of DG_STORE_TXN_COLS. */
-#define DG_STORE_TXN_PARAMS "?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?"
+#define DG_STORE_TXN_PARAMS "?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?"
 
 /* store_targets.c: the per-target rows of r (run r->id), inside the caller's transaction. */
 int dg_store_put_targets(struct dg_store *s, const struct dg_run_record *r, struct dg_err *err);

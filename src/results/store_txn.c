@@ -1,10 +1,18 @@
 /* store_txn.c — one transaction type's row of run_txn and run_target_txn (the columns of
  * DG_STORE_TXN_COLS): its counts, retries and errors by cause, latencies and encoded
- * histograms, bound for an INSERT and read back. A cause column NULL is a run stored before
- * causes were kept: read back as not known, never as 0. */
+ * histograms, bound for an INSERT and read back; schema 14's migration. A cause column NULL is
+ * a run stored before that cause was kept: read back as not known, never as 0. */
 #include <stdlib.h>
 
 #include "results/store_internal.h"
+
+/* Schema 13 -> 14: two causes told apart from other. NULL in runs stored before, whose other
+ * holds them: not known, never 0. */
+const char dg_store_migration_causes[] =
+    "ALTER TABLE run_txn ADD COLUMN errors_read_only INTEGER;"
+    "ALTER TABLE run_txn ADD COLUMN errors_gave_up INTEGER;"
+    "ALTER TABLE run_target_txn ADD COLUMN errors_read_only INTEGER;"
+    "ALTER TABLE run_target_txn ADD COLUMN errors_gave_up INTEGER;";
 
 /* Decodes a histogram column into a new histogram (*out stays NULL for SQL NULL). */
 static int decode_col(sqlite3_stmt *st, int col, struct dg_hist **out)
@@ -48,11 +56,13 @@ int dg_store_bind_txn(sqlite3_stmt *st, int i, const struct dg_txn_summary *x)
     for (int k = 0; k < DG_RETRY_NCAUSES; k++)
         sqlite3_bind_int64(st, i++, (sqlite3_int64)x->retry_causes[dg_retry_cause_at(k)]);
     sqlite3_bind_int64(st, i++, (sqlite3_int64)x->in_doubt);
-    for (int k = 0; k < DG_ERROR_NCAUSES; k++)
-        if (x->error_causes_known)
-            sqlite3_bind_int64(st, i++, (sqlite3_int64)x->error_causes[dg_error_cause_at(k)]);
+    for (int k = 0; k < DG_ERROR_NCAUSES; k++) {
+        enum dg_error_cause c = dg_error_cause_at(k);
+        if (dg_txn_error_cause_known(x, c))
+            sqlite3_bind_int64(st, i++, (sqlite3_int64)x->error_causes[c]);
         else
             sqlite3_bind_null(st, i++);
+    }
     return i;
 }
 
@@ -80,7 +90,12 @@ int dg_store_read_txn(sqlite3_stmt *st, int col, struct dg_txn_summary *x)
     x->in_doubt_known = sqlite3_column_type(st, in_doubt_col) != SQLITE_NULL; /* NULL: before schema 10 */
     x->in_doubt = (uint64_t)sqlite3_column_int64(st, in_doubt_col);
     x->error_causes_known = sqlite3_column_type(st, in_doubt_col + 1) != SQLITE_NULL; /* NULL: not known */
-    for (int k = 0; x->error_causes_known && k < DG_ERROR_NCAUSES; k++)
-        x->error_causes[dg_error_cause_at(k)] = (uint64_t)sqlite3_column_int64(st, in_doubt_col + 1 + k);
+    x->error_causes_unknown = 0;
+    for (int k = 0; x->error_causes_known && k < DG_ERROR_NCAUSES; k++) {
+        enum dg_error_cause c = dg_error_cause_at(k);
+        if (sqlite3_column_type(st, in_doubt_col + 1 + k) == SQLITE_NULL) /* a cause added later */
+            x->error_causes_unknown |= 1u << c;
+        x->error_causes[c] = (uint64_t)sqlite3_column_int64(st, in_doubt_col + 1 + k);
+    }
     return decode_col(st, col + 11, &x->hist) || decode_col(st, col + 15, &x->service_hist) ? -1 : 0;
 }

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # mysql.sh — TPC-C end to end on a real MariaDB server: parallel load (both loader methods) and
 # check, timed runs in both modes, lock waits (1205) and forced deadlocks (1213) retried and
-# counted, query stress with exact row counts, bad targets named without their password, and
-# redacted stored runs. The caller (tests/run.sh) starts and stops the server; this only reads
-# tests/out/servers.env and never skips silently.
+# counted, query stress with exact row counts, a read-only server's refusals counted as
+# read_only, bad targets named without their password, and redacted stored runs. The caller
+# (tests/run.sh) starts and stops the server; this only reads tests/out/servers.env and never
+# skips silently.
 . "$(dirname "$0")/../lib.sh"
 
 need_server DG_MY_URL mysql "no MariaDB server"
@@ -200,6 +201,28 @@ PY
 relay <"$T_TMP/py.out"
 [[ -s $T_TMP/py.out ]] || not_ok "stress: steps reported" "no steps in the JSON"
 expect_exit "stress drop" 0 stress drop --target "$TGT"
+
+# --- a read-only server: the writes it refuses (1290, --read-only) are errors of cause read_only.
+# read_only is the server's (this test server's, the script's alone while it runs): set through
+# root (the dbgauge user has neither SUPER nor READ ONLY ADMIN, so its writes are refused) for
+# one 3 s run and set back at once, or by the EXIT trap should the script be stopped meanwhile.
+read_write() { "${MY[@]}" -e "SET GLOBAL read_only = 0" >/dev/null 2>&1; }
+eval "set -- $(trap -p EXIT)" # the trap lib.sh set: kept, run after ours
+lib_exit_trap=${3:-}
+trap "read_write; $lib_exit_trap" EXIT
+if "${MY[@]}" -e "SET GLOBAL read_only = 1" >"$T_TMP/my.err" 2>&1; then
+    run_dg "$T_TMP/ro.json" "$T_TMP/ro.err" tpcc run --target "$TGT" --vus 2 --duration 3s --results "$RES" --json
+    read_write
+    check "read-only: the server is writable again" test "$("${MY[@]}" -e "SELECT @@read_only" 2>&1)" = 0
+    python3 "$DG_ROOT/tests/report_check.py" causes "$T_TMP/ro.json" read_only \
+        "read-only: every error of the run on a read-only server is counted under read_only" | relay
+    check "read-only: the first error is the server's refusal (1290)" grep -q "running with the --read-only option.*(1290)" \
+        <(json_get "$T_TMP/ro.json" error 2>/dev/null)
+else
+    not_ok "read-only server" "cannot set read_only: $(head -c 200 "$T_TMP/my.err")"
+fi
+read_write
+trap -- "$lib_exit_trap" EXIT
 
 # --- bad targets: exit 2, the problem named, the password never shown ----------------------
 expect_exit "unreachable server exits 2" 2 tpcc run --target "mysql://dbgauge@127.0.0.1:1/dbgauge" --duration 2s --results "$RES"

@@ -151,7 +151,7 @@ check "runs show prints the retries by cause" grep -qE "^  retries by cause: bus
 expect_exit "report of the busy run writes HTML" 0 report "${id:-0}" --results "$RES" -o "$T_TMP/busy.html"
 check "the HTML report says the retries by cause" grep -qF "retries by cause: busy $busy<" "$T_TMP/busy.html"
 # A results database of schema 7 (before causes were kept): the columns are taken away again
-# from a copy (with what schemas 10 to 13 added), which then migrates on open; its runs show no
+# from a copy (with what schemas 10 to 14 added), which then migrates on open; its runs show no
 # causes rather than made-up zeros.
 cp "$RES" "$T_TMP/v7.db"
 drop="DROP TABLE run_fault; DROP TABLE run_outage; DROP TABLE run_ack; ALTER TABLE run_series DROP COLUMN reconnects;"
@@ -161,7 +161,8 @@ drop+="ALTER TABLE run DROP COLUMN proc_id; ALTER TABLE run DROP COLUMN alive_at
 for c in proc_id host_name alive_at; do drop+="ALTER TABLE experiment DROP COLUMN $c;"; done
 for c in arrivals late skipped; do drop+="ALTER TABLE run DROP COLUMN $c;"; done
 for tbl in run_txn run_target_txn; do for c in retries_deadlock retries_serialization retries_lock_timeout retries_busy retries_certification retries_other in_doubt \
-    errors_connection errors_timeout errors_too_many_connections errors_closed_by_server errors_other; do
+    errors_connection errors_timeout errors_too_many_connections errors_closed_by_server errors_read_only errors_gave_up \
+    errors_other; do
     drop+="ALTER TABLE $tbl DROP COLUMN $c;"; done; done
 sqlite3 "$T_TMP/v7.db" "$drop PRAGMA user_version=7;" 2>"$T_TMP/v7.err"
 check "fixture: a copy of the results database taken back to schema 7" test "$(sqlite3 "$T_TMP/v7.db" "PRAGMA user_version")" = 7

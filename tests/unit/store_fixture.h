@@ -1,7 +1,7 @@
 /* store_fixture.h — what the results database's unit tests share: a new empty results file,
- * one number from a query on a file, and a new file loaded with the schema-8 dump
- * (tests/fixtures/results-schema8.sql), which the tests then migrate. Header-only; tests only
- * (DG_FIXTURES names the folder). */
+ * one number from a query on a file (or on an open handle), and a new file loaded with the
+ * schema-8 dump (tests/fixtures/results-schema8.sql), which the tests then migrate.
+ * Header-only; tests only (DG_FIXTURES names the folder). */
 #ifndef DG_TEST_STORE_FIXTURE_H
 #define DG_TEST_STORE_FIXTURE_H
 
@@ -36,6 +36,18 @@ static inline double dg_test_sql_num(sqlite3 *db, const char *sql)
         sqlite3_column_type(st, 0) != SQLITE_NULL)
         v = sqlite3_column_double(st, 0);
     sqlite3_finalize(st);
+    return v;
+}
+
+/* One number from a query on the results file at path, opened read-only apart from the
+ * store's own handle (NAN: NULL, no row, or the file will not open). */
+static inline double dg_test_file_num(const char *path, const char *sql)
+{
+    sqlite3 *db;
+    double v = NAN;
+    if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK)
+        v = dg_test_sql_num(db, sql);
+    sqlite3_close(db);
     return v;
 }
 

@@ -218,6 +218,7 @@ static void error_causes(struct dg_test *t)
               {"57P02", DG_ERROR_CLOSED_BY_SERVER}, {"57P03", DG_ERROR_CLOSED_BY_SERVER},
               {"57P05", DG_ERROR_CLOSED_BY_SERVER}, {"25P03", DG_ERROR_CLOSED_BY_SERVER},
               {"08006", DG_ERROR_CONNECTION},       {"08S01", DG_ERROR_CONNECTION},
+              {"25006", DG_ERROR_READ_ONLY},        {"25000", DG_ERROR_OTHER},
               {"40001", DG_ERROR_OTHER},            {"23505", DG_ERROR_OTHER},
               {"57P0", DG_ERROR_OTHER},             {"", DG_ERROR_OTHER}};
     for (size_t i = 0; i < sizeof st / sizeof *st; i++) {
@@ -229,16 +230,28 @@ static void error_causes(struct dg_test *t)
     CHECK(t, dg_drv_error_cause_sqlstate(NULL) == DG_ERROR_OTHER, "error cause: no SQLSTATE is other", "it was not");
     static const struct {
         unsigned code;
+        const char *msg;
         enum dg_error_cause want;
-    } my[] = {{1969, DG_ERROR_TIMEOUT},  {3024, DG_ERROR_TIMEOUT},  {1040, DG_ERROR_TOO_MANY_CONNECTIONS},
-              {1203, DG_ERROR_TOO_MANY_CONNECTIONS}, {1226, DG_ERROR_TOO_MANY_CONNECTIONS},
-              {4031, DG_ERROR_CLOSED_BY_SERVER}, {1927, DG_ERROR_CLOSED_BY_SERVER}, {1053, DG_ERROR_CLOSED_BY_SERVER},
-              {2006, DG_ERROR_CONNECTION}, {2013, DG_ERROR_CONNECTION}, {2002, DG_ERROR_CONNECTION},
-              {1213, DG_ERROR_OTHER}, {1062, DG_ERROR_OTHER}, {0, DG_ERROR_OTHER}};
+    } my[] = {{1969, NULL, DG_ERROR_TIMEOUT}, {3024, NULL, DG_ERROR_TIMEOUT},
+              {1040, NULL, DG_ERROR_TOO_MANY_CONNECTIONS}, {1203, NULL, DG_ERROR_TOO_MANY_CONNECTIONS},
+              {1226, NULL, DG_ERROR_TOO_MANY_CONNECTIONS},
+              {4031, NULL, DG_ERROR_CLOSED_BY_SERVER}, {1927, NULL, DG_ERROR_CLOSED_BY_SERVER},
+              {1053, NULL, DG_ERROR_CLOSED_BY_SERVER}, {2006, NULL, DG_ERROR_CONNECTION},
+              {2013, NULL, DG_ERROR_CONNECTION}, {2002, NULL, DG_ERROR_CONNECTION},
+              {1290, "execute: The MariaDB server is running with the --read-only option so it cannot execute this "
+                     "statement (1290)", DG_ERROR_READ_ONLY},
+              {1290, "The MySQL server is running with the --super-read-only option so it cannot execute this "
+                     "statement", DG_ERROR_READ_ONLY},
+              {1290, "The MySQL server is running with the --secure-file-priv option so it cannot execute this "
+                     "statement", DG_ERROR_OTHER},
+              {1290, NULL, DG_ERROR_OTHER}, {1836, "Running in read-only mode", DG_ERROR_READ_ONLY},
+              {1792, "Cannot execute statement in a READ ONLY transaction.", DG_ERROR_READ_ONLY},
+              {1213, NULL, DG_ERROR_OTHER}, {1062, NULL, DG_ERROR_OTHER}, {0, NULL, DG_ERROR_OTHER}};
     for (size_t i = 0; i < sizeof my / sizeof *my; i++) {
-        char name[96];
-        enum dg_error_cause got = dg_drv_error_cause_mysql(my[i].code);
-        snprintf(name, sizeof name, "error cause: MariaDB/MySQL %u is %s", my[i].code, dg_error_cause_name(my[i].want));
+        char name[160];
+        enum dg_error_cause got = dg_drv_error_cause_mysql(my[i].code, my[i].msg);
+        snprintf(name, sizeof name, "error cause: MariaDB/MySQL %u%s%.40s%s is %s", my[i].code, my[i].msg ? " '" : "",
+                 my[i].msg ? my[i].msg : "", my[i].msg ? "...'" : "", dg_error_cause_name(my[i].want));
         CHECK(t, got == my[i].want, name, "got %s", dg_error_cause_name(got));
     }
     CHECK(t, dg_drv_says_too_many("FATAL:  too many connections for role \"dbgauge\"") &&
@@ -250,7 +263,7 @@ static void error_causes(struct dg_test *t)
     for (int i = 0; i < DG_ERROR_NCAUSES; i++)
         snprintf(order + strlen(order), sizeof order - strlen(order), "%s%s", i ? "," : "",
                  dg_error_cause_name(dg_error_cause_at(i)));
-    CHECK(t, !strcmp(order, "connection,timeout,too_many_connections,closed_by_server,other"),
+    CHECK(t, !strcmp(order, "connection,timeout,too_many_connections,closed_by_server,read_only,gave_up,other"),
           "error cause: the names in stored order", "'%s'", order);
     CHECK(t, !strcmp(dg_error_cause_name(DG_ERROR_NCAUSES), "other"), "error cause: a name out of range is other",
           "'%s'", dg_error_cause_name(DG_ERROR_NCAUSES));
@@ -264,6 +277,18 @@ static void error_causes(struct dg_test *t)
     dg_err_set(&e, DG_ERR_FATAL, 0, "again");
     CHECK(t, e.error_cause == DG_ERROR_OTHER && dg_err_error_cause(&e) == DG_ERROR_OTHER,
           "error cause: dg_err_set resets it to other", "%s", dg_error_cause_name(e.error_cause));
+    /* The runner counts a retryable error as an error only once its retries are used up. */
+    dg_err_set(&e, DG_ERR_RETRY, 1213, "Deadlock found when trying to get lock");
+    e.cause = DG_RETRY_DEADLOCK;
+    CHECK(t, dg_err_error_cause(&e) == DG_ERROR_GAVE_UP, "error cause: a retryable error failing for good is gave_up",
+          "%s", dg_error_cause_name(dg_err_error_cause(&e)));
+    e.error_cause = DG_ERROR_TIMEOUT;
+    CHECK(t, dg_err_error_cause(&e) == DG_ERROR_GAVE_UP, "error cause: gave_up even where the driver named a cause",
+          "%s", dg_error_cause_name(dg_err_error_cause(&e)));
+    dg_err_set(&e, DG_ERR_FATAL, 0, "cannot execute INSERT in a read-only transaction");
+    e.error_cause = DG_ERROR_READ_ONLY;
+    CHECK(t, dg_err_error_cause(&e) == DG_ERROR_READ_ONLY, "error cause: read_only is kept", "%s",
+          dg_error_cause_name(dg_err_error_cause(&e)));
     e.error_cause = DG_ERROR_TIMEOUT;
     dg_err_clear(&e);
     CHECK(t, e.error_cause == DG_ERROR_OTHER, "error cause: dg_err_clear resets it", "%d", (int)e.error_cause);

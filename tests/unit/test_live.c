@@ -40,7 +40,10 @@ static char *metrics_of(struct dg_live_view *v, uint32_t (*hist)[DG_SEC_SLOTS])
     memset(total, 0, sizeof total);
     total[0] = (struct dg_type_counts){.committed = 90, .rollbacks = 1, .errors = 2, .retries = 3};
     total[0].retry_causes[DG_RETRY_DEADLOCK] = 3;
-    total[1] = (struct dg_type_counts){.committed = 70};
+    total[0].error_causes[DG_ERROR_GAVE_UP] = 1;
+    total[0].error_causes[DG_ERROR_READ_ONLY] = 1;
+    total[1] = (struct dg_type_counts){.committed = 70, .errors = 4};
+    total[1].error_causes[DG_ERROR_READ_ONLY] = 4;
     v->total = total;
     v->measured_hist = (const uint32_t(*)[DG_SEC_SLOTS])hist;
     size_t len;
@@ -68,6 +71,10 @@ static void metrics_cases(struct dg_test *t)
     CHECK(t, m && strstr(m, "label=\"a \\\"quoted\\\"\\nlabel\""), "quotes and newlines in the label are escaped",
           "missing");
     CHECK(t, m && strstr(m, "dbgauge_retry_causes_total{cause=\"deadlock\"} 3\n"), "retries by cause", "missing");
+    CHECK(t, m && strstr(m, "dbgauge_error_causes_total{cause=\"read_only\"} 5\n") &&
+                 strstr(m, "dbgauge_error_causes_total{cause=\"gave_up\"} 1\n") &&
+                 strstr(m, "dbgauge_error_causes_total{cause=\"other\"} 0\n"),
+          "errors by cause, read_only and gave_up among them, summed over the types", "missing");
     CHECK(t, m && strstr(m, "dbgauge_phase{dbgauge_phase=\"measure\"} 1\n") &&
                  strstr(m, "dbgauge_phase{dbgauge_phase=\"warm-up\"} 0\n"),
           "the phase is a stateset with one state set", "missing");

@@ -34,6 +34,8 @@ static void fake_rank(struct dg_run_result *r, uint64_t seed, uint64_t n, double
         r->counts[t].errors = seed % 3;
         r->counts[t].retry_causes[1] = seed;
         r->counts[t].error_causes[DG_ERROR_CLOSED_BY_SERVER] = seed % 3;
+        r->counts[t].error_causes[DG_ERROR_READ_ONLY] = 10 * seed; /* the last two causes: the array's end */
+        r->counts[t].error_causes[DG_ERROR_GAVE_UP] = 100 * seed;
         r->counts[t].retries = seed;
     }
     dg_series_init(&r->series, NTYPES, -1);
@@ -112,6 +114,11 @@ static void check_merge(struct dg_test *t)
     CHECK(t, r[0].counts[0].error_causes[DG_ERROR_CLOSED_BY_SERVER] == 3 && r[0].counts[1].error_causes[DG_ERROR_OTHER] == 0,
           "errors by cause summed, through pack and unpack", "closed_by_server %llu",
           (unsigned long long)r[0].counts[0].error_causes[DG_ERROR_CLOSED_BY_SERVER]);
+    CHECK(t, r[0].counts[1].error_causes[DG_ERROR_READ_ONLY] == 60 &&
+                 r[0].counts[1].error_causes[DG_ERROR_GAVE_UP] == 600,
+          "read_only and gave_up summed, through pack and unpack", "read_only %llu gave_up %llu",
+          (unsigned long long)r[0].counts[1].error_causes[DG_ERROR_READ_ONLY],
+          (unsigned long long)r[0].counts[1].error_causes[DG_ERROR_GAVE_UP]);
     for (int ty = 0; ty < NTYPES; ty++) {
         uint64_t merged = dg_hist_percentile(r[0].hist[ty], 99), pooled = dg_hist_percentile(all[ty], 99);
         CHECK(t, merged == pooled && r[0].hist[ty]->total == all[ty]->total,

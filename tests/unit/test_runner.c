@@ -146,7 +146,7 @@ static int fake_run(void *wctx, void *term, int type, struct dg_err *err)
         w->expect_retry = w->attempt <= w->sh->max_retries;
         dg_err_set(err, DG_ERR_RETRY, 40001, "simulated retryable failure (txn %llu)", (unsigned long long)n);
         err->cause = n % 50 == 49 ? DG_RETRY_DEADLOCK : DG_RETRY_SERIALIZATION;
-        if (n % 50 == 49) /* as a driver names a cause: counted under it once it fails for good */
+        if (n % 50 == 49) /* a driver's cause: still gave_up once the retries are used up */
             err->error_cause = DG_ERROR_TIMEOUT;
         return -1;
     }
@@ -277,11 +277,12 @@ static void check_counted(struct dg_test *t, const struct dg_target *tg)
           "counted run: retries counted by cause (serialization 2x20, deadlock 2x4x2)",
           "serialization %llu deadlock %llu other %llu", (unsigned long long)s.retry_causes[DG_RETRY_SERIALIZATION],
           (unsigned long long)s.retry_causes[DG_RETRY_DEADLOCK], (unsigned long long)s.retry_causes[DG_RETRY_OTHER]);
-    CHECK(t, s.error_causes[DG_ERROR_TIMEOUT] == 8 && s.error_causes[DG_ERROR_OTHER] == 0 &&
-              s.error_causes[DG_ERROR_CONNECTION] == 0,
-          "counted run: errors counted by the cause of their last attempt (timeout 8)",
-          "timeout %llu other %llu connection %llu", (unsigned long long)s.error_causes[DG_ERROR_TIMEOUT],
-          (unsigned long long)s.error_causes[DG_ERROR_OTHER], (unsigned long long)s.error_causes[DG_ERROR_CONNECTION]);
+    CHECK(t, s.error_causes[DG_ERROR_GAVE_UP] == 8 && s.error_causes[DG_ERROR_TIMEOUT] == 0 &&
+              s.error_causes[DG_ERROR_OTHER] == 0 && s.error_causes[DG_ERROR_CONNECTION] == 0,
+          "counted run: retryable errors given up after the retry limit are gave_up (8), whatever the driver named",
+          "gave_up %llu timeout %llu other %llu connection %llu", (unsigned long long)s.error_causes[DG_ERROR_GAVE_UP],
+          (unsigned long long)s.error_causes[DG_ERROR_TIMEOUT], (unsigned long long)s.error_causes[DG_ERROR_OTHER],
+          (unsigned long long)s.error_causes[DG_ERROR_CONNECTION]);
     CHECK(t, sh.mismatches == 0 && sh.retried_ok == 40,
           "retries restore the terminal: the same inputs are drawn again", "%llu mismatched retries, %llu retried ok",
           (unsigned long long)sh.mismatches, (unsigned long long)sh.retried_ok);
@@ -305,6 +306,9 @@ static void check_counted(struct dg_test *t, const struct dg_target *tg)
           res.ntypes, res.warmup_s, res.measured_s);
     CHECK(t, strstr(res.first_error, "simulated retryable failure") && strstr(res.first_error, "retryable"),
           "the first error is kept for the user with its class", "first_error '%s'", res.first_error);
+    CHECK(t, strstr(res.first_error, "(given up after 2 retries, last cause deadlock)") != NULL,
+          "the first error says it was given up, after how many retries, and their last cause", "first_error '%s'",
+          res.first_error);
     CHECK(t, sh.inits == 2 && sh.terminal_seed[0] != sh.terminal_seed[1] && sh.nworkers_closed == 2,
           "one terminal per worker, seeded differently; every worker closed", "inits %llu closed %d",
           (unsigned long long)sh.inits, sh.nworkers_closed);
@@ -358,9 +362,10 @@ static void check_counted(struct dg_test *t, const struct dg_target *tg)
               "max_retries 0: no retry, retryable failures become errors",
               "retries %llu errors %llu rollbacks %llu committed %llu", (unsigned long long)z.retries,
               (unsigned long long)z.errors, (unsigned long long)z.rollbacks, (unsigned long long)z.committed);
-        CHECK(t, z.error_causes[DG_ERROR_OTHER] == 10 && z.error_causes[DG_ERROR_TIMEOUT] == 2,
-              "max_retries 0: the errors by cause sum to the errors (other 10, timeout 2)", "other %llu timeout %llu",
-              (unsigned long long)z.error_causes[DG_ERROR_OTHER], (unsigned long long)z.error_causes[DG_ERROR_TIMEOUT]);
+        CHECK(t, z.error_causes[DG_ERROR_GAVE_UP] == 12 && z.error_causes[DG_ERROR_OTHER] == 0,
+              "max_retries 0: a retryable failure is given up at once (gave_up 12 of 12 errors)",
+              "gave_up %llu other %llu", (unsigned long long)z.error_causes[DG_ERROR_GAVE_UP],
+              (unsigned long long)z.error_causes[DG_ERROR_OTHER]);
         dg_run_result_free(&res);
     } else {
         CHECK(t, 0, "max_retries 0: no retry, retryable failures become errors", "rc %d %s", rc, err.msg);

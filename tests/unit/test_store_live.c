@@ -51,17 +51,6 @@ static void partial(struct dg_run_record *w, size_t n, const char *status)
     }
 }
 
-static double num(struct dg_store *s, const char *path, const char *sql)
-{
-    (void)s;
-    sqlite3 *db;
-    double v = NAN;
-    if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK)
-        v = dg_test_sql_num(db, sql);
-    sqlite3_close(db);
-    return v;
-}
-
 static void set_sql(const char *path, const char *sql)
 {
     sqlite3 *db;
@@ -141,14 +130,18 @@ static void checkpoints(struct dg_test *t, const char *path)
     CHECK(t, dg_store_checkpoint(s, &w, &kept, &err) == 0 && w.id == id && kept == 25, "a second checkpoint, same id",
           "%s", err.msg);
     dg_run_record_free(&w);
-    CHECK(t, num(s, path, "SELECT COUNT(*) FROM run") == 1 && num(s, path, "SELECT COUNT(*) FROM run_series") == 50 &&
-                 num(s, path, "SELECT COUNT(*) FROM run_txn") == 2 && num(s, path, "SELECT COUNT(*) FROM run_figure") == 1,
+    CHECK(t, dg_test_file_num(path, "SELECT COUNT(*) FROM run") == 1 &&
+                 dg_test_file_num(path, "SELECT COUNT(*) FROM run_series") == 50 &&
+                 dg_test_file_num(path, "SELECT COUNT(*) FROM run_txn") == 2 &&
+                 dg_test_file_num(path, "SELECT COUNT(*) FROM run_figure") == 1,
           "checkpoints keep one run, its 25 seconds once, its types and figures once",
-          "runs %g, series rows %g, txn rows %g, figures %g", num(s, path, "SELECT COUNT(*) FROM run"),
-          num(s, path, "SELECT COUNT(*) FROM run_series"), num(s, path, "SELECT COUNT(*) FROM run_txn"),
-          num(s, path, "SELECT COUNT(*) FROM run_figure"));
-    CHECK(t, num(s, path, "SELECT SUM(committed) FROM run_txn") == 500, "the counts are the latest checkpoint's", "%g",
-          num(s, path, "SELECT SUM(committed) FROM run_txn"));
+          "runs %g, series rows %g, txn rows %g, figures %g", dg_test_file_num(path, "SELECT COUNT(*) FROM run"),
+          dg_test_file_num(path, "SELECT COUNT(*) FROM run_series"),
+          dg_test_file_num(path, "SELECT COUNT(*) FROM run_txn"),
+          dg_test_file_num(path, "SELECT COUNT(*) FROM run_figure"));
+    CHECK(t, dg_test_file_num(path, "SELECT SUM(committed) FROM run_txn") == 500,
+          "the counts are the latest checkpoint's", "%g",
+          dg_test_file_num(path, "SELECT SUM(committed) FROM run_txn"));
 
     partial(&w, 30, "complete");
     w.id = id;
@@ -156,9 +149,10 @@ static void checkpoints(struct dg_test *t, const char *path)
           err.msg);
     dg_run_record_free(&w);
     CHECK(t, !strcmp(status_of(s, id, st, sizeof st, NULL, 0), "complete") &&
-                 num(s, path, "SELECT COUNT(*) FROM run") == 1 && num(s, path, "SELECT COUNT(*) FROM run_series") == 60,
+                 dg_test_file_num(path, "SELECT COUNT(*) FROM run") == 1 &&
+                 dg_test_file_num(path, "SELECT COUNT(*) FROM run_series") == 60,
           "then one complete run with its 30 seconds", "%s, series rows %g", st,
-          num(s, path, "SELECT COUNT(*) FROM run_series"));
+          dg_test_file_num(path, "SELECT COUNT(*) FROM run_series"));
 
     /* killed: its process's identity is one that has ended */
     partial(&w, 11, "running");

@@ -241,15 +241,6 @@ static void check_none_shown(struct dg_test *t, struct dg_run_record *r)
     free(h);
 }
 
-static double count(const char *path, const char *sql)
-{
-    sqlite3 *db;
-    sqlite3_open(path, &db);
-    double v = dg_test_sql_num(db, sql);
-    sqlite3_close(db);
-    return v;
-}
-
 static void read_back(struct dg_test *t, struct dg_store *s, const struct dg_run_record *w, struct dg_run_record *r)
 {
     struct dg_err err = {0};
@@ -271,9 +262,9 @@ static void round_trip(struct dg_test *t, const char *path)
     struct dg_store *s = dg_test_new_store(t, path);
     if (!s)
         return;
-    CHECK(t, count(path, "PRAGMA user_version") == DG_STORE_SCHEMA_VERSION && DG_STORE_SCHEMA_VERSION >= 12,
+    CHECK(t, dg_test_file_num(path, "PRAGMA user_version") == DG_STORE_SCHEMA_VERSION && DG_STORE_SCHEMA_VERSION >= 12,
           "a new file is at this schema (12 or later)",
-          "%g", count(path, "PRAGMA user_version"));
+          "%g", dg_test_file_num(path, "PRAGMA user_version"));
     struct dg_run_record w, r, p, q;
     if (fixture(&w)) {
         CHECK(t, 0, "the fixture", "out of memory");
@@ -281,18 +272,21 @@ static void round_trip(struct dg_test *t, const char *path)
         return;
     }
     CHECK(t, dg_store_put(s, &w, &err) == 0, "a run with 3 ranks is stored", "%s", err.msg);
-    CHECK(t, count(path, "SELECT COUNT(*) FROM run_rank") == 3 && count(path, "SELECT COUNT(*) FROM run_rank_figure") == 4 &&
-                 count(path, "SELECT COUNT(*) FROM run_rank_figure WHERE rank = 2") == 0,
+    CHECK(t, dg_test_file_num(path, "SELECT COUNT(*) FROM run_rank") == 3 &&
+                 dg_test_file_num(path, "SELECT COUNT(*) FROM run_rank_figure") == 4 &&
+                 dg_test_file_num(path, "SELECT COUNT(*) FROM run_rank_figure WHERE rank = 2") == 0,
           "3 run_rank rows, 2 figures each for the 2 that reported, none for the dead one", "%g rows, %g figures",
-          count(path, "SELECT COUNT(*) FROM run_rank"), count(path, "SELECT COUNT(*) FROM run_rank_figure"));
+          dg_test_file_num(path, "SELECT COUNT(*) FROM run_rank"),
+          dg_test_file_num(path, "SELECT COUNT(*) FROM run_rank_figure"));
     read_back(t, s, &w, &r);
     check_text(t, &r);
     check_json(t, &r);
     check_html(t, &r);
     plain(&p);
     CHECK(t, dg_store_put(s, &p, &err) == 0, "a run of one process is stored", "%s", err.msg);
-    CHECK(t, count(path, "SELECT COUNT(*) FROM run_rank") == 3 && count(path, "SELECT COUNT(*) FROM run_rank_figure") == 4,
-          "it adds no rank rows", "%g", count(path, "SELECT COUNT(*) FROM run_rank"));
+    CHECK(t, dg_test_file_num(path, "SELECT COUNT(*) FROM run_rank") == 3 &&
+                 dg_test_file_num(path, "SELECT COUNT(*) FROM run_rank_figure") == 4,
+          "it adds no rank rows", "%g", dg_test_file_num(path, "SELECT COUNT(*) FROM run_rank"));
     if (dg_store_get(s, p.id, 0, &q, &err) == 0) {
         CHECK(t, q.nranks == 0 && q.ranks == NULL, "it reads back with nranks 0", "%d", q.nranks);
         check_none_shown(t, &q);
@@ -310,9 +304,10 @@ static void round_trip(struct dg_test *t, const char *path)
     sqlite3_open(path, &db);
     int rc = sqlite3_exec(db, sql, NULL, NULL, NULL);
     sqlite3_close(db);
-    CHECK(t, rc == SQLITE_OK && count(path, "SELECT COUNT(*) FROM run_rank") == 0 &&
-                 count(path, "SELECT COUNT(*) FROM run_rank_figure") == 0,
-          "deleting the run deletes its ranks and their figures", "%g", count(path, "SELECT COUNT(*) FROM run_rank"));
+    CHECK(t, rc == SQLITE_OK && dg_test_file_num(path, "SELECT COUNT(*) FROM run_rank") == 0 &&
+                 dg_test_file_num(path, "SELECT COUNT(*) FROM run_rank_figure") == 0,
+          "deleting the run deletes its ranks and their figures", "%g",
+          dg_test_file_num(path, "SELECT COUNT(*) FROM run_rank"));
     dg_run_record_free(&w);
 }
 

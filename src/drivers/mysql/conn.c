@@ -29,7 +29,7 @@ int dg_my_err(const struct dg_conn *c, struct dg_err *err, enum dg_err_class cls
     err->in_doubt = 0; /* the core wrapper that sent a COMMIT says when it is */
     err->cause = code == ER_LOCK_DEADLOCK ? DG_RETRY_DEADLOCK
                : code == ER_LOCK_WAIT_TIMEOUT ? DG_RETRY_LOCK_TIMEOUT : DG_RETRY_OTHER;
-    err->error_cause = dg_drv_error_cause_mysql(code);
+    err->error_cause = dg_drv_error_cause_mysql(code, tmp);
     err->code = (int)code;
     err->sqlstate[0] = '\0';
     dg_secret_scrub(c ? &c->secrets : NULL, err->msg, sizeof err->msg, tmp, DG_SCRUB_MAP);

@@ -81,9 +81,9 @@ static enum dg_retry_cause retry_cause(const char *state, SQLINTEGER native, enu
 /* Why a diagnostic failed its transaction for good: a MariaDB/MySQL driver's native code first
  * (its SQLSTATEs are generic: HY000 for a statement timeout), then the SQLSTATE. A lost
  * connection the driver said no more about is counted as connection by the core. */
-static enum dg_error_cause error_cause(const char *state, SQLINTEGER native, enum dg_dialect d)
+static enum dg_error_cause error_cause(const char *state, SQLINTEGER native, const char *msg, enum dg_dialect d)
 {
-    enum dg_error_cause c = d == DG_DIALECT_MYSQL ? dg_drv_error_cause_mysql((unsigned)native) : DG_ERROR_OTHER;
+    enum dg_error_cause c = d == DG_DIALECT_MYSQL ? dg_drv_error_cause_mysql((unsigned)native, msg) : DG_ERROR_OTHER;
     return c != DG_ERROR_OTHER ? c : dg_drv_error_cause_sqlstate(state);
 }
 
@@ -109,7 +109,7 @@ int dg_odbc_fail(struct dg_conn *c, SQLSMALLINT type, SQLHANDLE h, const char *w
         dg_secret_scrub(c ? &c->secrets : NULL, err->msg, sizeof err->msg, text, DG_SCRUB_MAP);
         snprintf(err->sqlstate, sizeof err->sqlstate, "%s", (const char *)state);
         err->cause = cls == DG_ERR_RETRY ? retry_cause((const char *)state, native, d) : DG_RETRY_OTHER;
-        err->error_cause = error_cause((const char *)state, native, d);
+        err->error_cause = error_cause((const char *)state, native, (const char *)msg, d);
     }
     return -1;
 }
