@@ -99,7 +99,8 @@ job_env_merge() {
 # job_block JOB LOG RC SECS WHY: the job's lines and its summary, printed whole (under a lock:
 # lanes never interleave), and its row in the results; JOB_FAILED: its count of failures
 job_block() {
-    local job=$1 log=$2 rc=$3 secs=$4 why=$5 p f extra="" lock t at=$((SECONDS - $4 - POOL_T0))
+    local job=$1 log=$2 rc=$3 secs=$4 why=$5 p f extra="" lock t at=$((SECONDS - $4 - POOL_T0)) cpu
+    cpu=$(awk 'NF == 2 && $1 ~ /^[0-9.]+$/ { printf "%d", $1 + $2 }' "$POOL/$(job_file "$job").cpu" 2>/dev/null)
     p=$(grep -c '^ok - ' "$log" 2>/dev/null)
     f=$(grep -c '^not ok - ' "$log" 2>/dev/null)
     p=${p:-0} f=${f:-0}
@@ -130,7 +131,7 @@ job_block() {
         printf '%s' "$extra"
         echo "# $job: $p passed, $f failed ($secs s, lane $LANE)"
     }
-    printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$job" "$p" "$f" "$secs" "$LANE" "$at" >>"$POOL/results"
+    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$job" "$p" "$f" "$secs" "$LANE" "$at" "${cpu:--}" >>"$POOL/results"
     flock -u "$lock"
     exec {lock}>&-
     JOB_FAILED=$f
@@ -169,7 +170,8 @@ run_job() {
             . "$dir/servers.env"
             export DG_SERVERS_ENV=$dir/servers.env
             suite_cmd "$J_FLAVOR" "$J_SUITE" "$dir" || exit 97
-            exec timeout -k 30 "$SUITE_TIMEOUT" "${CMD[@]}"
+            # /usr/bin/time: the CPU the suite's own processes used (servers apart), for the table
+            exec /usr/bin/time -o "$POOL/$(job_file "$job").cpu" -f '%U %S' timeout -k 30 "$SUITE_TIMEOUT" "${CMD[@]}"
         ) >"$log" 2>&1 </dev/null &
         JOB_PID=$!
         wait "$JOB_PID" || rc=$?
@@ -240,8 +242,9 @@ lanes_report() {
     done <"$POOL/results"
     # the times of this run, in tests/suite-times.tsv's form (copy it there to reorder the pool)
     awk -F'\t' '{ sub(/#[0-9]+$/, "", $1); print $4, $1 }' "$POOL/results" | sort -k1,1nr >"$OUT/times.tsv"
-    echo "# time table: each job's wall time, longest first [lane, started at second]"
-    sort -t$'\t' -k4,4nr "$POOL/results" | awk -F'\t' '{ printf "#   %5d s  %-34s [%s, %d]%s\n", $4, $1, $5, $6, ($3 > 0 ? "  FAILED" : "") }'
+    echo "# time table: each job's wall time, longest first (CPU s of its own processes) [lane, started at second]"
+    sort -t$'\t' -k4,4nr "$POOL/results" |
+        awk -F'\t' '{ printf "#   %5d s  (%4s)  %-34s [%s, %d]%s\n", $4, $7, $1, $5, $6, ($3 > 0 ? "  FAILED" : "") }'
     echo "# per flavor (sum of its jobs' wall times):$(awk -F'\t' '{ split($1, a, ":"); s[a[1]] += $4 } END { for (k in s) printf " %s %d s,", k, s[k] }' "$POOL/results" | sed 's/,$//')"
     echo "# wall $wall s for $sum s of jobs on $(ls -d "$POOL"/lane* 2>/dev/null | wc -l) lane(s)"
     if [[ -n $budget ]]; then
