@@ -19,7 +19,7 @@
 set -uo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$ROOT" || exit 2
-OUT=$ROOT/tests/out
+OUT=${DG_TEST_OUT:-$ROOT/tests/out} # where logs and the pool go (e2e/runner runs this in its own)
 
 usage() {
     echo "usage: tests/run.sh [--release|--quick|--sanitize|--tsan|--fuzz[=SECONDS]|--can-fail]... [--jobs N] [--only PATTERN]..." >&2

@@ -23,16 +23,19 @@ conformance_suites() {
     echo conformance/odbc-sqlite conformance/odbc-pgsql conformance/odbc-mariadb
 }
 
+# e2e_suites: every end-to-end script but runner (tests/run.sh's own test: it runs the release
+# build's pool, so only the release flavors run it)
 e2e_suites() {
     local s
-    for s in "$ROOT"/tests/e2e/*.sh; do echo "e2e/$(basename "$s" .sh)"; done
+    for s in "$ROOT"/tests/e2e/*.sh; do [[ $s == */runner.sh ]] || echo "e2e/$(basename "$s" .sh)"; done
 }
 
 # suites_of FLAVOR: the suites FLAVOR runs, one a line
 suites_of() {
     case $1 in
-    release | asan) unit_tests; conformance_suites; e2e_suites ;;
-    quick) unit_tests; conformance_suites; echo e2e/cli ;;
+    release) unit_tests; conformance_suites; e2e_suites; echo e2e/runner ;;
+    asan) unit_tests; conformance_suites; e2e_suites ;;
+    quick) unit_tests; conformance_suites; echo e2e/cli e2e/runner ;;
     # TSan: every unit test that starts a thread and the SQLite suites that drive the runner's
     # threads (workers, reporter, monitor, the three load models, Ctrl-C, checkpoints kept
     # while workers run, --live's server threads). test_hist starts no thread (and takes 57 s

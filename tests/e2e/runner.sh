@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# runner.sh — the test runner's own promises (tests/run.sh, its pool in tests/lanes.sh): an
+# --only that selects nothing exits 2 naming it, a bad option exits 2, a suite's exact name
+# takes that suite alone, a unit test alone starts no server, a suite over its time limit is
+# stopped and fails the run, and the time table and summary come last. Runs tests/run.sh on
+# the release build that the pool built already, in a folder of its own.
+. "$(dirname "$0")/../lib.sh"
+
+RUN=$DG_ROOT/tests/run.sh
+export DG_TEST_OUT=$T_TMP/out
+runner() { "$RUN" "$@" >"$T_TMP/out.txt" 2>"$T_TMP/err.txt"; RC=$?; }
+
+runner --quick --only no-such-suite-anywhere
+check "--only that matches nothing exits 2" test "$RC" = 2
+check "... naming the pattern" grep -q "only no-such-suite-anywhere: no suite" "$T_TMP/err.txt"
+runner --jobs 0
+check "--jobs 0 exits 2 naming the option" test "$RC/$(grep -c "jobs '0'" "$T_TMP/err.txt")" = 2/1
+runner --frobnicate
+check "an unknown option exits 2 with the usage" test "$RC/$(grep -c '^usage: tests/run.sh' "$T_TMP/err.txt")" = 2/1
+runner --list --sanitize --only e2e/mpi
+check "a suite's exact name takes it alone (e2e/mpi, not e2e/mpi_hosts)" test "$(tr '\n' ' ' <"$T_TMP/out.txt")" = "asan:e2e/mpi "
+runner --list --sanitize --only mpi
+check "any other pattern takes every suite it is part of" test "$(tr '\n' ' ' <"$T_TMP/out.txt")" = "asan:e2e/mpi asan:e2e/mpi_hosts "
+
+runner --quick --only unit/test_sched --jobs 1
+check "one unit test alone passes (exit 0)" test "$RC" = 0
+check "... and starts no server (no server log in its lane)" test ! -s "$DG_TEST_OUT/pool/lane1/servers.log"
+# every check of test_sched and the build job's two, then the table, then the summary
+check "... its lines, then the time table, then the summary last" \
+    test "$(grep -c '^  ok - ' "$T_TMP/out.txt")/$(grep -c '^# time table' "$T_TMP/out.txt")/$(tail -n 1 "$T_TMP/out.txt" | grep -cE '^[0-9]+ passed, 0 failed$')" = "$(($(grep -c '^ok - ' <("$DG_ROOT/build/tests/test_sched")) + 2))/1/1"
+
+DG_SUITE_TIMEOUT=1 runner --quick --only unit/test_hist --jobs 1
+check "a suite over DG_SUITE_TIMEOUT is stopped and fails the run (exit 1)" test "$RC" = 1
+check "... saying so" grep -q "not ok - quick:unit/test_hist: stopped after 1 s" "$T_TMP/out.txt"
+finish
