@@ -150,8 +150,15 @@ print(("ok" if a and not a["pass"] and a["lost"] > 0 and a["found"] + a["lost"] 
       + " - async: the audit finds acknowledged New-Orders lost (%s)" % a)
 print(("ok" if f and f["lost"] == a["lost"] and f["lost_seconds"] > 0 else "not ok")
       + " - async: the failover's RPO in writes and seconds (%s)" % f)
-print(("ok" if a and a["lost_first_ms"] is not None and 1500 <= a["lost_first_ms"] <= 3000 else "not ok")
-      + " - async: the lost were acknowledged after the walreceiver stopped (%s ms)" % (a or {}).get("lost_first_ms"))
+# The walreceiver stops during the first fault's command (asked for 2 s in; a loaded machine
+# runs it later: its start and end are measured): the first lost write was acknowledged at most
+# half a second before the command began (WAL not sent yet) and within a second after it ended.
+ft = (d.get("faults") or [{}])[0]
+lo, hi = ft.get("start_s", 99) * 1000 - 500, ft.get("end_s", -99) * 1000 + 1000
+first = (a or {}).get("lost_first_ms")
+print(("ok" if first is not None and lo <= first <= hi else "not ok")
+      + " - async: the lost were acknowledged after the walreceiver stopped (%s ms; its fault ran %s to %s ms)"
+      % (first, ft.get("start_s", 0) * 1000, ft.get("end_s", 0) * 1000))
 EOF
     local id
     id=$(json_get "$T_TMP/async.json" run_id)
