@@ -160,11 +160,14 @@ static void put(const char *dir, const char *rel, const char *text)
     }
 }
 
-/* Replaces a file whole (rename), so the sampler never reads half of it. */
+/* Replaces a file whole (rename), so the sampler never reads half of it. The new text is
+ * written beside dir, not in it, so the folder the sampler lists (readdir, for the server's
+ * children) keeps the same names throughout: CI saw the child's RSS left out once on a loaded
+ * machine, when a temporary name came and went in that folder during the listing. */
 static void swap(const char *dir, const char *rel, const char *text)
 {
     char tmp[512], path[512];
-    snprintf(tmp, sizeof tmp, "%s/swap.tmp", dir);
+    snprintf(tmp, sizeof tmp, "%s.swap", dir);
     snprintf(path, sizeof path, "%s/%s", dir, rel);
     FILE *f = fopen(tmp, "w");
     if (f) {
