@@ -52,7 +52,7 @@ rc=${PIPESTATUS[0]}
 echo "# soak summary: per suite, runs with a failure; then each failing check and how often"
 awk -v n="$times" '
     /^# --- / { job = $3; suite = job; sub(/#[0-9]+$/, "", suite); runs[suite]++ }
-    /^  not ok - / { line = substr($0, 12); sub(/: .*/, "", line); key = suite " | " line
+    /^  not ok - / { line = substr($0, 12, 90); key = suite " | " line
         if (!((key, job) in seen)) { seen[key, job] = 1; fails[key]++ }
         if (!((suite, job) in bad)) { bad[suite, job] = 1; badruns[suite]++ } }
     END {
