@@ -4,7 +4,7 @@
 #   scripts/deps.sh build   compiler, Meson, the libraries, Open MPI, node + npm (the report's chart library)
 #   scripts/deps.sh fuzz    build + clang, libFuzzer and llvm-symbolizer (tests/fuzz/smoke.sh, bench/fuzz.sh)
 #   scripts/deps.sh test    fuzz + what the tests need (PostgreSQL and MariaDB servers, Galera, python3, chromium)
-#   scripts/deps.sh bench   test + the peers and profilers the bench/ scripts use
+#   scripts/deps.sh bench   test + the peers and profilers the bench/ scripts use, and stress-ng (tests/soak.sh --hog)
 #   scripts/deps.sh --list test   only print the packages
 set -euo pipefail
 list_only=0
@@ -32,7 +32,7 @@ fuzz_pkgs="$build_pkgs clang libclang-rt-14-dev llvm"
 # man-db, debhelper, dpkg-dev, fakeroot, build-essential: tests/e2e/install.sh renders the manual
 # page and builds the Debian package
 test_pkgs="$fuzz_pkgs python3-prometheus-client iputils-ping procps tmux postgresql-15 postgresql-client-15 sqlite3 iproute2 time chromium fonts-dejavu-core mariadb-server mariadb-client galera-4 rsync unixodbc odbc-postgresql odbc-mariadb libsqliteodbc tdsodbc man-db debhelper dpkg-dev fakeroot build-essential"
-bench_pkgs="$test_pkgs valgrind postgresql-contrib bc time sysbench"
+bench_pkgs="$test_pkgs valgrind postgresql-contrib bc time sysbench stress-ng"
 
 case ${1:-build} in
 build) want=$build_pkgs ;;

@@ -34,7 +34,7 @@ for s in "${suites[@]}"; do only+=(--only "$s"); done
 
 hog_pid=""
 if [[ $hog == 1 ]]; then
-    command -v stress-ng >/dev/null || { echo "tests/soak.sh: --hog needs stress-ng (apt-get install -y stress-ng)" >&2; exit 2; }
+    command -v stress-ng >/dev/null || { echo "tests/soak.sh: --hog needs stress-ng (scripts/deps.sh bench installs it)" >&2; exit 2; }
     # one CPU worker per core, each at nice 19; stopped with this script
     nice -n 19 stress-ng --cpu "$(nproc)" --cpu-method matrixprod --quiet &
     hog_pid=$!
