@@ -132,6 +132,11 @@ job_block() {
         echo "# $job: $p passed, $f failed ($secs s, lane $LANE)"
     }
     printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$job" "$p" "$f" "$secs" "$LANE" "$at" "${cpu:--}" >>"$POOL/results"
+    # every failure again, by job, for the report's end (CI logs are often read from the tail)
+    {
+        grep -E '^not ok - ' "$log" 2>/dev/null | sed "s|^not ok - |not ok - $job: |"
+        printf '%s' "$extra" | grep -E '^  not ok - ' | sed 's/^  //'
+    } >>"$POOL/failures"
     flock -u "$lock"
     exec {lock}>&-
     JOB_FAILED=$f
@@ -253,6 +258,10 @@ lanes_report() {
         else
             echo "# budget $budget s: OVER it by $((wall - budget)) s"
         fi
+    fi
+    if [[ -s $POOL/failures ]]; then
+        echo "# the failures again ($(wc -l <"$POOL/failures")), the first line of each:"
+        cut -c1-300 "$POOL/failures"
     fi
     if ((passed == 0)); then
         echo "not ok - suite: no check passed at all"
