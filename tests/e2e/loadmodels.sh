@@ -3,7 +3,8 @@
 # scale of terminals): open-loop rate kept and missed, keying and think times, per-second series.
 . "$(dirname "$0")/../lib.sh"
 
-DB=$T_TMP/tpcc.db
+mem_tmp # the rate and think-time checks time SQLite's writes: in memory, not on the shared disk
+DB=$T_MEM/tpcc.db
 TGT=sqlite:$DB
 RES=$T_TMP/results.db
 "$DG" tpcc load --target "$TGT" --warehouses 1 >/dev/null 2>&1 || not_ok "load" "tpcc load failed"
@@ -12,26 +13,29 @@ py() { python3 - "$@"; }
 
 # --- open loop: the verdict tells a rate the database keeps from one it cannot -----------------
 # This SQLite file's capacity C with 2 workers is measured first (closed loop, 5 s, on this
-# build and this machine as they are now); then a rate of C/4 must be kept up and one of 3C
-# must be said to fall behind. Relative to C, neither depends on the machine's speed or on
-# the sanitizer the binary was built with. A quarter, not a half: SQLite runs inside dbgauge,
-# so C is the CPU this process gets, and another job on the machine can halve it between the
-# two runs (seen under TSan in a CI lane: C 443/s, then 198/s achieved at C/2, 1.5 s behind).
+# build and this machine as they are now); then a rate the file keeps whatever runs beside
+# it, C/4 but at most 100/s, must be judged kept up, and one of 3C must be said to fall
+# behind. Relative to C, neither depends on the machine's speed or on the sanitizer the
+# binary was built with. Why not C/4 alone: SQLite runs inside dbgauge, so C is the CPU this
+# process gets, and a busy neighbour cut it more than 4 times between the two runs (ASan
+# build in tmpfs beside `dd conv=fsync` and a CPU hog: C 1,138/s, then 133 of 2,839 arrivals
+# late at C/4; at 100/s four runs of four kept up, start lag p99 at most 7.3 ms). There the
+# verdict "fell behind" was true: this check is about the verdict, not about the neighbour.
 run_dg "$T_TMP/cap.json" "$T_TMP/cap.err" tpcc run --target "$TGT" --vus 2 --warmup 1s --duration 5s --results "$RES" --json
 check "capacity run (closed loop, 2 VUs) exits 0" test "$RC" = 0
 CAP=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(int(sum(v["committed"] for v in d["transactions"].values()) / d["measured_seconds"]))' "$T_TMP/cap.json" 2>/dev/null || echo 0)
 num_cmp "capacity measured: $CAP transactions/s" "$CAP" ">=" 20
-QUARTER=$((CAP / 4))
-run_dg "$T_TMP/rate.json" "$T_TMP/rate.err" tpcc run --target "$TGT" --vus 2 --rate "$QUARTER" --arrivals uniform --duration 10s --results "$RES" --json
-check "rate C/4 = $QUARTER/s run exits 0" test "$RC" = 0
-py "$T_TMP/rate.json" "$QUARTER" >"$T_TMP/rate.txt" <<'PY'
+KEEP=$((CAP / 4 < 100 ? CAP / 4 : 100))
+run_dg "$T_TMP/rate.json" "$T_TMP/rate.err" tpcc run --target "$TGT" --vus 2 --rate "$KEEP" --arrivals uniform --duration 10s --results "$RES" --json
+check "rate min(C/4, 100) = $KEEP/s run exits 0" test "$RC" = 0
+py "$T_TMP/rate.json" "$KEEP" >"$T_TMP/rate.txt" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
 rate = int(sys.argv[2])
 want = 10 * rate
 n = sum(v["count"] for v in d["transactions"].values())
-print(("ok" if abs(n - want) <= want // 20 else "not ok") + f" - rate C/4 = {rate}/s for 10 s completes {want} +-5%: {n}")
-print(("ok" if d["rate"]["kept_up"] else "not ok") + f" - rate C/4 = {rate}/s is kept up: {d['rate']} {d['schedule']}, start lag p99 {d['lag_p99_ms']} ms, max {d['lag_max_ms']} ms")
+print(("ok" if abs(n - want) <= want // 20 else "not ok") + f" - rate min(C/4, 100) = {rate}/s for 10 s completes {want} +-5%: {n}")
+print(("ok" if d["rate"]["kept_up"] else "not ok") + f" - rate min(C/4, 100) = {rate}/s is kept up: {d['rate']} {d['schedule']}, start lag p99 {d['lag_p99_ms']} ms, max {d['lag_max_ms']} ms")
 print(("ok" if d["latency_from"] == "intended_start" else "not ok") + " - rate run times from the intended start")
 no = d["transactions"]["new_order"]
 print(("ok" if no["p50_ms"] >= no["service_p50_ms"] else "not ok") + f" - response time >= service time: {no['p50_ms']} vs {no['service_p50_ms']}")
