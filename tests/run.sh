@@ -5,14 +5,18 @@
 # every suite's checks, a table of the wall times and `N passed, N failed`. Exit 0 only if
 # nothing failed; exit 2 for a bad option or an --only that selects nothing.
 #   tests/run.sh [FLAVOR...] [--jobs N] [--only PATTERN]... [--no-pg] [--no-my]
-#                [--repeat N] [--budget SECONDS] [--list]
+#                [--repeat N] [--budget SECONDS] [--list] [--builds-only]
 # Flavors (several share one pool of lanes; none given: --release):
 #   --release   every suite on the release build (build/)
 #   --quick     the release build's unit tests, conformance suites and e2e/cli
+#   --smoke     the release build's e2e/cli and the runner's own test: beside --sanitize, which
+#               runs every other suite, the build users run is still started and checked
 #   --sanitize  every suite on the AddressSanitizer + UBSan build (build-asan/)
 #   --tsan      ThreadSanitizer (build-tsan/): the unit tests and SQLite suites that start threads
 #   --fuzz[=S]  every libFuzzer target for S seconds (default 60) and the smoke test's self-check
 #   --can-fail  every e2e suite against a dbgauge that does nothing: each must fail (tests/can-fail.sh)
+# --builds-only: the flavors' builds and nothing else, needing only the build packages (.ci/run
+# builds while the servers' packages install; the pool's build jobs then find them done).
 # --only PATTERN (repeatable): suites whose name (FLAVOR:SUITE, e.g. asan:e2e/crash) contains
 # PATTERN. --repeat N: each selected suite N times (tests/soak.sh). --jobs N: lanes (default:
 # the number of cores). --budget S: the time table says how the wall time compares with S.
@@ -22,8 +26,8 @@ cd "$ROOT" || exit 2
 OUT=${DG_TEST_OUT:-$ROOT/tests/out} # where logs and the pool go (e2e/runner runs this in its own)
 
 usage() {
-    echo "usage: tests/run.sh [--release|--quick|--sanitize|--tsan|--fuzz[=SECONDS]|--can-fail]... [--jobs N] [--only PATTERN]..." >&2
-    echo "                    [--no-pg] [--no-my] [--repeat N] [--budget SECONDS] [--list]" >&2
+    echo "usage: tests/run.sh [--release|--quick|--smoke|--sanitize|--tsan|--fuzz[=SECONDS]|--can-fail]... [--jobs N] [--only PATTERN]..." >&2
+    echo "                    [--no-pg] [--no-my] [--repeat N] [--budget SECONDS] [--list] [--builds-only]" >&2
     exit 2
 }
 # bad_option OPTION VALUE WANT: exit 2 naming what was wrong
@@ -35,6 +39,7 @@ jobs=$(nproc 2>/dev/null || echo 2)
 repeat=1
 budget=""
 list_only=0
+builds_only=0
 fuzz_secs=60
 use_pg=1
 use_my=1
@@ -42,6 +47,7 @@ while [[ $# -gt 0 ]]; do
     case $1 in
     --release) flavors+=(release) ;;
     --quick) flavors+=(quick) ;;
+    --smoke) flavors+=(smoke) ;;
     --sanitize) flavors+=(asan) ;;
     --tsan) flavors+=(tsan) ;;
     --fuzz) flavors+=(fuzz) ;;
@@ -58,16 +64,19 @@ while [[ $# -gt 0 ]]; do
     --no-pg) use_pg=0 ;;
     --no-my) use_my=0 ;;
     --list) list_only=1 ;;
+    --builds-only) builds_only=1 ;;
     *) usage ;;
     esac
     shift
 done
 ((jobs <= 12)) || bad_option --jobs "$jobs" "a number of lanes from 1 to 12"
 [[ ${#flavors[@]} == 0 ]] && flavors=(release)
-if [[ " ${flavors[*]} " == *" release "* && " ${flavors[*]} " == *" quick "* ]]; then
-    echo "tests/run.sh: --quick is part of --release: give one of them" >&2
-    exit 2
-fi
+for f in quick smoke; do
+    if [[ " ${flavors[*]} " == *" $f "* && " ${flavors[*]} " == *" release "* ]]; then
+        echo "tests/run.sh: --$f is part of --release: give one of them" >&2
+        exit 2
+    fi
+done
 
 # shellcheck source=tests/suites.sh
 . "$ROOT/tests/suites.sh"
@@ -78,7 +87,7 @@ fi
 
 # only_matches PATTERN JOB: a pattern that names a suite exactly (e2e/mpi, asan:e2e/mpi) takes
 # that suite alone (not e2e/mpi_hosts); any other pattern takes every job it is a part of
-all_suites=" $(for f in release quick asan tsan fuzz can-fail; do suites_of "$f" | sed "s/^/$f:/"; suites_of "$f"; done | tr '\n' ' ') "
+all_suites=" $(for f in release quick smoke asan tsan fuzz can-fail; do suites_of "$f" | sed "s/^/$f:/"; suites_of "$f"; done | tr '\n' ' ') "
 only_matches() {
     if [[ $all_suites == *" $1 "* ]]; then
         [[ $2 == "$1" || $2 == *":$1" ]]
@@ -122,7 +131,12 @@ if [[ $list_only == 1 ]]; then
     exit 0
 fi
 
-scripts/deps.sh test || exit 1
+if ((builds_only)); then
+    scripts/deps.sh fuzz || exit 1
+    selected=()
+else
+    scripts/deps.sh test || exit 1
+fi
 # The suites call python3 hundreds of times: Debian's, whose packages deps.sh installs
 # (python3-prometheus-client), not whatever a version manager put first on PATH (a pyenv shim
 # is a shell script: 2.0 s a call measured on a busy machine, against 0.2 s for Debian's)

@@ -36,6 +36,9 @@ suites_of() {
     release) unit_tests; conformance_suites; e2e_suites; echo e2e/runner ;;
     asan) unit_tests; conformance_suites; e2e_suites ;;
     quick) unit_tests; conformance_suites; echo e2e/cli e2e/runner ;;
+    # beside asan, which runs the unit tests and conformance suites too (measured: 95 s of a
+    # 2-core pool's time for the same checks again)
+    smoke) echo e2e/cli e2e/runner ;;
     # TSan: every unit test that starts a thread and the SQLite suites that drive the runner's
     # threads (workers, reporter, monitor, the three load models, Ctrl-C, checkpoints kept
     # while workers run, --live's server threads). test_hist starts no thread (and takes 57 s
@@ -61,7 +64,7 @@ builds_of() {
     done
 }
 
-build_of() { case $1 in quick | can-fail) echo release ;; *) echo "$1" ;; esac; }
+build_of() { case $1 in quick | smoke | can-fail) echo release ;; *) echo "$1" ;; esac; }
 
 build_dir() {
     case $1 in

@@ -21,6 +21,11 @@ runner --list --sanitize --only e2e/mpi
 check "a suite's exact name takes it alone (e2e/mpi, not e2e/mpi_hosts)" test "$(tr '\n' ' ' <"$T_TMP/out.txt")" = "asan:e2e/mpi "
 runner --list --sanitize --only mpi
 check "any other pattern takes every suite it is part of" test "$(tr '\n' ' ' <"$T_TMP/out.txt")" = "asan:e2e/mpi asan:e2e/mpi_hosts "
+# make check's pool: the release build's smoke suites beside asan's every one, none twice
+runner --list --smoke --sanitize --only e2e/cli --only e2e/runner --only unit/test_sched
+check "--smoke is the release build's e2e/cli and e2e/runner; asan has the rest" test "$(tr '\n' ' ' <"$T_TMP/out.txt")" = "smoke:e2e/cli smoke:e2e/runner asan:unit/test_sched asan:e2e/cli "
+runner --list --smoke --release
+check "--smoke with --release exits 2 (it is part of it)" test "$RC/$(grep -c -- '--smoke is part of --release' "$T_TMP/err.txt")" = 2/1
 
 runner --quick --only unit/test_sched --jobs 1
 check "one unit test alone passes (exit 0)" test "$RC" = 0
