@@ -73,9 +73,19 @@ static size_t secret_assignment(const char *word, size_t n)
     return strstr(name, "PASSWORD") || strstr(name, "PWD") || strstr(name, "PASSWD") ? k + 1 : 0;
 }
 
+/* A word after which the next one is a password: sshpass -p SECRET, tool --password SECRET.
+ * (It may be something else, mysql -p DATABASE or ps -p PID: hiding those costs less than
+ * showing a password.) */
+static int password_flag(const char *word)
+{
+    return !strcmp(word, "-p") || !strcmp(word, "--password") || !strcmp(word, "--passwd") ||
+           !strcmp(word, "--pass");
+}
+
 void dg_redact_command(const char *cmd, char *out, size_t cap)
 {
     size_t used = 0;
+    int value_next = 0; /* the word before was a password flag */
     out[0] = '\0';
     for (const char *p = cmd; *p && used + 1 < cap;) {
         size_t sp = strspn(p, " \t\n"), n;
@@ -90,12 +100,15 @@ void dg_redact_command(const char *cmd, char *out, size_t cap)
         char word[1024], red[1024];
         snprintf(word, sizeof word, "%.*s", (int)len, p);
         size_t keep = secret_assignment(word, strlen(word));
-        if (keep)
+        if (value_next)
+            snprintf(red, sizeof red, "***");
+        else if (keep)
             snprintf(red, sizeof red, "%.*s***", (int)keep, word);
         else if (word[0] == '-' && word[1] == 'p' && word[2] && word[2] != '=') /* mysql -pSECRET */
             snprintf(red, sizeof red, "-p***");
         else
             dg_redact_url(word, red, sizeof red);
+        value_next = password_flag(word);
         n = strlen(red) < cap - 1 - used ? strlen(red) : cap - 1 - used;
         memcpy(out + used, red, n);
         used += n;

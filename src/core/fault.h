@@ -35,7 +35,8 @@ int dg_fault_parse(const char *spec, dg_ns window_ns, struct dg_fault_spec *out,
 
 /* Copies cmd into out with the passwords it may hold replaced by ***: URL passwords and
  * password=/pwd= parts (dg_redact_url), NAME=value where NAME holds PASSWORD or PWD
- * (PGPASSWORD=, MYSQL_PWD=, --password=), and mysql's -pSECRET. */
+ * (PGPASSWORD=, MYSQL_PWD=, --password=), mysql's -pSECRET, and the word after -p,
+ * --password, --passwd or --pass (sshpass -p SECRET). */
 void dg_redact_command(const char *cmd, char *out, size_t cap);
 
 /* The schedule of one run. Owned by the caller; dg_faults_start begins its threads, and

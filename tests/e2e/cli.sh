@@ -95,12 +95,20 @@ check "no database was made by a refused run" test ! -e "$T_TMP/never.db"
 # a fault's command is stored and printed with its password redacted
 run_dg "$T_TMP/fault.json" "$T_TMP/fault.err" tpcc load --target "sqlite:$T_TMP/f.db" --warehouses 1
 run_dg "$T_TMP/fault.json" "$T_TMP/fault.err" tpcc run --target "sqlite:$T_TMP/f.db" --duration 2s --json \
-    --results "$T_TMP/f-results.db" --fault "1s:PGPASSWORD=zz-fault-9 true postgres://u:zz-fault-9@h/db"
+    --results "$T_TMP/f-results.db" --fault "1s:PGPASSWORD=zz-fault-9 true postgres://u:zz-fault-9@h/db" \
+    --fault "1s:: sshpass -p zz-fault-9 ssh h; : tool --password zz-fault-9 --port 5"
 check "a fault's run exits 0" test "$RC" = 0
 check "the fault is in the run's JSON" test "$(json_get "$T_TMP/fault.json" faults.0.exit_status 2>/dev/null)" = 0
-if grep -q zz-fault-9 "$T_TMP/fault.json" "$T_TMP/fault.err" || sqlite3 "$T_TMP/f-results.db" .dump | grep -q zz-fault-9; then
-    not_ok "the fault's password is in no output nor the store" "found zz-fault-9"
-else ok "the fault's password is in no output nor the store"; fi
+check "... and the sshpass one, its command shown without the password" test \
+    "$(json_get "$T_TMP/fault.json" faults.1.command 2>/dev/null)" = ": sshpass -p *** ssh h; : tool --password *** --port 5"
+run_dg "$T_TMP/fault-runs.json" "$T_TMP/fault-runs.err" runs --json --results "$T_TMP/f-results.db"
+run_dg "$T_TMP/fault-show.json" "$T_TMP/fault-show.err" runs show 1 --json --results "$T_TMP/f-results.db"
+show_rc=$RC
+run_dg "$T_TMP/fault-report.out" "$T_TMP/fault-report.err" report 1 --results "$T_TMP/f-results.db" -o "$T_TMP/fault.html"
+check "runs show and report of the run exit 0" test "$show_rc$RC" = 00
+if grep -q zz-fault-9 "$T_TMP"/fault*.json "$T_TMP"/fault*.err "$T_TMP/fault.html" || sqlite3 "$T_TMP/f-results.db" .dump | grep -q zz-fault-9; then
+    not_ok "the faults' password is in no output, report nor the store (runs, runs show, report)" "found zz-fault-9"
+else ok "the faults' password is in no output, report nor the store (runs, runs show, report)"; fi
 # The page's compare section lists only options compare takes: each, with a value, on a stored
 # run compared with itself exits 0 (--format is report's: compare refuses it).
 page_opts() { # page_opts CMD: the options the page's section for CMD lists

@@ -46,6 +46,10 @@ static void check_redact(struct dg_test *t)
         {"psql postgres://u:s3cret@h:5432/db", "psql postgres://u:***@h:5432/db"},
         {"tool --password=s3cret --port 5", "tool --password=*** --port 5"},
         {"pg_ctl stop -D /data -m immediate", "pg_ctl stop -D /data -m immediate"},
+        {"sshpass -p s3cret ssh db1 sudo reboot", "sshpass -p *** ssh db1 sudo reboot"},
+        {"sshpass -p 's3cret' ssh db1", "sshpass -p *** ssh db1"},
+        {"tool --password s3cret --port 5", "tool --password *** --port 5"},
+        {"tool --passwd  s3cret", "tool --passwd  ***"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         char out[256], name[96];
