@@ -2,21 +2,24 @@
  * workload's audit hook checks on fresh connections that every write the run saw
  * acknowledged is in the database (the failover's RPO). The server may still be coming back
  * when the window ends: each target is sought for up to a minute (or --reconnect-timeout).
- * An audit that cannot be made is said on stderr and leaves the run as measured. */
+ * An audit that was due and could not be made is said on stderr and kept with the run
+ * (rec->audit_not_made): the run is then no pass, nor is one whose audit found a loss. */
 #include <time.h>
 
 #include "cmd/cmd.h"
 
-/* Whether this run is to be audited (a message on msg when it was asked and cannot be). */
-static int wanted(const struct dg_wl_cli *cli, const struct dg_run_opts *c, const struct dg_run_record *rec,
+/* Whether this run is to be audited (why not in rec->audit_not_made when it was asked and cannot be). */
+static int wanted(const struct dg_wl_cli *cli, const struct dg_run_opts *c, struct dg_run_record *rec,
                   const char *cmd)
 {
     if (c->audit_when == DG_AUDIT_NEVER || (c->audit_when == DG_AUDIT_AFTER_OUTAGE && !rec->noutages))
         return 0;
     if (!cli->audit || !rec->nacks) {
-        if (c->audit_when == DG_AUDIT_ALWAYS)
-            fprintf(stderr, "dbgauge %s: --audit always: %s\n", cmd,
-                    !cli->audit ? "this workload keeps nothing to audit" : "the run kept no acknowledged write");
+        if (c->audit_when == DG_AUDIT_ALWAYS) {
+            snprintf(rec->audit_not_made, sizeof rec->audit_not_made, "--audit always: %s",
+                     !cli->audit ? "this workload keeps nothing to audit" : "the run kept no acknowledged write");
+            fprintf(stderr, "dbgauge %s: %s\n", cmd, rec->audit_not_made);
+        }
         return 0;
     }
     return 1;
@@ -41,11 +44,12 @@ static int connect_patiently(const struct dg_target *t, dg_ns wait_ns, struct dg
     return 0;
 }
 
-void dg_cmd_audit_after(const struct dg_wl_cli *cli, const struct dg_run_opts *c, const struct dg_target *const *targets,
-                        int n, struct dg_run_record *rec, const char *cmd)
+int dg_cmd_audit_after(const struct dg_wl_cli *cli, const struct dg_run_opts *c, const struct dg_target *const *targets,
+                       int n, struct dg_run_record *rec, const char *cmd)
 {
+    rec->audit_not_made[0] = '\0';
     if (!wanted(cli, c, rec, cmd))
-        return;
+        return rec->audit_not_made[0] != '\0';
     struct dg_conn_h h[DG_MAX_TARGETS] = {0};
     struct dg_err err = {0};
     dg_ns wait_ns = c->reconnect_timeout_ns ? c->reconnect_timeout_ns : 60 * DG_NS_PER_S;
@@ -53,11 +57,14 @@ void dg_cmd_audit_after(const struct dg_wl_cli *cli, const struct dg_run_opts *c
     for (; k < n; k++)
         if (connect_patiently(targets[k], wait_ns, &h[k], cmd, &err))
             break;
-    if (k == n && cli->audit(h, n, rec->acks, rec->nacks, &rec->audit, &err) == 0)
+    if (k == n && cli->audit(h, n, rec->acks, rec->nacks, &rec->audit, &err) == 0) {
         rec->audited = 1;
-    else
-        fprintf(stderr, "dbgauge %s: audit after the run not made: %s%s%s\n", cmd, k < n ? targets[k]->redacted : "",
-                k < n ? ": " : "", err.msg);
+    } else {
+        snprintf(rec->audit_not_made, sizeof rec->audit_not_made, "%s%s%s", k < n ? targets[k]->redacted : "",
+                 k < n ? ": " : "", err.msg);
+        fprintf(stderr, "dbgauge %s: audit after the run not made: %s\n", cmd, rec->audit_not_made);
+    }
     for (int i = 0; i < n; i++)
         dg_disconnect(&h[i]);
+    return !rec->audited || !rec->audit.pass;
 }

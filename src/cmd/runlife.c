@@ -393,11 +393,16 @@ static const char *failure(const struct life *L)
         committed += L->rec.txn[k].committed;
         errors += L->rec.txn[k].errors;
     }
-    if (!L->res.interrupted && !L->res.workers_failed && committed && !(L->cli->fail_on_errors && errors))
-        return NULL;
-    return L->rec.error[0] ? L->rec.error : L->res.interrupted ? "interrupted"
-           : errors                      ? "transactions failed"
-                                         : "no transaction committed";
+    if (L->res.interrupted || L->res.workers_failed || !committed || (L->cli->fail_on_errors && errors))
+        return L->rec.error[0] ? L->rec.error : L->res.interrupted ? "interrupted"
+               : errors                      ? "transactions failed"
+                                             : "no transaction committed";
+    /* the audit is a check of the run: one that failed, or was due and not made, fails it */
+    if (L->rec.audit_not_made[0])
+        return "the audit after the run could not be made";
+    if (L->rec.audited && !L->rec.audit.pass)
+        return "the audit found acknowledged writes lost";
+    return NULL;
 }
 
 /* Stores the run, reads it back and renders it as any later report will. */
@@ -437,6 +442,8 @@ static int keep_and_show(struct life *L)
             fprintf(stderr, "dbgauge %s: interrupted; what was measured is stored as run %lld, marked incomplete\n",
                     L->cmd, (long long)id);
     }
+    if (why && !L->res.interrupted && (L->rec.audit_not_made[0] || (L->rec.audited && !L->rec.audit.pass)))
+        fprintf(stderr, "dbgauge %s: %s; the run is stored as run %lld (exit 1)\n", L->cmd, why, (long long)id);
     if (L->res.workers_failed)
         fprintf(stderr, "dbgauge %s: %d of %d virtual user%s gave up%s; what was measured is stored as run %lld, "
                 "marked incomplete\n", L->cmd, L->res.workers_failed, c->vus, c->vus == 1 ? "" : "s",

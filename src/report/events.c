@@ -90,8 +90,11 @@ static void failover_text(FILE *out, const struct dg_run_record *r)
             fprintf(out, "; RPO %lld acknowledged write%s lost, %.1f s of acknowledged work\n", (long long)f.lost,
                     f.lost == 1 ? "" : "s", f.lost_seconds);
     }
-    if (!r->audited)
+    if (!r->audited) {
+        if (r->audit_not_made[0]) /* due, and no pass */
+            fprintf(out, "  audit    NOT MADE: %s\n", r->audit_not_made);
         return;
+    }
     const struct dg_audit_summary *a = &r->audit;
     fprintf(out, "  audit    %lld acknowledged, %lld found, %lld lost; %lld in doubt, %lld of them found",
             (long long)a->acknowledged, (long long)a->found, (long long)a->lost, (long long)a->in_doubt,
@@ -171,10 +174,18 @@ static void failover_json(cJSON *o, const struct dg_run_record *r)
             cJSON_AddNullToObject(j, "lost");
         add_time(j, "lost_seconds", f.lost_seconds);
     }
-    if (!r->audited)
+    if (!r->audited) {
+        if (r->audit_not_made[0]) { /* due, not made: no figures, and no pass */
+            cJSON *j = cJSON_AddObjectToObject(o, "audit");
+            cJSON_AddBoolToObject(j, "made", 0);
+            cJSON_AddStringToObject(j, "why", r->audit_not_made);
+            cJSON_AddBoolToObject(j, "pass", 0);
+        }
         return;
+    }
     const struct dg_audit_summary *a = &r->audit;
     cJSON *j = cJSON_AddObjectToObject(o, "audit");
+    cJSON_AddBoolToObject(j, "made", 1);
     cJSON_AddNumberToObject(j, "acknowledged", (double)a->acknowledged);
     cJSON_AddNumberToObject(j, "found", (double)a->found);
     cJSON_AddNumberToObject(j, "lost", (double)a->lost);

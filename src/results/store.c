@@ -117,6 +117,8 @@ static const char *const migrations[] = {
     dg_store_migration_live,
     /* 14: the errors read_only and gave_up (store_txn.c) */
     dg_store_migration_causes,
+    /* 15: an audit that was due and could not be made, and why (store_ha.c) */
+    dg_store_migration_audit,
 };
 #define NMIGRATIONS ((int)(sizeof migrations / sizeof *migrations))
 _Static_assert(sizeof migrations / sizeof *migrations == DG_STORE_SCHEMA_VERSION,

@@ -16,7 +16,7 @@
 #include "core/series.h"
 #include "core/workload.h"
 
-#define DG_STORE_SCHEMA_VERSION 14
+#define DG_STORE_SCHEMA_VERSION 15
 /* A running run (or experiment) of another host that has not checkpointed for this long is lost. */
 #define DG_STORE_SILENT_LOST_S 600
 
@@ -160,6 +160,9 @@ struct dg_run_record {
     size_t nrepl;
     int audited;
     struct dg_audit_summary audit;
+    /* Schema 15: why an audit that was due (an outage, --audit always) could not be made; ""
+     * when it was made or not due. Such a run is no pass (cmd/audit.c). */
+    char audit_not_made[256];
     /* Schema 12: a run driven from several processes (mpirun): one row per rank, in rank
      * order, owned (NULL and 0 for a run of one process; always read back). */
     struct dg_rank_summary *ranks;

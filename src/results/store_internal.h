@@ -78,7 +78,9 @@ void dg_store_bind_legacy(sqlite3_stmt *st, int i, const struct dg_figure *figs,
  * the schedule, faults and outages, never the acks: dg_store_get_acks). */
 extern const char dg_store_migration_faults[];
 extern const char dg_store_migration_ha[];
-/* store_ha.c: the audit made after run r (run_audit), when r->audited. */
+/* store_ha.c: schema 15's migration (run_audit.not_made); the audit made after run r
+ * (run_audit), when r->audited, or why one due was not made. */
+extern const char dg_store_migration_audit[];
 int dg_store_put_audit(struct dg_store *s, const struct dg_run_record *r, struct dg_err *err);
 int dg_store_get_audit(struct dg_store *s, struct dg_run_record *r, struct dg_err *err);
 int dg_store_put_faults(struct dg_store *s, const struct dg_run_record *r, struct dg_err *err);

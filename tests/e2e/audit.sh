@@ -3,7 +3,8 @@
 # SQLite, and on PostgreSQL and MariaDB (the servers tests/run.sh started), a short tpcc run is
 # audited untouched (nothing lost, exit 0; the servers through a two-host URL whose first host
 # is dead), then with its last 3 acknowledged orders deleted behind dbgauge's back (exactly
-# those 3 named lost, exit 1). A results file without the run_ack table fails.
+# those 3 named lost, exit 1). A results file without the run_ack table fails. A run whose
+# audit after it finds a loss (orders deleted by a --fault), or was due and not made, exits 1.
 # The check function itself is tested on hand-made acks by tests/unit/test_tpcc_audit.c.
 . "$(dirname "$0")/../lib.sh"
 
@@ -98,6 +99,37 @@ print("\n".join(sorted("%d %d %d" % (k["w_id"], k["d_id"], k["o_id"]) for k in d
 }
 
 engine sqlite "sqlite:$T_TMP/tpcc.db"
+
+# --- the audit after a run is one of its checks: a loss, or an audit due and not made, fails it --
+AU="sqlite:$T_TMP/au.db"
+expect_exit "audit-after: load 1 warehouse" 0 tpcc load --target "$AU" --warehouses 1
+run_dg "$T_TMP/au-ok.json" "$T_TMP/au-ok.err" tpcc run --target "$AU" --vus 2 --duration 2s --audit always --results "$RES" --json
+check "audit-after: an untouched run with --audit always exits 0, its audit made and passed" \
+    test "$RC/$(json_get "$T_TMP/au-ok.json" audit.made 2>/dev/null)/$(json_get "$T_TMP/au-ok.json" audit.pass 2>/dev/null)" = 0/True/True
+# 2 s into the window, the orders the run made so far are deleted behind its back
+cat >"$T_TMP/delete-orders.sh" <<SH
+sqlite3 -cmd '.timeout 10000' '$T_TMP/au.db' 'DELETE FROM order_line WHERE ol_o_id > 3000; DELETE FROM new_order WHERE no_o_id > 3000; DELETE FROM orders WHERE o_id > 3000;'
+SH
+run_dg "$T_TMP/au-lost.json" "$T_TMP/au-lost.err" tpcc run --target "$AU" --vus 2 --duration 4s --audit always \
+    --fault "2s:sh $T_TMP/delete-orders.sh" --results "$RES" --json
+check "audit-after: the fault deleted the run's orders (exit 0)" test "$(json_get "$T_TMP/au-lost.json" faults.0.exit_status 2>/dev/null)" = 0
+check "audit-after: a run whose audit finds acknowledged writes lost exits 1" test "$RC" = 1
+num_cmp "audit-after: ... its JSON has the loss" "$(json_get "$T_TMP/au-lost.json" audit.lost 2>/dev/null || echo 0)" ">" 0
+check "audit-after: ... and no pass" test "$(json_get "$T_TMP/au-lost.json" audit.pass 2>/dev/null)" = False
+check "audit-after: ... the text says FAIL" grep -q "^  audit .*lost.*: FAIL$" "$T_TMP/au-lost.err"
+check "audit-after: ... and why it exits 1" grep -q "the audit found acknowledged writes lost; the run is stored as run [0-9]* (exit 1)" "$T_TMP/au-lost.err"
+# due (--audit always) and not made: the database file moved away during the run (its
+# connections keep the file open; the audit's new one finds no file, for --reconnect-timeout)
+run_dg "$T_TMP/au-none.json" "$T_TMP/au-none.err" tpcc run --target "$AU" --vus 1 --duration 2s --audit always \
+    --reconnect-timeout 1s --fault "1s:mv $T_TMP/au.db $T_TMP/au-moved.db" --results "$RES" --json
+check "audit-after: an audit due and not made exits 1" test "$RC" = 1
+check "audit-after: ... its JSON says not made, and no pass" test \
+    "$(json_get "$T_TMP/au-none.json" audit.made 2>/dev/null)/$(json_get "$T_TMP/au-none.json" audit.pass 2>/dev/null)" = False/False
+check "audit-after: ... and why" grep -q "cannot open SQLite database" <<<"$(json_get "$T_TMP/au-none.json" audit.why 2>/dev/null)"
+check "audit-after: ... the text says NOT MADE" grep -q "^  audit    NOT MADE: sqlite:.*au.db: cannot open SQLite database" "$T_TMP/au-none.err"
+check "audit-after: ... and why it exits 1" grep -q "the audit after the run could not be made; the run is stored as run [0-9]* (exit 1)" "$T_TMP/au-none.err"
+run_dg "$T_TMP/au-show.json" "$T_TMP/au-show.err" runs show "$(json_get "$T_TMP/au-none.json" run_id 2>/dev/null || echo 0)" --json --results "$RES"
+check "audit-after: ... and so does runs show, from the store" test "$(json_get "$T_TMP/au-show.json" audit.made 2>/dev/null)" = False
 # the servers: ENGINE, the variable that turns it off, the one that says it runs, its URL: two
 # hosts, the first dead, so that every command (load's jobs, run, audit) goes to the second
 for srv in "pgsql DG_NO_PG DG_PG_URL postgres://dbgauge:${DG_PG_PASSWORD:-}@127.0.0.1:1,127.0.0.1:${DG_PG_PORT:-}/dbgauge?target_session_attrs=read-write" \

@@ -103,19 +103,20 @@ if len(t) == 2:
 EOF
 }
 
-# failover NAME EXTRA-FAULT...: a run through the failover URL whose primary is killed at 4 s
-# and standby promoted; its JSON in $T_TMP/NAME.json
+# failover NAME WANT-RC EXTRA-FAULT...: a run through the failover URL whose primary is killed
+# at 4 s and standby promoted; its JSON in $T_TMP/NAME.json. WANT-RC: 0, or 1 where its audit
+# is to find acknowledged writes lost (a failed audit fails the run)
 failover_run() {
-    local name=$1
-    shift
-    expect_exit "$name: the run goes on through the failover" 0 tpcc run --target "$DG_PGR_URL" --vus 4 \
+    local name=$1 want=$2
+    shift 2
+    expect_exit "$name: the run goes on through the failover (exit $want)" "$want" tpcc run --target "$DG_PGR_URL" --vus 4 \
         --duration 9s --warmup 1s --results "$R" --json "$@"
     cp "$T_TMP/last.out" "$T_TMP/$name.json"
     cp "$T_TMP/last.err" "$T_TMP/$name.err"
 }
 
 sync_failover_part() {
-    failover_run sync --fault "4s:$SERVERS crash pgrep primary && $SERVERS promote pgrep standby1"
+    failover_run sync 0 --fault "4s:$SERVERS crash pgrep primary && $SERVERS promote pgrep standby1"
     python3 - "$T_TMP/sync.json" <<'EOF' | relay
 import json, sys
 d = json.load(open(sys.argv[1]))
@@ -140,7 +141,7 @@ async_failover_part() {
     # The walreceiver stopped at 2 s takes no more WAL, and killed once the primary is gone it
     # drops what the socket buffers held: the primary's acknowledged commits after 2 s are not
     # on the standby it fails over to.
-    failover_run async --fault "2s:$SERVERS walrcv-stop pgrep standby1" \
+    failover_run async 1 --fault "2s:$SERVERS walrcv-stop pgrep standby1" \
         --fault "5s:$SERVERS crash pgrep primary && $SERVERS walrcv-kill pgrep standby1 && $SERVERS promote pgrep standby1"
     python3 - "$T_TMP/async.json" <<'EOF' | relay
 import json, sys
