@@ -197,8 +197,11 @@ static void cards(FILE *out, const struct dg_run_record *r)
     if (scheduled(r))
         dg_html_card(out, "lag_p99_ms", "start lag p99 ms", r->lag_p99_ms, 3);
     if (r->ntypes) {
-        dg_html_card(out, "p95_ms", r->ntypes > 1 ? "p95 ms (first type)" : "p95 ms", r->txn[0].p95_ms, 2);
-        dg_html_card(out, "p99_ms", r->ntypes > 1 ? "p99 ms (first type)" : "p99 ms", r->txn[0].p99_ms, 2);
+        char p95[64], p99[64]; /* of several types, the first's: named */
+        snprintf(p95, sizeof p95, r->ntypes > 1 ? "p95 ms (%s)" : "p95 ms", r->txn[0].name);
+        snprintf(p99, sizeof p99, r->ntypes > 1 ? "p99 ms (%s)" : "p99 ms", r->txn[0].name);
+        dg_html_card(out, "p95_ms", p95, r->txn[0].p95_ms, 2);
+        dg_html_card(out, "p99_ms", p99, r->txn[0].p99_ms, 2);
     }
     dg_html_monitor_cards(out, r);
     fprintf(out, "</div>\n");

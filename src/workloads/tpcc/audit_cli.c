@@ -206,8 +206,8 @@ static int audit_run(const struct dg_wl_act *a, struct dg_stored_run *r, struct 
     if (got > 0)
         return dg_err_set(err, DG_ERR_USER, 0, "no run %lld in %s (see dbgauge runs)", (long long)id, a->c->results);
     if (strcmp(r->workload, "tpcc"))
-        return dg_err_set(err, DG_ERR_USER, 0, "run %lld is a %s run: the audit checks TPC-C runs", (long long)id,
-                          r->workload);
+        return dg_err_set(err, DG_ERR_USER, 0, "run %lld is %s %s run: the audit checks TPC-C runs", (long long)id,
+                          strchr("aeiou", r->workload[0]) && r->workload[0] ? "an" : "a", r->workload);
     if (a->c->ntargets && a->c->ntargets != r->ntargets)
         return dg_err_set(err, DG_ERR_USER, 0, "run %lld had %d target%s: give as many --target, in its order, or none",
                           (long long)id, r->ntargets, r->ntargets == 1 ? "" : "s");
