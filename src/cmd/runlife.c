@@ -77,6 +77,16 @@ static int target_err(struct life *L, int k)
     return L->err.cls == DG_ERR_USER ? DG_EXIT_USAGE : DG_EXIT_FAILED;
 }
 
+/* A target that can write nothing (a standby, read_only) for a run that writes: -1 with
+ * L->err (exit 2), before any transaction. */
+static int refuse_read_only(struct life *L, const struct life_target *lt)
+{
+    if (!lt->si.read_only[0] || (L->cli->writes && !L->cli->writes(L->p->o)))
+        return 0;
+    return dg_err_set(&L->err, DG_ERR_USER, 0, "%s takes no writes: %s; a %s run writes (point it at a primary)",
+                      lt->t.redacted, lt->si.read_only, L->cli->title);
+}
+
 /* Target k answers and its shared state is ready (the workload's checks). */
 static int target_ready(struct life *L, int k, struct dg_rng *rng)
 {
@@ -91,7 +101,7 @@ static int target_ready(struct life *L, int k, struct dg_rng *rng)
     /* A server still applying what it received (a Galera node after a load through another)
      * is waited for before the workload's checks read it. */
     if (dg_connect(&lt->t, &co, &h, &L->err) || dg_sync_wait(L->cmd, &lt->t, &h, L->p->c.sync_wait_ns, &L->err) ||
-        dg_server_info(&h, &lt->si, &L->err) ||
+        dg_server_info(&h, &lt->si, &L->err) || refuse_read_only(L, lt) ||
         (L->cli->shared_open &&
          L->cli->shared_open(L->p->o, &L->p->c, &lt->t, &h, rng, lt->shared, &L->err))) {
         dg_disconnect(&h);

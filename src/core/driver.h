@@ -83,6 +83,9 @@ struct dg_connect_opts {
 struct dg_server_info {
     char engine[32];  /* "sqlite", "postgresql", ... */
     char version[64];
+    /* Why this connection can write nothing ("a standby (in recovery)", "read_only=ON"), or ""
+     * when it can or the driver cannot tell: a run that writes is refused before its window. */
+    char read_only[96];
     int nsettings;
     struct {
         char name[48];

@@ -179,6 +179,10 @@ struct dg_wl_cli {
     const char *help_note;       /* printed after the options in --help, or NULL */
     int max_retries;             /* per transaction */
     int fail_on_errors;          /* a failed transaction fails the run (exit 1) */
+    /* Optional: whether a run with options o writes (NULL: it does). A target that can write
+     * nothing (dg_server_info.read_only: a standby, a read_only server) is refused before the
+     * window of a run that writes. */
+    int (*writes)(const void *o);
 
     /* The run life's hooks. shared_size bytes of shared state per target (zeroed), the
      * workload's struct first: the runner passes it to worker_open. */

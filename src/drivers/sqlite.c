@@ -460,6 +460,8 @@ static int sq_server_info(struct dg_conn *c, struct dg_server_info *info, struct
     char ms[16]; /* what transactions wait, not the setup's wait PRAGMA busy_timeout may show yet */
     snprintf(ms, sizeof ms, "%d", c->busy_timeout_ms);
     dg_server_info_add(info, "busy_timeout", ms);
+    if (sqlite3_db_readonly(c->db, "main") == 1)
+        snprintf(info->read_only, sizeof info->read_only, "the file is open read-only (no write permission)");
     return 0;
 }
 

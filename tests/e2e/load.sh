@@ -4,8 +4,9 @@
 # (SQLite: the one-writer pipe; MariaDB: the pool of connections) or by a lost connection
 # (PostgreSQL) says which warehouses are complete, leaves no unit (ITEM, or one part of a
 # warehouse: its districts, half its stock, its customers, its history or one district's
-# orders) half loaded, and --resume
-# finishes it to the same content as a load never interrupted; --resume's bad uses exit 2.
+# orders) half loaded, a run on it is refused (exit 2, saying what is missing; --force runs it
+# and is recorded), and --resume finishes it to the same content as a load never interrupted,
+# on which a run is accepted; --resume's bad uses exit 2.
 # PostgreSQL and MariaDB parts are left out with --no-pg / --no-my (DG_NO_PG, DG_NO_MY).
 . "$(dirname "$0")/../lib.sh"
 
@@ -64,6 +65,17 @@ after_stop() {
     check "$name: no district's orders half loaded ($districts with orders, $orders_marked marked)" \
         test -n "$districts" -a "$districts" = "$orders_marked"
     check "$name: the load stopped before the end ($parts of $((15 * W)) parts)" test "${parts:-999}" -lt $((15 * W))
+    # a run on it is refused, naming what is missing and how to finish (or to run anyway)
+    run_dg "$T_TMP/$name-partial.out" "$T_TMP/$name-partial.err" tpcc run --target "$tgt" --duration 1s --results "$T_TMP/partial.db"
+    check "$name: a run on the stopped load is refused before its window (exit 2)" test "$RC/$(grep -c "TPC-C on" "$T_TMP/$name-partial.err")" = 2/0
+    check "$name: ... saying what it lacks and the --resume that finishes it" grep -Eq \
+        "did not finish \([0-9]+ of $W warehouses loaded[^)]*\): finish it with 'dbgauge tpcc load --target .* --resume', or run on it as it is with --force" "$T_TMP/$name-partial.err"
+    if [[ $name == sqlite ]]; then # --force, on a copy (a run changes rows: the resumed hash below must not see it)
+        cp "${tgt#sqlite:}" "$T_TMP/forced.db"
+        run_dg "$T_TMP/forced.json" "$T_TMP/forced.err" tpcc run --target "sqlite:$T_TMP/forced.db" --force --duration 1s \
+            --results "$T_TMP/partial.db" --json
+        check "$name: --force runs on it, and the run records it" test "$(grep -c "TPC-C on" "$T_TMP/forced.err")/$(json_get "$T_TMP/forced.json" options.force 2>/dev/null)" = 1/True
+    fi
     expect_exit "$name: --resume exits 0" 0 tpcc load --target "$tgt" --resume --jobs 2
     expect_stderr "$name: --resume says it finishes the interrupted load" "finishing the interrupted load"
     local h
@@ -71,6 +83,7 @@ after_stop() {
     if [[ -n $h && $h == "$REF_HASH" ]]; then ok "$name: resumed content = uninterrupted content"; else
         not_ok "$name: resumed content = uninterrupted content" "$h against $REF_HASH"
     fi
+    expect_exit "$name: a run on the finished load is accepted" 0 tpcc run --target "$tgt" --duration 1s --results "$T_TMP/partial.db"
 }
 
 # wait_for_mark COUNT-CMD...: waits up to 60 s for the command to print a count >= STOP_AT

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # mysql.sh — TPC-C end to end on a real MariaDB server: parallel load (both loader methods) and
 # check, timed runs in both modes, lock waits (1205) and forced deadlocks (1213) retried and
-# counted, query stress with exact row counts, a read-only server's refusals counted as
+# counted, query stress with exact row counts, a read-only server refused to a run that writes
+# and read by a query stress, its refusals (made read-only during a run) counted as
 # read_only, bad targets named without their password, and redacted stored runs. The caller
 # (tests/run.sh) starts and stops the server; this only reads tests/out/servers.env and never
 # skips silently.
@@ -202,7 +203,9 @@ relay <"$T_TMP/py.out"
 [[ -s $T_TMP/py.out ]] || not_ok "stress: steps reported" "no steps in the JSON"
 expect_exit "stress drop" 0 stress drop --target "$TGT"
 
-# --- a read-only server: the writes it refuses (1290, --read-only) are errors of cause read_only.
+# --- a read-only server: a run that writes is refused before its window (exit 2), a query stress
+# reads it; made read-only during a run, the writes it refuses (1290, --read-only) are errors
+# of cause read_only.
 # read_only is the server's (this test server's, the script's alone while it runs): set through
 # root (the dbgauge user has neither SUPER nor READ ONLY ADMIN, so its writes are refused) for
 # one 3 s run and set back at once, or by the EXIT trap should the script be stopped meanwhile.
@@ -210,12 +213,24 @@ read_write() { "${MY[@]}" -e "SET GLOBAL read_only = 0" >/dev/null 2>&1; }
 eval "set -- $(trap -p EXIT)" # the trap lib.sh set: kept, run after ours
 lib_exit_trap=${3:-}
 trap "read_write; $lib_exit_trap" EXIT
+expect_exit "read-only: a stress table of 1,000 rows" 0 stress prepare --target "$TGT" --rows 1000 --drop
 if "${MY[@]}" -e "SET GLOBAL read_only = 1" >"$T_TMP/my.err" 2>&1; then
     run_dg "$T_TMP/ro.json" "$T_TMP/ro.err" tpcc run --target "$TGT" --vus 2 --duration 3s --results "$RES" --json
+    check "read-only: a tpcc run on a read_only server is refused (exit 2)" test "$RC" = 2
+    check "... before its window, saying why" test "$(grep -c "TPC-C on" "$T_TMP/ro.err")/$(grep -c \
+        "takes no writes: the server is read_only=ON (a replica?); a TPC-C run writes" "$T_TMP/ro.err")" = 0/1
+    run_dg "$T_TMP/ro-stress.json" "$T_TMP/ro-stress.err" stress --target "$TGT" --iterations 2 --results "$RES" --json
+    check "read-only: a query stress on it runs (exit 0) and reads its 2 x 1,000 rows" \
+        test "$RC/$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["steps"][0]["rows"])' "$T_TMP/ro-stress.json" 2>&1)" = 0/2000
     read_write
+    # made read-only 1 s into a run (root's session, the script's own server)
+    run_dg "$T_TMP/ro.json" "$T_TMP/ro.err" tpcc run --target "$TGT" --vus 2 --duration 3s --results "$RES" --json \
+        --fault "1s:env -u MYSQL_PWD mariadb -h127.0.0.1 -P$DG_MY_PORT -uroot -e 'SET GLOBAL read_only = 1'"
+    read_write
+    check "read-only: turned read-only during the run, the fault ran (exit 0)" test "$(json_get "$T_TMP/ro.json" faults.0.exit_status 2>/dev/null)" = 0
     check "read-only: the server is writable again" test "$("${MY[@]}" -e "SELECT @@read_only" 2>&1)" = 0
     python3 "$DG_ROOT/tests/report_check.py" causes "$T_TMP/ro.json" read_only \
-        "read-only: every error of the run on a read-only server is counted under read_only" | relay
+        "read-only: every error of the run on a server made read-only is counted under read_only" | relay
     check "read-only: the first error is the server's refusal (1290)" grep -q "running with the --read-only option.*(1290)" \
         <(json_get "$T_TMP/ro.json" error 2>/dev/null)
 else
@@ -223,6 +238,7 @@ else
 fi
 read_write
 trap -- "$lib_exit_trap" EXIT
+expect_exit "read-only: stress drop" 0 stress drop --target "$TGT"
 
 # --- bad targets: exit 2, the problem named, the password never shown ----------------------
 expect_exit "unreachable server exits 2" 2 tpcc run --target "mysql://dbgauge@127.0.0.1:1/dbgauge" --duration 2s --results "$RES"

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # pgsql.sh — TPC-C end to end on a real PostgreSQL server: parallel load and check, timed runs
 # in both modes, serialization failures retried (and given up: error cause gave_up), a read-only
-# database's refusals counted as read_only, bad targets named without their password, and
+# database refused to a run that writes and read by a query stress, its refusals (made read-only
+# during a run) counted as read_only, bad targets named without their password, and
 # redacted stored runs. The caller (tests/run.sh) starts and stops the server; this only reads
 # tests/out/servers.env and never skips silently.
 . "$(dirname "$0")/../lib.sh"
@@ -94,20 +95,38 @@ num_cmp "serializable sql run: serialization failures (40001) counted by cause" 
     "$(sum_field "$T_TMP/ser2.json" retry_causes.serialization 2>/dev/null || echo 0)" ">" 0
 check_passes "check after the serializable sql run passes"
 
-# --- a read-only database: the writes it refuses (25006) are errors of cause read_only ------
-# A scratch database with 1 warehouse, then default_transaction_read_only set on it (no role
-# altered, the other databases untouched): New-Order, Payment and Delivery fail, Order-Status
-# and Stock-Level read on.
+# --- a read-only database: a run that writes is refused before its window (exit 2) and a query
+# stress reads it; made read-only during a run, the writes it refuses (25006) are errors of
+# cause read_only. A scratch database with 1 warehouse and a stress table, then
+# default_transaction_read_only set on it (no role altered, the other databases untouched).
 RO=dg_e2e_read_only
+# the server-wide setting the mid-run part makes is undone at exit, whatever happens
+ro_reset() { "${PSQL[@]}" "$DG_PG_ADMIN_URL" -c "ALTER SYSTEM RESET default_transaction_read_only" -c "SELECT pg_reload_conf()" >/dev/null 2>&1; }
+eval "set -- $(trap -p EXIT)" # the trap lib.sh set: kept, run after ours
+lib_exit_trap=${3:-}
+trap "ro_reset; $lib_exit_trap" EXIT
 if "${PSQL[@]}" "$DG_PG_ADMIN_URL" -c "DROP DATABASE IF EXISTS $RO" -c "CREATE DATABASE $RO OWNER dbgauge" >"$T_TMP/psql.err" 2>&1; then
     ROTGT="postgres://dbgauge@$HOSTPORT/$RO"
     run_dg "$T_TMP/ro-load.json" "$T_TMP/ro-load.err" tpcc load --target "$ROTGT" --warehouses 1 --jobs 2 --json
     check "read-only: 1 warehouse loads into a scratch database" test "$RC" = 0
+    expect_exit "read-only: and a stress table of 1,000 rows" 0 stress prepare --target "$ROTGT" --rows 1000
     "${PSQL[@]}" "$DG_PG_ADMIN_URL" -c "ALTER DATABASE $RO SET default_transaction_read_only = on" >"$T_TMP/psql.err" 2>&1
     check "read-only: the scratch database is made read-only" test "$("${PSQL[@]}" "$ROTGT" -c "SHOW default_transaction_read_only" 2>&1)" = on
     run_dg "$T_TMP/ro.json" "$T_TMP/ro.err" tpcc run --target "$ROTGT" --vus 2 --duration 3s --results "$RES" --json
+    check "read-only: a tpcc run on it is refused (exit 2)" test "$RC" = 2
+    check "... before its window, saying why" test "$(grep -c "TPC-C on" "$T_TMP/ro.err")/$(grep -c \
+        "$RO takes no writes: its transactions are read-only (default_transaction_read_only is on); a TPC-C run writes" "$T_TMP/ro.err")" = 0/1
+    run_dg "$T_TMP/ro-stress.json" "$T_TMP/ro-stress.err" stress --target "$ROTGT" --iterations 2 --results "$RES" --json
+    check "read-only: a query stress on it runs (exit 0) and reads its 2 x 1,000 rows" \
+        test "$RC/$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["steps"][0]["rows"])' "$T_TMP/ro-stress.json" 2>&1)" = 0/2000
+    # during a run: the server's default turned read-only 1 s in (a reload reaches the open sessions)
+    "${PSQL[@]}" "$DG_PG_ADMIN_URL" -c "ALTER DATABASE $RO RESET default_transaction_read_only" >/dev/null 2>&1
+    run_dg "$T_TMP/ro.json" "$T_TMP/ro.err" tpcc run --target "$ROTGT" --vus 2 --duration 3s --results "$RES" --json \
+        --fault "1s:psql -X -q -At $(printf '%q' "$DG_PG_ADMIN_URL") -c 'ALTER SYSTEM SET default_transaction_read_only = on' -c 'SELECT pg_reload_conf()'"
+    ro_reset
+    check "read-only: turned read-only during the run, the fault ran (exit 0)" test "$(json_get "$T_TMP/ro.json" faults.0.exit_status 2>/dev/null)" = 0
     python3 "$DG_ROOT/tests/report_check.py" causes "$T_TMP/ro.json" read_only \
-        "read-only: every error of the run on a read-only database is counted under read_only" | relay
+        "read-only: every error of the run on a database made read-only is counted under read_only" | relay
     check "read-only: the first error is the server's refusal (25006)" grep -q "fatal error 25006: .*read-only transaction" \
         <(json_get "$T_TMP/ro.json" error 2>/dev/null)
     id=$(json_get "$T_TMP/ro.json" run_id 2>/dev/null)
@@ -120,6 +139,8 @@ sys.exit(not (len(rows) == 1 and int(rows[0]["errors"]) > 0 and rows[0]["errors_
 else
     not_ok "read-only database" "could not create a scratch database: $(head -c 200 "$T_TMP/psql.err")"
 fi
+ro_reset
+trap -- "$lib_exit_trap" EXIT
 
 # --- bad targets: exit 2, the problem named, the password never shown ----------------------
 expect_exit "unreachable server exits 2" 2 tpcc run --target "postgres://dbgauge@127.0.0.1:1/dbgauge" --duration 2s --results "$RES"

@@ -113,7 +113,10 @@ other = [r["lag_bytes"] or 0 for r in d.get("replication", []) if r["name"] == "
 say(other and max(other) < max(grow or [1]), f"standby2, streaming, stays closer: {other}")
 PY
 
-# --- 3. a standby as the target: its own "self" row ---------------------------------------------
+# --- 3. a standby as the target: its own "self" row; a run that writes is refused there --------
+run_dg "$T_TMP/ro.json" "$T_TMP/ro.err" tpcc run --target "$S" --vus 2 --duration 3s --results "$RES" --json
+check "standby: a tpcc run on a standby is refused before its window (exit 2), saying why" test \
+    "$RC/$(grep -c "TPC-C on" "$T_TMP/ro.err")/$(grep -c "takes no writes: a standby (pg_is_in_recovery() is true); a TPC-C run writes" "$T_TMP/ro.err")" = 2/0/1
 measured standby "a stress run on a standby" stress --target "$S" --query "SELECT 1" --threads 2 --duration 3s
 pyrelay standby "$T_TMP/standby.mon.json" <<'PY'
 import json, sys

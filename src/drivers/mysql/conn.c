@@ -445,7 +445,7 @@ static int my_server_info(struct dg_conn *c, struct dg_server_info *info, struct
                            "'tx_isolation','innodb_log_file_size','innodb_flush_method',"
                            "'innodb_doublewrite','log_bin','innodb_io_capacity',"
                            "'version_comment','binlog_format','wsrep_on','wsrep_sync_wait',"
-                           "'wsrep_provider_options')"))
+                           "'wsrep_provider_options','read_only')"))
         return dg_my_conn_err(c, "server settings", err);
     MYSQL_RES *r = mysql_store_result(c->my);
     if (!r)
@@ -456,6 +456,8 @@ static int my_server_info(struct dg_conn *c, struct dg_server_info *info, struct
             add_provider_options(info, row[1]);
         else
             dg_server_info_add(info, row[0], row[1]);
+        if (!strcmp(row[0], "read_only") && strcmp(row[1], "OFF") && strcmp(row[1], "0"))
+            snprintf(info->read_only, sizeof info->read_only, "the server is read_only=%s (a replica?)", row[1]);
     }
     mysql_free_result(r);
     /* The cluster's size at connect (a status, not a variable; none without Galera). */

@@ -437,14 +437,23 @@ static int pg_server_info(struct dg_conn *c, struct dg_server_info *info, struct
                            "'work_mem','effective_cache_size','wal_level','full_page_writes',"
                            "'checkpoint_timeout','max_wal_size','default_transaction_isolation',"
                            "'server_version_num','synchronous_standby_names') "
-                           "UNION ALL SELECT 'in_recovery', pg_is_in_recovery()::text ORDER BY 1");
+                           "UNION ALL SELECT 'in_recovery', pg_is_in_recovery()::text "
+                           "UNION ALL SELECT 'transaction_read_only', current_setting('transaction_read_only') "
+                           "ORDER BY 1");
     if (!res || PQresultStatus(res) != PGRES_TUPLES_OK) {
         int rc = dg_pg_res_err(c, res, "server settings", err);
         PQclear(res);
         return rc;
     }
-    for (int r = 0; r < PQntuples(res); r++)
-        dg_server_info_add(info, PQgetvalue(res, r, 0), PQgetvalue(res, r, 1));
+    for (int r = 0; r < PQntuples(res); r++) {
+        const char *name = PQgetvalue(res, r, 0), *value = PQgetvalue(res, r, 1);
+        dg_server_info_add(info, name, value);
+        if (!strcmp(name, "in_recovery") && !strcmp(value, "true"))
+            snprintf(info->read_only, sizeof info->read_only, "a standby (pg_is_in_recovery() is true)");
+        else if (!strcmp(name, "transaction_read_only") && !strcmp(value, "on") && !info->read_only[0])
+            snprintf(info->read_only, sizeof info->read_only,
+                     "its transactions are read-only (default_transaction_read_only is on)");
+    }
     PQclear(res);
     return 0;
 }

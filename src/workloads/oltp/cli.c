@@ -192,6 +192,13 @@ static const struct dg_wl_sub subs[] = {
      .action = act_cleanup},
 };
 
+/* point_select and read_only write nothing: a standby may serve them. */
+static int writes(const void *v)
+{
+    const struct oltp_cli_opts *o = v;
+    return o->cfg.test != OLTP_POINT_SELECT && o->cfg.test != OLTP_READ_ONLY;
+}
+
 const struct dg_wl_cli oltp_cli = {
     .title = "sysbench OLTP",
     .opts = opts,
@@ -208,6 +215,7 @@ const struct dg_wl_cli oltp_cli = {
                  "writes/s, other/s (BEGIN and COMMIT), from committed transactions.",
     .max_retries = 100,
     .fail_on_errors = 1,
+    .writes = writes,
     .shared_size = sizeof(struct oltp_run),
     .shared_open = shared_open,
     .describe = describe,

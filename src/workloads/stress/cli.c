@@ -207,6 +207,13 @@ static const struct dg_wl_sub subs[] = {
     {.name = "drop", .kind = DG_SUB_ACTION, .synopsis = "[--target URL]", .action = act_table},
 };
 
+/* A query stress reads only. */
+static int writes(const void *o)
+{
+    (void)o;
+    return 0;
+}
+
 const struct dg_wl_cli stress_cli = {
     .title = "Query stress",
     .opts = opts,
@@ -221,6 +228,7 @@ const struct dg_wl_cli stress_cli = {
     .default_sub = "run",
     .max_retries = 10,
     .fail_on_errors = 1,
+    .writes = writes,
     .shared_size = sizeof(struct stress_run),
     .shared_open = shared_open,
     .shared_free = shared_free,

@@ -12,7 +12,7 @@
 #include "workloads/tpcc/tpcc.h"
 
 struct tpcc_cli_opts {
-    int warehouses, warehouses_set, jobs, drop, resume, hash;
+    int warehouses, warehouses_set, jobs, drop, resume, hash, force;
     int mode, isolation; /* enum tpcc_mode, enum dg_isolation */
     int think, terminals_per_w, tpw_set, scale_set;
     double think_scale;
@@ -46,6 +46,9 @@ static const struct dg_opt opts[] = {
     {.name = "resume", .kind = DG_OPT_FLAG, .subs = "load", .off = OFF(resume),
      .help = "finish an interrupted load: same warehouses and seed, the\n"
              "warehouses already complete are not loaded again"},
+    {.name = "force", .kind = DG_OPT_FLAG, .subs = "run", .flags = DG_OF_IF_SET, .off = OFF(force), .json = "force",
+     .help = "run on a load that did not finish (an interrupted 'tpcc load', which\n"
+             "is refused otherwise); recorded with the run"},
     {.name = "mode", .kind = DG_OPT_ENUM, .metavar = "MODE", .subs = "run", .flags = DG_OF_SWEEP, .off = OFF(mode),
      .names = mode_names, .json = "mode",
      .help = "sql: client-side statements (default); procedures: one stored\n"
@@ -102,10 +105,16 @@ static int shared_open(const void *v, const struct dg_run_opts *c, const struct 
     struct tpcc_shared *sh = shared;
     struct tpcc_nurand c_load;
     *sh = (struct tpcc_shared){.dialect = dg_conn_dialect(h), .isolation = o->isolation, .mode = o->mode};
+    int have_meta = tpcc_meta_read(h, &c_load, err);
+    char why[160];
+    if (!have_meta && !o->force && tpcc_load_unfinished(h, why, sizeof why))
+        return dg_err_set(err, DG_ERR_USER, 0, "the TPC-C load in %s did not finish (%s): finish it with "
+                          "'dbgauge tpcc load --target %s --resume', or run on it as it is with --force",
+                          t->redacted, why, t->redacted);
     if (tpcc_schema_probe(h, &sh->warehouses, err) ||
         (o->mode == TPCC_MODE_PROCEDURES && tpcc_procedures_ensure(h, err)))
         return -1;
-    if (!tpcc_meta_read(h, &c_load, err)) { /* loaded by another kit: any valid constants */
+    if (!have_meta) { /* loaded by another kit (or run --force on an unfinished load): any valid constants */
         c_load.c_last = (int)dg_rng_range(rng, 0, 255);
         c_load.c_id = (int)dg_rng_range(rng, 0, 1023);
         c_load.ol_i_id = (int)dg_rng_range(rng, 0, 8191);

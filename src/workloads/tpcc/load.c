@@ -119,6 +119,33 @@ static int warehouse_complete(const struct loader *ld, int w)
     return 1;
 }
 
+int tpcc_load_unfinished(struct dg_conn_h *h, char *why, size_t n)
+{
+    struct loader ld = {0};
+    struct dg_err e;
+    struct dg_stmt *s = NULL;
+    if (dg_prepare(h, "SELECT warehouses FROM dbgauge_tpcc_load WHERE unit = -64", 0, &s, &e))
+        return 0; /* no table of ours: not a dbgauge load */
+    int found = dg_execute(h, s, NULL, &e) == 0 ? dg_next_row(h, s, &e) : -1;
+    if (found == 1) {
+        ld.warehouses = (int)dg_col_int(h, s, 0);
+        dg_reset(h, s);
+    }
+    dg_finalize(h, s);
+    if (found != 1 || ld.warehouses < 1 || ld.warehouses > TPCC_MAX_WAREHOUSES)
+        return 0;
+    ld.nunits_all = (ld.warehouses + 1) * TPCC_UNIT_STRIDE;
+    if (!(ld.done = calloc((size_t)ld.nunits_all, 1)))
+        return 0;
+    int whole = 0, rc = read_done(h, &ld, &e);
+    for (int w = 1; w <= ld.warehouses; w++)
+        whole += warehouse_complete(&ld, w);
+    snprintf(why, n, "%d of %d warehouses loaded%s%s", whole, ld.warehouses, ld.done[0] ? "" : ", ITEM not loaded",
+             whole == ld.warehouses && ld.done[0] ? ", its keys, indexes or statistics not made" : "");
+    free(ld.done);
+    return rc == 0;
+}
+
 /* Folds a committed unit into the totals and tells the progress (one call at a time). */
 static void unit_done(struct loader *ld, int unit, uint64_t rows, uint64_t bytes)
 {

@@ -90,6 +90,10 @@ int tpcc_meta_write(struct dg_conn_h *h, const struct tpcc_nurand *c_load, int w
                     struct dg_err *err);
 /* Reads the load-time constants; returns 1 if found, 0 if the table is absent (other kit). */
 int tpcc_meta_read(struct dg_conn_h *h, struct tpcc_nurand *c_load, struct dg_err *err);
+/* load.c: 1 when h's database holds a dbgauge load that did not finish (its plan row is there,
+ * its constants row is not: call where tpcc_meta_read found none), with what it lacks in why;
+ * 0 for any other database (another kit's load, none, or one that cannot be read). */
+int tpcc_load_unfinished(struct dg_conn_h *h, char *why, size_t n);
 /* Counts warehouses and checks the nine tables exist: DG_ERR_USER naming what is missing. */
 int tpcc_schema_probe(struct dg_conn_h *h, int *warehouses, struct dg_err *err);
 
