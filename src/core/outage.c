@@ -46,8 +46,8 @@ static double secs(dg_ns a, dg_ns b) /* b - a, signed, in seconds */
 }
 
 /* Moves target's open outage to the closed list: first commit at t, or none (t 0) when the run
- * ended at `end` first. Under out_mu. */
-static void close_open(struct runner *r, int target, dg_ns t, dg_ns end)
+ * ended first. Under out_mu. */
+static void close_open(struct runner *r, int target, dg_ns t)
 {
     struct outage_track *k = &r->track[target];
     atomic_store_explicit(&k->open, 0, memory_order_relaxed);
@@ -64,7 +64,8 @@ static void close_open(struct runner *r, int target, dg_ns t, dg_ns end)
     memset(o, 0, sizeof *o);
     o->target = target;
     o->start_s = secs(r->warm_end_ns, k->start);
-    o->duration_s = secs(k->start, k->back ? k->back : t ? t : end);
+    /* a target never reached again is not back: no length (-1), not the rest of the run's */
+    o->duration_s = k->back ? secs(k->start, k->back) : t ? secs(k->start, t) : -1;
     o->first_commit_s = t ? secs(k->start, t) : -1;
     o->last_commit_s = k->last_commit ? secs(k->last_commit, k->start) : -1;
     o->recovery_s = -1;
@@ -147,7 +148,7 @@ void dg_outage_commit(struct runner *r, int target, dg_ns conn_since, dg_ns t)
         if (conn_since < k->start)
             atomic_store_explicit(&k->open, 0, memory_order_relaxed); /* never away: dropped */
         else
-            close_open(r, target, t, t);
+            close_open(r, target, t);
     } else {
         dg_ns closed = atomic_load_explicit(&k->closed_start, memory_order_relaxed);
         if (closed && conn_since < closed)
@@ -181,12 +182,12 @@ static double recovery_of(const struct dg_outage *o, const struct dg_series *se)
     return -1;
 }
 
-int dg_outage_finish(struct runner *r, const struct dg_series *se, dg_ns end, struct dg_run_result *res)
+int dg_outage_finish(struct runner *r, const struct dg_series *se, struct dg_run_result *res)
 {
     int n = tracked(r);
     for (int k = 0; k < n; k++)
         if (atomic_load(&r->track[k].open))
-            close_open(r, k, 0, end);
+            close_open(r, k, 0);
     for (int i = 0; i < r->noutages; i++)
         r->outages[i].recovery_s = recovery_of(&r->outages[i], se);
     for (int i = 1; i < r->noutages; i++) /* in order of start: insertion sort, few of them */

@@ -287,7 +287,9 @@ static int merge_series(struct dg_series *into, const struct dg_series *from, in
 static void merge_outage(struct dg_outage *o, const struct dg_outage *f)
 {
     double start = o->start_s < f->start_s ? o->start_s : f->start_s;
-    double back = o->start_s + o->duration_s, fback = f->start_s + f->duration_s;
+    /* never back (duration -1) on a rank: as late as can be */
+    double back = o->duration_s < 0 ? 1e300 : o->start_s + o->duration_s;
+    double fback = f->duration_s < 0 ? 1e300 : f->start_s + f->duration_s;
     double first = o->first_commit_s < 0 ? -1 : o->start_s + o->first_commit_s;
     double ffirst = f->first_commit_s < 0 ? -1 : f->start_s + f->first_commit_s;
     double last = o->last_commit_s < 0 ? -1e300 : o->start_s - o->last_commit_s;
@@ -300,7 +302,7 @@ static void merge_outage(struct dg_outage *o, const struct dg_outage *f)
     first = first < 0 ? ffirst : ffirst < 0 ? first : first < ffirst ? first : ffirst;
     last = max2(last, flast);
     o->start_s = start;
-    o->duration_s = back - start;
+    o->duration_s = back > 1e299 ? -1 : back - start;
     o->first_commit_s = first < 0 ? -1 : first - start;
     o->last_commit_s = last < -1e299 ? -1 : start - last;
     o->recovery_s = rec < 0 || frec < 0 ? -1 : max2(rec, frec) - start;

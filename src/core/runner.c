@@ -531,7 +531,7 @@ static int collect_results(struct runner *r, int created, struct watch *wt, dg_n
         for (int i = 0; i < cfg->workers && !res->first_error[0]; i++)
             if (r->w[i].first_error[0] && (pass || atomic_load(&r->w[i].state) == W_GAVE_UP))
                 snprintf(res->first_error, sizeof res->first_error, "%s", r->w[i].first_error);
-    if (dg_outage_finish(r, &res->series, stop_ns, res) || collect_acks(r, res))
+    if (dg_outage_finish(r, &res->series, res) || collect_acks(r, res))
         return dg_err_set(err, DG_ERR_FATAL, 0, "out of memory");
     return 0;
 }

@@ -34,7 +34,7 @@ static void outage_line(FILE *out, const struct dg_run_record *r, const struct d
     if (o->duration_s >= 0)
         snprintf(len, sizeof len, "for %.1f s", o->duration_s);
     else
-        snprintf(len, sizeof len, "to the end of the run");
+        snprintf(len, sizeof len, "not back when the run ended");
     fprintf(out, "  outage   %sat %.1f s%s %s, %llu error%s, %llu reconnect%s; first commit %s, back to 90%% %s",
             target_words(r, o->target, who, sizeof who), o->start_s, o->start_s < 0 ? " (warm-up)" : "", len,
             (unsigned long long)o->errors, o->errors == 1 ? "" : "s", (unsigned long long)o->reconnects,
@@ -221,7 +221,10 @@ void dg_report_events_json(cJSON *o, const struct dg_run_record *r)
         add_time(j, "recovery_s", x->recovery_s);
         add_time(j, "last_commit_s", x->last_commit_s);
         add_time(j, "rto_s", dg_outage_rto(x));
-        cJSON_AddStringToObject(j, "back_on", x->back_on);
+        if (x->back_on[0])
+            cJSON_AddStringToObject(j, "back_on", x->back_on);
+        else /* not known, or never back */
+            cJSON_AddNullToObject(j, "back_on");
         cJSON_AddItemToArray(outages, j);
     }
     cJSON *faults = cJSON_AddArrayToObject(o, "faults");

@@ -258,6 +258,9 @@ static void check_give_up(struct dg_test *t, const struct dg_target *tg)
           "'%s'", res.first_error);
     CHECK(t, res.noutages == 1 && res.outages[0].first_commit_s < 0, "give up: the outage has no first commit",
           "%d", res.noutages);
+    CHECK(t, res.noutages == 1 && res.outages[0].duration_s < 0,
+          "give up: nor a length: the server was not back when the run ended (not 'for' the rest of the window)",
+          "%.3f s", res.noutages ? res.outages[0].duration_s : 0);
     dg_run_result_free(&res);
 }
 
