@@ -425,7 +425,7 @@ def events_check(path, jpath, tpath, dbp, run_id):
     check(jo is not None and len(jo) == len(outs) and all(
               j["target"] == o["target_idx"] + 1 and j["start_s"] == o["start_s"] and j["errors"] == o["errors"] and
               j["reconnects"] == o["reconnects"] and j["first_commit_s"] == o["first_commit_s"] and
-              j["recovery_s"] == o["recovery_s"] and j["back_on"] == (o["back_on"] or "") for j, o in zip(jo, outs)),
+              j["recovery_s"] == o["recovery_s"] and j["back_on"] == (o["back_on"] or None) for j, o in zip(jo, outs)),
           "events json: outages = run_outage (targets from 1, never as null)", jo)
     check(jf is not None and len(jf) == len(flts) and all(
               j["offset_s"] == f["offset_s"] and j["start_s"] == f["start_s"] and j["end_s"] == f["end_s"] and
