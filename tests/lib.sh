@@ -148,6 +148,20 @@ with_mpi_leaks() {
     if [[ -n ${DG_MPI_LEAK_OPTS:-} ]]; then ASAN_OPTIONS=$DG_MPI_LEAK_OPTS "$@"; else "$@"; fi
 }
 
+# read_only_target TARGET WHY: on a target that takes no writes (WHY: what dbgauge says of it),
+# a tpcc run is refused before its window (exit 2, saying why) and a query stress of its
+# 1,000-row table reads 2 x 1,000 rows. Files in $T_TMP/ro*; RES is the results file.
+read_only_target() {
+    local tgt=$1 why=$2
+    run_dg "$T_TMP/ro.json" "$T_TMP/ro.err" tpcc run --target "$tgt" --vus 2 --duration 3s --results "$RES" --json
+    check "read-only: a tpcc run on it is refused (exit 2)" test "$RC" = 2
+    check "... before its window, saying why" test "$(grep -c "TPC-C on" "$T_TMP/ro.err")/$(grep -c -F \
+        "takes no writes: $why; a TPC-C run writes" "$T_TMP/ro.err")" = 0/1
+    run_dg "$T_TMP/ro-stress.json" "$T_TMP/ro-stress.err" stress --target "$tgt" --iterations 2 --results "$RES" --json
+    check "read-only: a query stress on it runs (exit 0) and reads its 2 x 1,000 rows" \
+        test "$RC/$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["steps"][0]["rows"])' "$T_TMP/ro-stress.json" 2>&1)" = 0/2000
+}
+
 finish() {
     echo "# $(basename "$0"): $T_PASSED passed, $T_FAILED failed"
     [[ $T_FAILED == 0 ]]

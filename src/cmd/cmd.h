@@ -239,10 +239,10 @@ char *dg_settings_json(const struct dg_server_info *si);
 
 /* audit.c: after a run with an outage (or as --audit says), the workload's audit of the
  * acknowledged writes on new connections to targets[0..n) into rec->audit (rec->audited 1);
- * one that was due and cannot be made is said on stderr and in rec->audit_not_made. Returns
- * 1 when the audit was due and found a loss or could not be made (the run fails), else 0. */
-int dg_cmd_audit_after(const struct dg_wl_cli *cli, const struct dg_run_opts *c, const struct dg_target *const *targets,
-                       int n, struct dg_run_record *rec, const char *cmd);
+ * one that was due and cannot be made is said on stderr and in rec->audit_not_made. Either a
+ * loss or an audit not made fails the run (runlife.c). */
+void dg_cmd_audit_after(const struct dg_wl_cli *cli, const struct dg_run_opts *c, const struct dg_target *const *targets,
+                        int n, struct dg_run_record *rec, const char *cmd);
 
 /* targets.c: several targets at once. */
 /* Splits the virtual users over n targets into out[n]: per_target each when per_target > 0,

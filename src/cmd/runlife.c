@@ -396,6 +396,12 @@ static int measure(struct life *L)
 }
 
 /* Why a finished run failed, or NULL. */
+/* The audit is a check of the run: one that found a loss, or was due and not made, fails it. */
+static int audit_fails(const struct dg_run_record *r)
+{
+    return r->audit_not_made[0] || (r->audited && !r->audit.pass);
+}
+
 static const char *failure(const struct life *L)
 {
     uint64_t committed = 0, errors = 0;
@@ -407,11 +413,9 @@ static const char *failure(const struct life *L)
         return L->rec.error[0] ? L->rec.error : L->res.interrupted ? "interrupted"
                : errors                      ? "transactions failed"
                                              : "no transaction committed";
-    /* the audit is a check of the run: one that failed, or was due and not made, fails it */
-    if (L->rec.audit_not_made[0])
-        return "the audit after the run could not be made";
-    if (L->rec.audited && !L->rec.audit.pass)
-        return "the audit found acknowledged writes lost";
+    if (audit_fails(&L->rec))
+        return L->rec.audit_not_made[0] ? "the audit after the run could not be made"
+                                        : "the audit found acknowledged writes lost";
     return NULL;
 }
 
@@ -452,7 +456,7 @@ static int keep_and_show(struct life *L)
             fprintf(stderr, "dbgauge %s: interrupted; what was measured is stored as run %lld, marked incomplete\n",
                     L->cmd, (long long)id);
     }
-    if (why && !L->res.interrupted && (L->rec.audit_not_made[0] || (L->rec.audited && !L->rec.audit.pass)))
+    if (why && !L->res.interrupted && audit_fails(&L->rec))
         fprintf(stderr, "dbgauge %s: %s; the run is stored as run %lld (exit 1)\n", L->cmd, why, (long long)id);
     if (L->res.workers_failed)
         fprintf(stderr, "dbgauge %s: %d of %d virtual user%s gave up%s; what was measured is stored as run %lld, "

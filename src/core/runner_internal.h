@@ -135,8 +135,8 @@ void dg_outage_attempt(struct runner *r, int target, int ok, dg_ns t, const char
  * the open outage, or drops the open or last closed one when that connection outlived its
  * start (the target never went away). */
 void dg_outage_commit(struct runner *r, int target, dg_ns conn_since, dg_ns t);
-/* After the join: closes what is still open (not back: no length), gives each its recovery from the series'
- * commits per target, and hands them to res. Returns 0, or -1 out of memory. */
+/* After the join: closes what is still open (not back: no length), gives each its recovery
+ * from the series' commits per target, and hands them to res. Returns 0, or -1 out of memory. */
 int dg_outage_finish(struct runner *r, const struct dg_series *se, struct dg_run_result *res);
 /* While the run goes on (the reporter, for --live's charts): the last max outages, closed ones
  * then the open ones (with no first commit yet), into out; how many were put there. */
