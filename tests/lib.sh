@@ -33,16 +33,29 @@ check() {
     if "$@"; then ok "$name"; else not_ok "$name" "failed: $*"; fi
 }
 
-# run_dg OUT ERR ARGS...: runs dbgauge, stdout to OUT, stderr to ERR; sets RC
+# run_dg OUT ERR ARGS...: runs dbgauge, stdout to OUT, stderr to ERR; sets RC (and T_DG_ERR
+# to ERR, for check_exit)
 run_dg() {
     local out=$1 err=$2
     shift 2
     local t0=${EPOCHREALTIME/./}
     "$DG" "$@" >"$out" 2>"$err" </dev/null
     RC=$?
+    T_DG_ERR=$err
     # DG_TEST_TIMES=FILE: each command's wall time (ms) and its first words, to find slow steps
     [[ -n ${DG_TEST_TIMES:-} ]] && echo "$(((${EPOCHREALTIME/./} - t0) / 1000)) ${BASH_SOURCE[1]##*/}:${BASH_LINENO[0]} $1 ${2:-}" >>"$DG_TEST_TIMES"
     return 0
+}
+
+# check_exit NAME WANT-RC: the last run_dg exited WANT-RC. A failure names the exit status and
+# why dbgauge said it failed (its last "dbgauge ..." line on stderr, else the last line), so
+# the summary at the end of a CI log tells what happened without the run's files.
+check_exit() {
+    [[ $RC == "$2" ]] && { ok "$1"; return; }
+    local why
+    why=$(grep -a '^dbgauge ' "${T_DG_ERR:-/dev/null}" 2>/dev/null | tail -n 1)
+    [[ -n $why ]] || why=$(grep -av '^[[:space:]]*$' "${T_DG_ERR:-/dev/null}" 2>/dev/null | tail -n 1)
+    not_ok "$1" "exit $RC, wanted $2; stderr: ${why:0:240}"
 }
 
 # expect_exit NAME WANT-RC ARGS...: dbgauge ARGS must exit WANT-RC; stderr kept in $T_TMP/last.err
@@ -154,7 +167,7 @@ with_mpi_leaks() {
 read_only_target() {
     local tgt=$1 why=$2
     run_dg "$T_TMP/ro.json" "$T_TMP/ro.err" tpcc run --target "$tgt" --vus 2 --duration 3s --results "$RES" --json
-    check "read-only: a tpcc run on it is refused (exit 2)" test "$RC" = 2
+    check_exit "read-only: a tpcc run on it is refused (exit 2)" 2
     check "... before its window, saying why" test "$(grep -c "TPC-C on" "$T_TMP/ro.err")/$(grep -c -F \
         "takes no writes: $why; a TPC-C run writes" "$T_TMP/ro.err")" = 0/1
     run_dg "$T_TMP/ro-stress.json" "$T_TMP/ro-stress.err" stress --target "$tgt" --iterations 2 --results "$RES" --json

@@ -20,10 +20,10 @@ wait "$pid" 2>/dev/null
 check "the run was killed (not finished)" test ! -s "$T_TMP/killed.out"
 
 run_dg "$T_TMP/runs.txt" "$T_TMP/runs.err" runs --results "$RES"
-check "runs exits 0 after the kill" test "$RC" = 0
+check_exit "runs exits 0 after the kill" 0
 check "runs lists the killed run as lost" grep -Eq '^ +1 .* lost .*killed' "$T_TMP/runs.txt"
 run_dg "$T_TMP/lost.json" "$T_TMP/lost.err" runs show 1 --results "$RES" --json
-check "runs show of the lost run exits 0" test "$RC" = 0
+check_exit "runs show of the lost run exits 0" 0
 run_dg "$T_TMP/series.json" "$T_TMP/series.err" runs show 1 --results "$RES" --series --json
 python3 - "$T_TMP" <<'PY' | relay
 import json, sys
@@ -74,7 +74,7 @@ kill -KILL "$pid"
 wait "$pid" 2>/dev/null
 EXP=$(sqlite3 "$RES" 'select max(id) from experiment')
 run_dg "$T_TMP/exshow.json" "$T_TMP/exshow.err" experiment show "${EXP:-0}" --results "$RES" --json
-check "experiment show of the killed experiment exits 0" test "$RC" = 0
+check_exit "experiment show of the killed experiment exits 0" 0
 python3 - "$T_TMP/exshow.json" <<'PY' | relay
 import json, sys
 e = json.load(open(sys.argv[1]))

@@ -97,7 +97,7 @@ run_dg "$T_TMP/fault.json" "$T_TMP/fault.err" tpcc load --target "sqlite:$T_TMP/
 run_dg "$T_TMP/fault.json" "$T_TMP/fault.err" tpcc run --target "sqlite:$T_TMP/f.db" --duration 2s --json \
     --results "$T_TMP/f-results.db" --fault "1s:PGPASSWORD=zz-fault-9 true postgres://u:zz-fault-9@h/db" \
     --fault "1s:: sshpass -p zz-fault-9 ssh h; : tool --password zz-fault-9 --port 5"
-check "a fault's run exits 0" test "$RC" = 0
+check_exit "a fault's run exits 0" 0
 check "the fault is in the run's JSON" test "$(json_get "$T_TMP/fault.json" faults.0.exit_status 2>/dev/null)" = 0
 check "... and the sshpass one, its command shown without the password" test \
     "$(json_get "$T_TMP/fault.json" faults.1.command 2>/dev/null)" = ": sshpass -p *** ssh h; : tool --password *** --port 5"

@@ -53,7 +53,7 @@ SH
         --results "$RES" --json --label "$name" \
         --fault "8s:$SERVERS crash $engine && : >$T_TMP/$name.down && sleep 3 && $SERVERS revive $engine && : >$T_TMP/$name.up" \
         --fault "8s:sh $T_TMP/$name.wait.sh" --fault "8s:sh $T_TMP/$name.down.sh"
-    check "$name: the run completes (exit 0)" test "$RC" = 0
+    check_exit "$name: the run completes (exit 0)" 0
     check "$name: stored complete" test "$(json_get "$T_TMP/$name.json" status 2>/dev/null)" = complete
     check "$name: one outage reported" test "$(count_outages "$T_TMP/$name.json")" = 1
     local start dur down
@@ -89,14 +89,14 @@ SH
     local id
     id=$(json_get "$T_TMP/$name.json" run_id 2>/dev/null)
     run_dg "$T_TMP/$name.audit.json" "$T_TMP/$name.audit.err" tpcc audit "$id" --target "$url" --results "$RES" --json
-    check "$name: the audit exits 0" test "$RC" = 0
+    check_exit "$name: the audit exits 0" 0
     check "$name: the audit finds 0 lost" test "$(json_get "$T_TMP/$name.audit.json" lost 2>/dev/null)" = 0
     num_cmp "$name: the audit saw acknowledged New-Orders" "$(json_get "$T_TMP/$name.audit.json" acknowledged 2>/dev/null || echo 0)" ">" 100
 }
 
 # --- PostgreSQL stopped with pg_ctl -m immediate, started 3 s later ------------------------
 run_dg "$T_TMP/pgload.out" "$T_TMP/pgload.err" tpcc load --target "$DG_PG_URL" --warehouses 2 --drop
-check "pg: load exits 0" test "$RC" = 0
+check_exit "pg: load exits 0" 0
 # a checkpoint, so crash recovery replays the run's WAL, not the load's: the server's own
 # restart then takes well under a second
 "${PSQL[@]}" "$DG_PG_ADMIN_URL" -c CHECKPOINT >/dev/null
@@ -107,7 +107,7 @@ revive_if_down pg
 
 # --- MariaDB killed with SIGKILL, started 3 s later ----------------------------------------
 run_dg "$T_TMP/myload.out" "$T_TMP/myload.err" tpcc load --target "$DG_MY_URL" --warehouses 2 --drop
-check "mariadb: load exits 0" test "$RC" = 0
+check_exit "mariadb: load exits 0" 0
 crash_run my-crash mariadb "mysql://dbgauge@127.0.0.1:1,127.0.0.1:$DG_MY_PORT/dbgauge" \
     "env -u MYSQL_PWD mariadb -h127.0.0.1 -P$DG_MY_PORT -uroot -N -e \"SELECT count(*) FROM information_schema.processlist WHERE user = 'dbgauge' AND db = 'dbgauge'\"" \
     "127.0.0.1:$DG_MY_PORT"
@@ -117,7 +117,7 @@ revive_if_down mariadb
 a=$(json_get "$T_TMP/pg-crash.json" run_id 2>/dev/null)
 b=$(json_get "$T_TMP/my-crash.json" run_id 2>/dev/null)
 run_dg "$T_TMP/cmp.txt" "$T_TMP/cmp.err" compare "${a:-0}" "${b:-0}" --results "$RES"
-check "compare of the two crashes exits 0" test "$RC" = 0
+check_exit "compare of the two crashes exits 0" 0
 row() { awk -v n="$1" 'index($0, n) == 1 { $0 = substr($0, length(n) + 1); $1 = $1; print; exit }' "$T_TMP/cmp.txt"; }
 check "compare: one outage each ($(row outages))" test "$(row outages)" = "1 1 +0.0%"
 check "compare: nothing acknowledged lost on either ($(row 'RPO: acknowledged writes lost'))" \
@@ -134,7 +134,7 @@ else
     run_dg "$T_TMP/odbc.json" "$T_TMP/odbc.err" tpcc run --target \
         "odbc:Driver=$PG_SO;Server=127.0.0.1;Port=$DG_PG_PORT;Database=dbgauge;UID=dbgauge" --vus 3 --duration 14s \
         --results "$RES" --json --fault "4s:$SERVERS crash pg && sleep 2 && $SERVERS revive pg"
-    check "odbc: the run completes (exit 0)" test "$RC" = 0
+    check_exit "odbc: the run completes (exit 0)" 0
     check "odbc: one outage reported" test "$(count_outages "$T_TMP/odbc.json")" = 1
     num_cmp "odbc: ... of 2 s or more" "$(outage_field "$T_TMP/odbc.json" 0 duration_s || echo 0)" ">=" 2
     num_cmp "odbc: commits after it" "$(outage_field "$T_TMP/odbc.json" 0 first_commit_s || echo -1)" ">" 0
@@ -157,7 +157,7 @@ c.execute("ROLLBACK")
 EOF
 run_dg "$T_TMP/lock.json" "$T_TMP/lock.err" tpcc run --target "sqlite:$SQ" --vus 2 --duration 10s --results "$RES" \
     --json --fault "2s:python3 $T_TMP/lock.py"
-check "sqlite lock: the run completes (exit 0)" test "$RC" = 0
+check_exit "sqlite lock: the run completes (exit 0)" 0
 check "sqlite lock: the lock was taken (the fault exits 0)" test "$(json_get "$T_TMP/lock.json" faults.0.exit_status 2>/dev/null)" = 0
 "$DG" runs show "$(json_get "$T_TMP/lock.json" run_id 2>/dev/null)" --series --json --results "$RES" >"$T_TMP/lock.series.json" 2>/dev/null
 python3 -c 'import json, math, sys
@@ -173,7 +173,7 @@ num_cmp "sqlite lock: commits before and after it (seconds 0 and ${after:-?})" "
 run_dg "$T_TMP/giveup.json" "$T_TMP/giveup.err" tpcc run --target "$DG_PG_URL" --vus 2 --duration 12s \
     --reconnect-timeout 1s --results "$RES" --json \
     --fault "3s:$SERVERS crash pg && sleep 4 && $SERVERS revive pg"
-check "give up: the run exits 1" test "$RC" = 1
+check_exit "give up: the run exits 1" 1
 check "give up: stored incomplete" test "$(json_get "$T_TMP/giveup.json" status 2>/dev/null)" = incomplete
 num_cmp "give up: what was measured before is kept" "$(json_get "$T_TMP/giveup.json" measured_seconds 2>/dev/null || echo 0)" ">=" 3
 num_cmp "give up: ... and the window was cut short" "$(json_get "$T_TMP/giveup.json" measured_seconds 2>/dev/null || echo 99)" "<" 8
@@ -186,7 +186,7 @@ revive_if_down pg
 run_dg "$T_TMP/rate.json" "$T_TMP/rate.err" tpcc run --target "$DG_PG_URL" --vus 4 --duration 16s \
     --rate 100 --arrivals uniform --results "$RES" --json \
     --fault "4s:$SERVERS crash pg && sleep 2 && $SERVERS revive pg"
-check "rate: the run exits 0" test "$RC" = 0
+check_exit "rate: the run exits 0" 0
 skipped=$(json_get "$T_TMP/rate.json" schedule.skipped 2>/dev/null || echo 0)
 late=$(json_get "$T_TMP/rate.json" schedule.late 2>/dev/null || echo 999)
 num_cmp "rate: the arrivals during the outage (about 2 s x 100/s) are skipped" "$skipped" ">=" 150
@@ -218,11 +218,11 @@ INDOUBT_FAULT="3s:$PSQL_SH -c \"ALTER SYSTEM SET synchronous_standby_names = 'no
 run_dg "$T_TMP/doubt.json" "$T_TMP/doubt.err" tpcc run --target "$DG_PG_URL" --vus 12 --duration 8s \
     --results "$RES" --json --fault "$INDOUBT_FAULT"
 "${PSQL[@]}" "$DG_PG_ADMIN_URL" -c 'ALTER SYSTEM RESET synchronous_standby_names' -c 'SELECT pg_reload_conf()' >/dev/null 2>&1
-check "in doubt: the run exits 0" test "$RC" = 0
+check_exit "in doubt: the run exits 0" 0
 num_cmp "in doubt: the commits cut by the kill are counted in doubt" "$(sum_field "$T_TMP/doubt.json" in_doubt 2>/dev/null || echo 0)" ">=" 1
 id=$(json_get "$T_TMP/doubt.json" run_id 2>/dev/null)
 run_dg "$T_TMP/doubt.audit.json" "$T_TMP/doubt.audit.err" tpcc audit "$id" --target "$DG_PG_URL" --results "$RES" --json
-check "in doubt: the audit exits 0 (nothing lost)" test "$RC" = 0
+check_exit "in doubt: the audit exits 0 (nothing lost)" 0
 check "in doubt: the audit finds 0 lost" test "$(json_get "$T_TMP/doubt.audit.json" lost 2>/dev/null)" = 0
 # Which types the kill caught in their COMMIT is chance (CI once saw no New-Order among them):
 # each in-doubt New-Order whose key the audit holds had written its commit locally before it

@@ -25,14 +25,14 @@ INI
 
 # --dry-run: the plan, nothing stored
 run_dg "$T_TMP/dry.out" "$T_TMP/dry.err" experiment "$T_TMP/mem.ini" --dry-run --results "$RES"
-check "dry-run exits 0" test "$RC" = 0
+check_exit "dry-run exits 0" 0
 check "dry-run prints 3 steps" test "$(grep -c '^step [0-9]/3' "$T_TMP/dry.out")" = 3
 check "dry-run shows each step's command" grep -q -- "--db-memory 512k" "$T_TMP/dry.out"
 check "dry-run stores nothing" test ! -s "$RES"
 
 # the sweep
 run_dg "$T_TMP/ex.json" "$T_TMP/ex.err" experiment "$T_TMP/mem.ini" --results "$RES" --json --csv "$T_TMP/ex.csv" --label memsweep
-check "3-step db_memory sweep exits 0" test "$RC" = 0
+check_exit "3-step db_memory sweep exits 0" 0
 [[ $RC == 0 ]] || sed 's/^/# /' "$T_TMP/ex.err" | tail -20
 EXP=$(json_get "$T_TMP/ex.json" experiment_id 2>/dev/null)
 for k in 0 1 2; do
@@ -117,7 +117,7 @@ target=sqlite:$T_TMP/no-such.db
 vus=2
 INI
 run_dg "$T_TMP/f.json" "$T_TMP/f.err" experiment "$T_TMP/fail.ini" --results "$RES" --json
-check "an experiment with a failed step exits 1" test "$RC" = 1
+check_exit "an experiment with a failed step exits 1" 1
 py "$T_TMP/f.json" >"$T_TMP/py.out" <<'PY'
 import json, sys
 st = json.load(open(sys.argv[1]))["steps"]
@@ -131,7 +131,7 @@ relay <"$T_TMP/py.out"
 # mem_cap: applied (a cgroup) or said to be not applied, and recorded either way
 printf '[global]\ntarget=sqlite:%s\ntxns_per_vu=20\nmem_cap=1G\n' "$DB" >"$T_TMP/cap.ini"
 run_dg "$T_TMP/c.json" "$T_TMP/c.err" experiment "$T_TMP/cap.ini" --results "$RES" --json
-check "mem_cap step exits 0" test "$RC" = 0
+check_exit "mem_cap step exits 0" 0
 py "$T_TMP/c.json" >"$T_TMP/py.out" <<'PY'
 import json, sys, os, re
 m = json.load(open(sys.argv[1]))["steps"][0]["summary"].get("memory", {})
@@ -151,7 +151,7 @@ expect_stderr "a missing job file is named" "none.ini"
 
 # the same knob on the command line of tpcc run
 run_dg "$T_TMP/cli.json" "$T_TMP/cli.err" tpcc run --target "sqlite:$DB" --txns-per-vu 20 --db-memory 1M --results "$RES" --json
-check "tpcc run --db-memory 1M exits 0" test "$RC" = 0
+check_exit "tpcc run --db-memory 1M exits 0" 0
 check "tpcc run --db-memory 1M records cache_size -1024" test "$(json_get "$T_TMP/cli.json" settings.cache_size 2>/dev/null)" = -1024
 expect_exit "--db-memory with a bad size exits 2" 2 tpcc run --target "sqlite:$DB" --db-memory lots --results "$RES"
 expect_stderr "--db-memory with a bad size names the option" "--db-memory: 'lots'"
@@ -180,7 +180,7 @@ pg_datadir=$DG_PG_DATADIR
 db_memory=24M,40M
 INI
     run_dg "$T_TMP/pg.json" "$T_TMP/pg.err" experiment "$T_TMP/pg.ini" --results "$RES" --json
-    check "pg: 2-step shared_buffers sweep with pg_ctl restart exits 0" test "$RC" = 0
+    check_exit "pg: 2-step shared_buffers sweep with pg_ctl restart exits 0" 0
     [[ $RC == 0 ]] || sed 's/^/# /' "$T_TMP/pg.err" | tail -20
     # the restart command the user gives: run through /bin/sh, its text never stored nor printed
     PGCTL=/usr/lib/postgresql/15/bin/pg_ctl
@@ -195,14 +195,14 @@ restart_cmd=DG_SECRET_TOKEN=s3cr3t-77 $RUNAS $PGCTL restart -w -m fast -D $DG_PG
 db_memory=32M
 INI
     run_dg "$T_TMP/pgc.json" "$T_TMP/pgc.err" experiment "$T_TMP/pgcmd.ini" --results "$RES" --json
-    check "pg: restart_cmd step exits 0" test "$RC" = 0
+    check_exit "pg: restart_cmd step exits 0" 0
     [[ $RC == 0 ]] || sed 's/^/# /' "$T_TMP/pgc.err" | tail -20
     if grep -aq "s3cr3t-77" "$RES" "$T_TMP/pgc.err" "$T_TMP/pgc.json"; then
         not_ok "pg: the restart command is neither stored nor printed" "found its secret"
     else ok "pg: the restart command is neither stored nor printed"; fi
     # without a way to restart: set for later, and said to be not applied (same size: nothing pending)
     run_dg "$T_TMP/pgn.json" "$T_TMP/pgn.err" stress --target "$ADMIN" --query "select 1" --db-memory 32M --results "$RES" --json
-    check "pg: --db-memory without a restart still runs" test "$RC" = 0
+    check_exit "pg: --db-memory without a restart still runs" 0
     check "pg: --db-memory without a restart says it was not applied" grep -q "db_memory not applied: .*restart_cmd= or pg_datadir=" "$T_TMP/pgn.err"
     id=$(json_get "$T_TMP/pgn.json" steps.0.run_id 2>/dev/null)
     "$DG" runs show "${id:-0}" --results "$RES" --json >"$T_TMP/pgn-run.json" 2>/dev/null

@@ -35,7 +35,7 @@ UPDATE run_series SET reconnects = 7, errors = errors + 3 WHERE run_id = $ID AND
 rm -f "$T_TMP"/tpcc.db*
 
 run_dg "$T_TMP/show.txt" "$T_TMP/show.err" runs show "$ID" --results "$RES"
-check "runs show exits 0" test "$RC" = 0
+check_exit "runs show exits 0" 0
 check "text: the warm-up outage, never committed after" grep -qF "  outage   at -0.5 s (warm-up) for 0.3 s, 3 errors, 2 reconnects; first commit never, back to 90% never" "$T_TMP/show.txt"
 check "text: the outage after the fault, where it came back" grep -qF "  outage   at 1.1 s for 0.9 s, 212 errors, 57 reconnects; first commit after 1.2 s, back to 90% after 1.6 s, back on 127.0.0.1:5432" "$T_TMP/show.txt"
 check "text: the faults, one still running" grep -qF "  fault    at 2.0 s: sleep 9 && echo '<b>&\"x\"' (still running when the run ended, exit 137: signal 9)" "$T_TMP/show.txt"

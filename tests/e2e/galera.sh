@@ -94,7 +94,7 @@ check "node 3 is Synced again" wait_for 20 test "$(state3)" = Synced
 # --- --cluster: 6 users over 3 nodes of one 1-warehouse database ----------------------------
 run_dg "$T_TMP/cl.json" "$T_TMP/cl.err" tpcc run --cluster "$CL" --vus 6 --duration 15s --results "$RES" --json \
     --label cluster
-check "tpcc run --cluster: exit 0" test "$RC" = 0
+check_exit "tpcc run --cluster: exit 0" 0
 id=$(json_get "$T_TMP/cl.json" run_id 2>/dev/null)
 check "the run's warehouses are the database's, 1 (not 3 for 3 nodes)" test "$(json_get "$T_TMP/cl.json" warehouses)" = 1
 check "the start line names each node and its 2 users" test \
@@ -133,7 +133,7 @@ sys.exit(not ([x["vus"] for x in t] == [1, 0, 0] and t[0]["committed"] > 0 and t
 # --- node 2 killed under load and started again (IST) -----------------------------------
 run_dg "$T_TMP/crash.json" "$T_TMP/crash.err" tpcc run --cluster "$CL" --vus 6 --duration 40s --results "$RES" \
     --json --label crash --fault "5s:$SERVERS crash galera 2" --fault "10s:$SERVERS revive galera 2"
-check "the run through node 2's crash completes (exit 0)" test "$RC" = 0
+check_exit "the run through node 2's crash completes (exit 0)" 0
 check "... stored complete" test "$(json_get "$T_TMP/crash.json" status 2>/dev/null)" = complete
 check "... both faults ran (exit 0)" test "$(json_get "$T_TMP/crash.json" faults.0.exit_status 2>/dev/null)$(json_get "$T_TMP/crash.json" faults.1.exit_status 2>/dev/null)" = 00
 outs=$(python3 -c 'import json,sys

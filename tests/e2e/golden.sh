@@ -9,7 +9,7 @@ update=0
 for d in mssql; do
     want=$DG_ROOT/tests/golden/$d/tpcc.sql
     run_dg "$T_TMP/$d.sql" "$T_TMP/$d.err" tpcc sql "$d"
-    check "$d: dbgauge tpcc sql $d exits 0" test "$RC" = 0
+    check_exit "$d: dbgauge tpcc sql $d exits 0" 0
     if [[ $update == 1 ]]; then
         mkdir -p "$(dirname "$want")" && cp "$T_TMP/$d.sql" "$want"
         echo "# updated $want"

@@ -18,7 +18,7 @@ expect_exit "--live with a host name instead of an address exits 2" 2 tpcc run -
 expect_stderr "... and names the address" "address 'localhost' is not an IPv4 address"
 
 run_dg "$T_TMP/load.out" "$T_TMP/load.err" tpcc load --warehouses 1 --target "sqlite:$DB"
-check "the 1-warehouse load exits 0" test "$RC" = 0
+check_exit "the 1-warehouse load exits 0" 0
 
 # A port another program holds: said, exit 2, nothing stored.
 "$PY" -c 'import socket,sys,time
@@ -106,8 +106,8 @@ check "a screenshot of the live page is kept (tests/out/live-page.png)" test -s 
 
 
 wait "$RUN"
-RC=$?
-check "the watched run exits 0" test "$RC" = 0
+RC=$? T_DG_ERR=$T_TMP/run.err
+check_exit "the watched run exits 0" 0
 check "the watched run is stored complete" test "$(sqlite3 "$RES" "SELECT status FROM run ORDER BY id DESC LIMIT 1")" = complete
 check "the port is closed after the run" test "$(curl -s -m 3 -o /dev/null -w '%{http_code}' "$URL/metrics")" = 000
 
@@ -128,12 +128,12 @@ watch() {
         sleep 1
     done
     wait "$pid"
-    RC=$?
+    RC=$? T_DG_ERR=$T_TMP/$name.err
 }
 steps_seen() { cat "$T_TMP/$1".[0-9]* 2>/dev/null | grep -o 'step="[^"]*"' | sort -u | tr '\n' ' '; }
 watch sweep stress --target "sqlite:$DB" --query "SELECT COUNT(*) FROM item" --threads 1,2 --duration 3s \
     --warmup 0s --results "$RES"
-check "a stress sweep with --live exits 0" test "$RC" = 0
+check_exit "a stress sweep with --live exits 0" 0
 check "... says one server for its two steps" test "$(grep -c '^live: ' "$T_TMP/sweep.err")" = 1
 check "... names each step on it" test "$(steps_seen sweep)" = 'step="1/2: 1 thread" step="2/2: 2 threads" '
 check "... and counts the stress query as the workload's transactions" \
@@ -147,7 +147,7 @@ duration=3s
 vus=1,2
 INI
 watch exp experiment "$T_TMP/exp.ini" --results "$RES"
-check "an experiment with --live exits 0" test "$RC" = 0
+check_exit "an experiment with --live exits 0" 0
 check "... says one server for its two steps" test "$(grep -c '^live: ' "$T_TMP/exp.err")" = 1
 check "... names each step on it" test "$(steps_seen exp)" = 'step="step 1/2" step="step 2/2" '
 finish

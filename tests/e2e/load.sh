@@ -37,7 +37,7 @@ same_hash_over_jobs() {
     local name=$1 tgt=$2 hashes=() j
     for j in 1 2 4; do
         run_dg "$T_TMP/load.json" "$T_TMP/load.err" tpcc load --target "$tgt" --warehouses $W --jobs $j --drop --seed 42 --json
-        check "$name: load with $j job(s) exits 0" test "$RC" = 0
+        check_exit "$name: load with $j job(s) exits 0" 0
         hashes+=("$(hash_of "$tgt")")
     done
     REF_HASH=${hashes[0]}
@@ -54,7 +54,7 @@ same_hash_over_jobs() {
 after_stop() {
     local name=$1 tgt=$2
     shift 2
-    check "$name: the stopped load exits 1" test "$RC" = 1
+    check_exit "$name: the stopped load exits 1" 1
     expect_stderr "$name: says how many warehouses are complete" "stopped with [0-9]+ of $W warehouses complete"
     expect_stderr "$name: says how to finish" "finish it with: dbgauge tpcc load --target .* --resume"
     local counts stock stock_marked cust cust_marked districts orders_marked parts
@@ -108,7 +108,7 @@ ctrl_c_when_marked() {
     pid=$!
     if wait_for_mark "$marks"; then kill -INT $pid; else not_ok "$name: $STOP_AT units were marked within 60 s" ""; fi
     wait $pid
-    RC=$?
+    RC=$? T_DG_ERR=$T_TMP/last.err
     expect_stderr "$name: Ctrl-C is named" "interrupted \(SIGINT\)"
 }
 
@@ -200,7 +200,7 @@ if [[ -z ${DG_NO_PG:-} ]]; then
         "${PSQL[@]}" "$DG_PG_ADMIN_URL" -c "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE application_name = 'dbgauge-load'" >/dev/null
     else not_ok "pgsql: $STOP_AT units were marked within 60 s" ""; fi
     wait $pid
-    RC=$?
+    RC=$? T_DG_ERR=$T_TMP/last.err
     expect_stderr "pgsql: the lost connection is named" "terminating connection|server closed|connection"
     after_stop pgsql "$PG" pg_counts
     check "pgsql: no password in what the load printed" bash -c "! grep -qF -- '$DG_PG_PASSWORD' '$T_TMP/last.err'"

@@ -22,12 +22,12 @@ py() { python3 - "$@"; }
 # late at C/4; at 100/s four runs of four kept up, start lag p99 at most 7.3 ms). There the
 # verdict "fell behind" was true: this check is about the verdict, not about the neighbour.
 run_dg "$T_TMP/cap.json" "$T_TMP/cap.err" tpcc run --target "$TGT" --vus 2 --warmup 1s --duration 5s --results "$RES" --json
-check "capacity run (closed loop, 2 VUs) exits 0" test "$RC" = 0
+check_exit "capacity run (closed loop, 2 VUs) exits 0" 0
 CAP=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(int(sum(v["committed"] for v in d["transactions"].values()) / d["measured_seconds"]))' "$T_TMP/cap.json" 2>/dev/null || echo 0)
 num_cmp "capacity measured: $CAP transactions/s" "$CAP" ">=" 20
 KEEP=$((CAP / 4 < 100 ? CAP / 4 : 100))
 run_dg "$T_TMP/rate.json" "$T_TMP/rate.err" tpcc run --target "$TGT" --vus 2 --rate "$KEEP" --arrivals uniform --duration 10s --results "$RES" --json
-check "rate min(C/4, 100) = $KEEP/s run exits 0" test "$RC" = 0
+check_exit "rate min(C/4, 100) = $KEEP/s run exits 0" 0
 py "$T_TMP/rate.json" "$KEEP" >"$T_TMP/rate.txt" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
@@ -44,7 +44,7 @@ relay <"$T_TMP/rate.txt"
 
 THREE=$((3 * CAP))
 run_dg "$T_TMP/over.json" "$T_TMP/over.err" tpcc run --target "$TGT" --vus 2 --rate "$THREE" --duration 5s --results "$RES" --json
-check "rate 3C = $THREE/s run exits 0" test "$RC" = 0
+check_exit "rate 3C = $THREE/s run exits 0" 0
 grep -q "FELL BEHIND" "$T_TMP/over.err" && ok "rate 3C: falling behind is said in the text" || not_ok "rate 3C: falling behind is said in the text" "$(grep rate "$T_TMP/over.err")"
 py "$T_TMP/over.json" >"$T_TMP/over.txt" <<'PY'
 import json, sys
@@ -59,7 +59,7 @@ relay <"$T_TMP/over.txt"
 
 # --- keying and think times: 1 warehouse, 10 terminals, 2 workers, times scaled by 1/100 -------
 run_dg "$T_TMP/think.json" "$T_TMP/think.err" tpcc run --target "$TGT" --vus 2 --think-time --think-time-scale 0.01 --warmup 2s --duration 30s --results "$RES" --json
-check "think-time run exits 0" test "$RC" = 0
+check_exit "think-time run exits 0" 0
 py "$T_TMP/think.json" >"$T_TMP/think.txt" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
@@ -102,7 +102,7 @@ grep -Eq '^ +0  measure' "$T_TMP/series.txt" && ok "runs show --series prints se
 
 # --- many terminals over few workers with the null driver ------------------------------------
 run_dg "$T_TMP/null.json" "$T_TMP/null.err" tpcc run --target null: --warehouses 300 --think-time --think-time-scale 0.1 --vus 4 --duration 8s --results "$RES" --json
-check "null driver, 3,000 terminals over 4 workers exits 0" test "$RC" = 0
+check_exit "null driver, 3,000 terminals over 4 workers exits 0" 0
 check "null driver run has 3,000 terminals" test "$(json_get "$T_TMP/null.json" terminals)" = 3000
 # A scheduler that cannot keep up shows a lag that grows with the run, to seconds (the overloaded
 # run above); one that keeps up stays near the timer's resolution whatever the machine's load.

@@ -52,12 +52,12 @@ relay() {
 # --- SQLite: a live run, 2 s warm-up + 4 s -------------------------------------------------
 "$DG" tpcc load --target "sqlite:$DB" --warehouses 1 >/dev/null 2>&1 || not_ok "sqlite load" "tpcc load failed"
 run_dg "$T_TMP/run.json" "$T_TMP/run.err" tpcc run --target "sqlite:$DB" --vus 2 --duration 4s --warmup 2s --results "$RES" --json
-check "sqlite monitored run exits 0" test "$RC" = 0
+check_exit "sqlite monitored run exits 0" 0
 grep -Eq '^  monitor  CPU user [0-9.]+% sys [0-9.]+% iowait [0-9.]+%; disk [^ ]+ read .* MB/s, IOPS .*await .*cache hit ratio [0-9.]+%' "$T_TMP/run.err" &&
     ok "sqlite run summary has the monitor line" || not_ok "sqlite run summary has the monitor line" "$(grep -i monitor "$T_TMP/run.err")"
 id=$(run_id "$T_TMP/run.json")
 run_dg "$T_TMP/show.json" "$T_TMP/show.err" runs show "$id" --monitor --json --results "$RES"
-check "runs show --monitor --json exits 0" test "$RC" = 0
+check_exit "runs show --monitor --json exits 0" 0
 relay < <(mon_check "$T_TMP/show.json" "sqlite" 6 -2 cpu_user_pct server_rss_bytes cache_hits_per_s)
 dev=$(json_get "$T_TMP/run.json" monitor.device)
 want_dev=$(python3 -c 'import os,sys
@@ -73,7 +73,7 @@ check "runs show --monitor prints one line per second" test "$(grep -cE '^ +-?[0
 
 # --- --no-monitor stores none --------------------------------------------------------------
 run_dg "$T_TMP/nomon.json" "$T_TMP/nomon.err" tpcc run --target "sqlite:$DB" --vus 1 --duration 2s --no-monitor --results "$RES" --json
-check "--no-monitor run exits 0" test "$RC" = 0
+check_exit "--no-monitor run exits 0" 0
 id2=$(run_id "$T_TMP/nomon.json")
 check "--no-monitor: no row in run_monitor" test "$(sqlite3 "$RES" "SELECT COUNT(*) FROM run_monitor WHERE run_id = $id2")" = 0
 check "--no-monitor: no monitor object in the JSON" test "$(python3 -c 'import json,sys; print("monitor" in json.load(open(sys.argv[1])))' "$T_TMP/nomon.json")" = False
@@ -97,7 +97,7 @@ grep -q "no monitor samples" "$T_TMP/old.txt" && ok "runs show --monitor of an u
 # --- stress steps carry their own samples ------------------------------------------------------
 "$DG" stress prepare --target "sqlite:$T_TMP/stress.db" --rows 20000 >/dev/null 2>&1 || not_ok "stress prepare" "failed"
 run_dg "$T_TMP/stress.json" "$T_TMP/stress.err" stress --target "sqlite:$T_TMP/stress.db" --threads 1,2 --duration 2s --results "$RES" --json
-check "monitored stress exits 0" test "$RC" = 0
+check_exit "monitored stress exits 0" 0
 relay < <(python3 - "$T_TMP/stress.json" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
@@ -120,7 +120,7 @@ else
     export PGPASSWORD=$DG_PG_PASSWORD
     "$DG" tpcc load --target "$DG_PG_URL" --warehouses 1 --drop >/dev/null 2>&1 || not_ok "pg load" "tpcc load failed"
     run_dg "$T_TMP/pg.json" "$T_TMP/pg.err" tpcc run --target "$DG_PG_URL" --vus 2 --duration 4s --warmup 1s --results "$RES" --json
-    check "pg monitored run exits 0" test "$RC" = 0
+    check_exit "pg monitored run exits 0" 0
     run_dg "$T_TMP/pgshow.json" "$T_TMP/pgshow.err" runs show "$(run_id "$T_TMP/pg.json")" --monitor --json --results "$RES"
     relay < <(mon_check "$T_TMP/pgshow.json" "pg" 5 -1 cpu_user_pct cache_hits_per_s server_rss_bytes)
     ratio=$(json_get "$T_TMP/pg.json" monitor.cache_hit_ratio)

@@ -47,7 +47,7 @@ mpi() {
     mkdir -p "$T_TMP/$name.rc"
     DG_RC_DIR=$T_TMP/$name.rc $LEAKS timeout 300 mpirun -x DG_RC_DIR --oversubscribe -n "$n" "$WRAP" "$DG" "$@" \
         >"$T_TMP/$name.out" 2>"$T_TMP/$name.err" </dev/null
-    RC=$?
+    RC=$? T_DG_ERR=$T_TMP/$name.err
 }
 # rank_rcs NAME: the ranks' exit statuses, "0 0 0"
 rank_rcs() { for f in "$T_TMP/$1.rc"/rc.*; do cat "$f"; done | tr '\n' ' ' | sed 's/ $//'; }
@@ -59,7 +59,7 @@ expect_exit "load 2 warehouses" 0 tpcc load --target "sqlite:$DB" --warehouses 2
 # --- 3 ranks, 6 VUs, 100 transactions each ---------------------------------------------------
 d0=$(sum_dnext)
 LEAKS=with_mpi_leaks mpi exact 3 tpcc run --target "sqlite:$DB" --vus 6 --txns-per-vu 100 --results "$RES" --json --seed 11
-check "3 ranks: mpirun exits 0" test "$RC" = 0
+check_exit "3 ranks: mpirun exits 0" 0
 check "3 ranks: every rank exits 0" test "$(rank_rcs exact)" = "0 0 0"
 [[ $RC == 0 ]] || sed 's/^/# /' "$T_TMP/exact.err" | tail -n 15
 d1=$(sum_dnext)
@@ -152,7 +152,7 @@ signal_rank() {
     fi
     t0=$SECONDS
     wait "$mpi_pid"
-    RC=$?
+    RC=$? T_DG_ERR=$T_TMP/$name.err
     WAITED=$((SECONDS - t0))
     mpi_pid=""
 }

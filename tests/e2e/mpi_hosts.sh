@@ -198,7 +198,7 @@ check "load over 3 ranks: rank 0 says the database's count of complete warehouse
     test "${said:-x}" = "${complete:-y}"
 check "load over 3 ranks: said once (rank 0 speaks for the ranks)" test "$(grep -c '^tpcc load: stopped with' "$T_TMP/load3.err")" = 1
 run_dg "$T_TMP/resume3.out" "$T_TMP/resume3.err" tpcc load --target "$LOAD_URL" --resume 9>&-
-check "load over 3 ranks: --resume from one process ends it (exit $RC)" test "$RC" = 0
+check_exit "load over 3 ranks: --resume from one process ends it (exit $RC)" 0
 check "load over 3 ranks: 3 warehouses, 300,000 stock rows after --resume" \
     test "$(load_sql "SELECT (SELECT count(*) FROM warehouse) || ',' || (SELECT count(*) FROM stock)")" = "3,300000"
 expect_exit "load over 3 ranks: tpcc check passes after --resume" 0 tpcc check --target "$LOAD_URL" 9>&-

@@ -29,7 +29,7 @@ no_secret() {
 # --- load 2 warehouses with 2 jobs, each loader method, then check ---------------------------
 for method in insert infile; do
     run_dg "$T_TMP/load.json" "$T_TMP/load.err" tpcc load --target "$TGT?load=$method" --warehouses 2 --jobs 2 --drop --json
-    check "load ($method) 2 warehouses with 2 jobs exits 0" test "$RC" = 0
+    check_exit "load ($method) 2 warehouses with 2 jobs exits 0" 0
     check "load ($method) used 2 jobs" test "$(json_get "$T_TMP/load.json" jobs 2>/dev/null)" = 2
     check "load ($method): stock holds 200,000 rows" test \
         "$("${MY[@]}" dbgauge -e 'SELECT COUNT(*) FROM stock' 2>&1)" = 200000
@@ -47,7 +47,7 @@ check "load installed the procedures" test \
 for mode in sql procedures; do
     run_dg "$T_TMP/$mode.json" "$T_TMP/$mode.err" tpcc run --target "$TGT" --mode "$mode" --vus 4 \
         --duration 12s --results "$RES" --json --label "e2e $mode"
-    check "$mode run exits 0" test "$RC" = 0
+    check_exit "$mode run exits 0" 0
     num_cmp "$mode run: NOPM > 0" "$(json_get "$T_TMP/$mode.json" nopm 2>/dev/null || echo 0)" ">" 0
     check "$mode run: no errors" test "$(sum_field "$T_TMP/$mode.json" errors 2>/dev/null)" = 0
     num_cmp "$mode run: New-Order rolls back about 1% (some)" \
@@ -71,7 +71,7 @@ done
 # --- procedures missing: tpcc run installs them again ---------------------------------------
 "${MY[@]}" dbgauge -e "DROP PROCEDURE dbgauge_payment; DROP FUNCTION dbgauge_procedures_version" >/dev/null 2>&1
 run_dg "$T_TMP/again.json" "$T_TMP/again.err" tpcc run --target "$TGT" --mode procedures --vus 1 --txns-per-vu 50 --results "$RES" --json
-check "procedures run after the procedures were dropped exits 0" test "$RC" = 0
+check_exit "procedures run after the procedures were dropped exits 0" 0
 check "the run installed them again" test \
     "$("${MY[@]}" -e "SELECT COUNT(*) FROM information_schema.routines WHERE routine_schema='dbgauge' AND routine_name LIKE 'dbgauge\_%'" 2>&1)" = 6
 
@@ -191,7 +191,7 @@ done
 # --- query stress: a prepared table read with exact row counts ---------------------------------
 expect_exit "stress prepare 100,000 rows" 0 stress prepare --target "$TGT" --rows 100000 --drop
 run_dg "$T_TMP/s.json" "$T_TMP/s.err" stress --target "$TGT" --threads 1,2 --iterations 3 --results "$RES" --json
-check "stress sweep 1,2 x 3 iterations exits 0" test "$RC" = 0
+check_exit "stress sweep 1,2 x 3 iterations exits 0" 0
 python3 - "$T_TMP/s.json" >"$T_TMP/py.out" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
@@ -266,10 +266,10 @@ fi
 # --- stored runs keep the target without its password --------------------------------------
 WITHPASS="mysql://dbgauge:$DG_MY_PASSWORD@$HOSTPORT/dbgauge"
 run_dg "$T_TMP/pw.json" "$T_TMP/pw.err" tpcc run --target "$WITHPASS" --vus 1 --txns-per-vu 200 --results "$RES" --json
-check "run with the password in the URL exits 0" test "$RC" = 0
+check_exit "run with the password in the URL exits 0" 0
 id=$(json_get "$T_TMP/pw.json" run_id 2>/dev/null)
 run_dg "$T_TMP/show.json" "$T_TMP/show.err" runs show "$id" --json --results "$RES"
-check "runs show exits 0" test "$RC" = 0
+check_exit "runs show exits 0" 0
 check "stored target is redacted" test "$(json_get "$T_TMP/show.json" target 2>/dev/null)" = "mysql://dbgauge:***@$HOSTPORT/dbgauge"
 no_secret "stored run holds no password" "$T_TMP/show.json" "$DG_MY_PASSWORD"
 no_secret "run output holds no password" "$T_TMP/pw.err" "$DG_MY_PASSWORD"

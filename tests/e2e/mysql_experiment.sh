@@ -41,7 +41,7 @@ run_dg "$T_TMP/dry.out" "$T_TMP/dry.err" experiment "$T_TMP/mem.ini" --dry-run -
 check "dry-run prints 2 steps" test "$(grep -c '^step [0-9]/2' "$T_TMP/dry.out")" = 2
 
 run_dg "$T_TMP/ex.json" "$T_TMP/ex.err" experiment "$T_TMP/mem.ini" --results "$RES" --json --label mysweep
-check "2-step db_memory sweep on MariaDB exits 0" test "$RC" = 0
+check_exit "2-step db_memory sweep on MariaDB exits 0" 0
 [[ $RC == 0 ]] || sed 's/^/# /' "$T_TMP/ex.err" | tail -20
 pool_after=$("${MY[@]}" -e "SELECT @@innodb_buffer_pool_size" 2>&1)
 check "the server's innodb_buffer_pool_size is the last step's 384M ($pool_after)" test "$pool_after" = $((384 << 20))

@@ -27,7 +27,7 @@ no_secret() {
 tpcc_cycle() {
     local e=$1 tgt=$2 mode=${3:-sql} want=$4
     run_dg "$T_TMP/$e.load.json" "$T_TMP/$e.load.err" tpcc load --target "$tgt" --warehouses 1 --jobs 2 --drop --json
-    check "$e: tpcc load exits 0" test "$RC" = 0
+    check_exit "$e: tpcc load exits 0" 0
     [[ $RC == 0 ]] || { echo "# $(tail -c 400 "$T_TMP/$e.load.err")"; return; }
     check "$e: the load records its session settings, $want among them ($(json_get "$T_TMP/$e.load.json" load_settings 2>/dev/null))" \
         test "$(json_get "$T_TMP/$e.load.json" "load_settings.${want%%=*}" 2>/dev/null)" = "${want#*=}"
@@ -36,7 +36,7 @@ tpcc_cycle() {
     check "$e: check after load passes" test "$RC:$(json_get "$T_TMP/$e.check.json" pass 2>/dev/null)" = 0:True
     run_dg "$T_TMP/$e.run.json" "$T_TMP/$e.run.err" tpcc run --target "$tgt" --mode "$mode" --vus 3 \
         --duration 5s --results "$RES" --json --label "odbc $e"
-    check "$e: $mode run exits 0" test "$RC" = 0
+    check_exit "$e: $mode run exits 0" 0
     [[ $RC == 0 ]] || echo "# $(tail -c 400 "$T_TMP/$e.run.err")"
     num_cmp "$e: NOPM > 0" "$(json_get "$T_TMP/$e.run.json" nopm 2>/dev/null || echo 0)" ">" 0
     check "$e: no errors" test "$(sum_field "$T_TMP/$e.run.json" errors 2>/dev/null)" = 0
@@ -53,7 +53,7 @@ stress_cycle() {
     local e=$1 tgt=$2
     expect_exit "$e: stress prepare" 0 stress prepare --target "$tgt" --rows 20000 --drop
     run_dg "$T_TMP/$e.s.json" "$T_TMP/$e.s.err" stress --target "$tgt" --threads 1,2 --iterations 2 --results "$RES" --json
-    check "$e: stress sweep exits 0" test "$RC" = 0
+    check_exit "$e: stress sweep exits 0" 0
     check "$e: stress reads 40,000 and 80,000 rows" test "$(python3 -c 'import json,sys; print([s["rows"] for s in json.load(open(sys.argv[1]))["steps"]])' "$T_TMP/$e.s.json" 2>&1)" = "[40000, 80000]"
     expect_exit "$e: stress drop" 0 stress drop --target "$tgt"
 }
@@ -76,7 +76,7 @@ else
     # dg_batch=off: one prepared statement per round trip, taken out of the string the driver sees
     run_dg "$T_TMP/nobatch.json" "$T_TMP/nobatch.err" tpcc run --target "$PGT;dg_batch=off" --vus 2 \
         --duration 4s --results "$RES" --json
-    check "pgsql: dg_batch=off run exits 0" test "$RC" = 0
+    check_exit "pgsql: dg_batch=off run exits 0" 0
     [[ $RC == 0 ]] || echo "# $(tail -c 400 "$T_TMP/nobatch.err")"
     check "pgsql: dg_batch=off recorded" \
         test "$(json_get "$T_TMP/nobatch.json" settings.odbc_step 2>/dev/null)" = "one prepared statement per round trip"
@@ -87,7 +87,7 @@ else
     expect_stderr "pgsql: dg_batch=maybe is named" "dg_batch=maybe in the ODBC string: expected auto or off"
     # procedures mode works through ODBC where the engine behind it has them
     run_dg "$T_TMP/proc.json" "$T_TMP/proc.err" tpcc run --target "$PGT" --mode procedures --vus 2 --duration 5s --results "$RES" --json
-    check "pgsql: procedures run through ODBC exits 0" test "$RC" = 0
+    check_exit "pgsql: procedures run through ODBC exits 0" 0
     num_cmp "pgsql: procedures run NOPM > 0" "$(json_get "$T_TMP/proc.json" nopm 2>/dev/null || echo 0)" ">" 0
     stress_cycle pgsql "$PGT"
     # the password never appears: output, stored runs, the results database
@@ -100,7 +100,7 @@ else
     WITHPW="$PGT;PWD=$DG_PG_PASSWORD"
     unset DG_ODBC_PASSWORD
     run_dg "$T_TMP/pw.json" "$T_TMP/pw.err" tpcc run --target "$WITHPW" --vus 1 --txns-per-vu 50 --results "$RES" --json
-    check "pgsql: PWD= in the string works" test "$RC" = 0
+    check_exit "pgsql: PWD= in the string works" 0
     no_secret "pgsql: PWD= not in the output" "$T_TMP/pw.err" "$DG_PG_PASSWORD"
     check "pgsql: PWD= stored redacted" test "$(json_get "$T_TMP/pw.json" target 2>/dev/null)" = "$PGT;PWD=***"
     if sqlite3 "$RES" .dump 2>/dev/null | grep -qF -- "$DG_PG_PASSWORD"; then
@@ -128,7 +128,7 @@ else
     # an experiment through ODBC: a job file's target is the ODBC string (its ';' are not comments)
     printf '[global]\ntarget=%s\nvus=1,2\nduration=2s\nwarmup=0s\n' "$SQT" >"$T_TMP/odbc.ini"
     run_dg "$T_TMP/exp.json" "$T_TMP/exp.err" experiment "$T_TMP/odbc.ini" --results "$RES" --json
-    check "sqlite: experiment through ODBC exits 0" test "$RC" = 0
+    check_exit "sqlite: experiment through ODBC exits 0" 0
     [[ $RC == 0 ]] || echo "# $(tail -c 400 "$T_TMP/exp.err")"
     check "sqlite: experiment stored two steps, each with NOPM > 0 and the ODBC target" python3 -c '
 import json, sys
@@ -155,7 +155,7 @@ else
     check "mariadb: statements one per round trip (no joined text through this driver)" \
         test "$(json_get "$T_TMP/mariadb.run.json" settings.odbc_step 2>/dev/null)" = "one prepared statement per round trip"
     run_dg "$T_TMP/myproc.json" "$T_TMP/myproc.err" tpcc run --target "$MYT" --mode procedures --vus 2 --duration 5s --results "$RES" --json
-    check "mariadb: procedures run through ODBC exits 0" test "$RC" = 0
+    check_exit "mariadb: procedures run through ODBC exits 0" 0
     [[ $RC == 0 ]] || echo "# $(tail -c 400 "$T_TMP/myproc.err")"
     num_cmp "mariadb: procedures run NOPM > 0" "$(json_get "$T_TMP/myproc.json" nopm 2>/dev/null || echo 0)" ">" 0
     stress_cycle mariadb "$MYT"

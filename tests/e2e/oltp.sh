@@ -44,7 +44,7 @@ cli() {
     expect_stderr "$e: prepare again says cleanup" "cleanup"
     run_dg "$T_TMP/r.json" "$T_TMP/r.err" oltp run "${o[@]}" --test read_write --threads 2 --txns-per-vu 50 \
         --no-monitor --results "$T_TMP/r.db" --json
-    check "$e: oltp run read_write 2 threads x 50 exits 0" test "$RC" = 0
+    check_exit "$e: oltp run read_write 2 threads x 50 exits 0" 0
     python3 - "$T_TMP/r.json" "$e" >"$T_TMP/py.out" 2>&1 <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1])); e = sys.argv[2]; t = d["transactions"]
@@ -119,7 +119,7 @@ txns_per_vu=40
 no_monitor=1
 INI
 run_dg "$T_TMP/exp.out" "$T_TMP/exp.err" experiment "$T_TMP/oltp.ini" --results "$T_TMP/exp-results.db" --json
-check "experiment workload=oltp, test=point_select,read_write: exits 0" test "$RC" = 0
+check_exit "experiment workload=oltp, test=point_select,read_write: exits 0" 0
 python3 - "$T_TMP/exp.out" >"$T_TMP/exp.py" 2>&1 <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
@@ -139,7 +139,7 @@ read -r r1 r2 <<<"$runs"
 check "the experiment stored two oltp runs with their figures" test \
     "$(sqlite3 "$T_TMP/exp-results.db" "SELECT count(DISTINCT run_id) FROM run_figure WHERE name = 'tps' AND run_id IN ($r1, $r2)")" = 2
 run_dg "$T_TMP/exp.html" "$T_TMP/exp-html.err" report "exp:$exp_id" --results "$T_TMP/exp-results.db" -o "$T_TMP/exp.html"
-check "report exp:N of the oltp experiment exits 0" test "$RC" = 0
+check_exit "report exp:N of the oltp experiment exits 0" 0
 check "its HTML heads the step table with TPS and QPS" grep -q "TPS.*QPS\|QPS.*TPS" "$T_TMP/exp.html"
 run_dg "$T_TMP/r2.json" "$T_TMP/r2.err" report "$r2" --results "$T_TMP/exp-results.db" --format json
 check "report RUN --format json of the read_write step has tps and queries.total = 20 x committed" python3 -c '

@@ -31,7 +31,7 @@ no_secret() {
 
 # --- load 2 warehouses with 2 jobs, then check --------------------------------------------
 run_dg "$T_TMP/load.json" "$T_TMP/load.err" tpcc load --target "$TGT" --warehouses 2 --jobs 2 --drop --json
-check "load 2 warehouses with 2 jobs exits 0" test "$RC" = 0
+check_exit "load 2 warehouses with 2 jobs exits 0" 0
 check "load used 2 jobs" test "$(json_get "$T_TMP/load.json" jobs 2>/dev/null)" = 2
 check "load installed the procedures" test \
     "$("${PSQL[@]}" "$TGT" -c "SELECT count(*) FROM pg_proc WHERE proname LIKE 'dbgauge\_%'" 2>&1)" = 6
@@ -45,7 +45,7 @@ check "load sets fillfactor on stock and district" test \
 for mode in sql procedures; do
     run_dg "$T_TMP/$mode.json" "$T_TMP/$mode.err" tpcc run --target "$TGT" --mode "$mode" --vus 4 \
         --duration 15s --results "$RES" --json --label "e2e $mode"
-    check "$mode run exits 0" test "$RC" = 0
+    check_exit "$mode run exits 0" 0
     num_cmp "$mode run: NOPM > 0" "$(json_get "$T_TMP/$mode.json" nopm 2>/dev/null || echo 0)" ">" 0
     check "$mode run: no errors" test "$(sum_field "$T_TMP/$mode.json" errors 2>/dev/null)" = 0
     num_cmp "$mode run: New-Order rolls back about 1% (some)" \
@@ -74,7 +74,7 @@ check_passes "check after the killed session passes"
 # concurrent updates of one row fail with 40001 and must be run again, not reported.
 run_dg "$T_TMP/ser.json" "$T_TMP/ser.err" tpcc run --target "$TGT" --mode procedures --vus 4 \
     --duration 8s --isolation serializable --results "$RES" --json
-check "serializable procedures run exits 0" test "$RC" = 0
+check_exit "serializable procedures run exits 0" 0
 num_cmp "serializable procedures run: retries > 0" "$(sum_field "$T_TMP/ser.json" retries 2>/dev/null || echo 0)" ">" 0
 num_cmp "serializable procedures run: serialization failures (40001) counted by cause" \
     "$(sum_field "$T_TMP/ser.json" retry_causes.serialization 2>/dev/null || echo 0)" ">" 0
@@ -89,7 +89,7 @@ check "serializable run records its isolation" test "$(json_get "$T_TMP/ser.json
 check_passes "check after the serializable procedures run passes"
 run_dg "$T_TMP/ser2.json" "$T_TMP/ser2.err" tpcc run --target "$TGT" --mode sql --vus 4 \
     --duration 5s --isolation serializable --results "$RES" --json
-check "serializable sql run exits 0" test "$RC" = 0
+check_exit "serializable sql run exits 0" 0
 num_cmp "serializable sql run: retries > 0" "$(sum_field "$T_TMP/ser2.json" retries 2>/dev/null || echo 0)" ">" 0
 num_cmp "serializable sql run: serialization failures (40001) counted by cause" \
     "$(sum_field "$T_TMP/ser2.json" retry_causes.serialization 2>/dev/null || echo 0)" ">" 0
@@ -108,7 +108,7 @@ trap "ro_reset; $lib_exit_trap" EXIT
 if "${PSQL[@]}" "$DG_PG_ADMIN_URL" -c "DROP DATABASE IF EXISTS $RO" -c "CREATE DATABASE $RO OWNER dbgauge" >"$T_TMP/psql.err" 2>&1; then
     ROTGT="postgres://dbgauge@$HOSTPORT/$RO"
     run_dg "$T_TMP/ro-load.json" "$T_TMP/ro-load.err" tpcc load --target "$ROTGT" --warehouses 1 --jobs 2 --json
-    check "read-only: 1 warehouse loads into a scratch database" test "$RC" = 0
+    check_exit "read-only: 1 warehouse loads into a scratch database" 0
     expect_exit "read-only: and a stress table of 1,000 rows" 0 stress prepare --target "$ROTGT" --rows 1000
     "${PSQL[@]}" "$DG_PG_ADMIN_URL" -c "ALTER DATABASE $RO SET default_transaction_read_only = on" >"$T_TMP/psql.err" 2>&1
     check "read-only: the scratch database is made read-only" test "$("${PSQL[@]}" "$ROTGT" -c "SHOW default_transaction_read_only" 2>&1)" = on
@@ -167,10 +167,10 @@ expect_exit "procedures mode on SQLite exits 2" 2 tpcc run --target "sqlite:$T_T
 # --- stored runs keep the target without its password --------------------------------------
 WITHPASS="postgres://dbgauge:$DG_PG_PASSWORD@$HOSTPORT/dbgauge"
 run_dg "$T_TMP/pw.json" "$T_TMP/pw.err" tpcc run --target "$WITHPASS" --mode procedures --vus 1 --txns-per-vu 200 --results "$RES" --json
-check "run with the password in the URL exits 0" test "$RC" = 0
+check_exit "run with the password in the URL exits 0" 0
 id=$(json_get "$T_TMP/pw.json" run_id 2>/dev/null)
 run_dg "$T_TMP/show.json" "$T_TMP/show.err" runs show "$id" --json --results "$RES"
-check "runs show exits 0" test "$RC" = 0
+check_exit "runs show exits 0" 0
 check "stored target is redacted" test "$(json_get "$T_TMP/show.json" target 2>/dev/null)" = "postgres://dbgauge:***@$HOSTPORT/dbgauge"
 check "stored run records the engine" test "$(json_get "$T_TMP/show.json" engine 2>/dev/null)" = postgresql
 no_secret "stored run holds no password" "$T_TMP/show.json" "$DG_PG_PASSWORD"

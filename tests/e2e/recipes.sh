@@ -48,7 +48,7 @@ EOF
 run_recipe() {
     local name=$1 t0=$SECONDS
     run_dg "$T_TMP/$name.json" "$T_TMP/$name.err" experiment "$REC/$name/job.ini" --json --results "$RES"
-    check "$name: the shortened recipe runs and exits 0" test "$RC" = 0
+    check_exit "$name: the shortened recipe runs and exits 0" 0
     [[ $RC == 0 ]] || sed 's/^/# /' "$T_TMP/$name.err" | tail -n 15
     echo "# $name: $((SECONDS - t0)) s"
     "$DG" experiment "$DG_ROOT/recipes/$name/job.ini" --dry-run --results "$T_TMP/none.db" >"$T_TMP/$name.plan" 2>&1
@@ -174,7 +174,7 @@ ha() { # ha WHAT: recipes/ha-compare/run.sh WHAT into this test's results
     local t0=$SECONDS
     RESULTS=$RES ROWS=2000 ITER=2 TXNS=20 W=1 DG_BIN=$DG "$DG_ROOT/recipes/ha-compare/run.sh" "$1" \
         >"$T_TMP/ha-$1.out" 2>"$T_TMP/ha-$1.err" </dev/null
-    RC=$?
+    RC=$? T_DG_ERR=$T_TMP/ha-$1.err
     echo "# ha-compare $1: $((SECONDS - t0)) s"
 }
 # `writes` does not fit this suite: alone, at its smallest (TXNS=20 W=1), it took 2 min 32 s on
@@ -186,7 +186,7 @@ if [[ -n ${DG_NO_PG:-} ]]; then
     not_ok "ha-compare" "needs PostgreSQL: not run with --no-pg"
 else
     ha reads
-    check "ha-compare reads: run.sh exits 0" test "$RC" = 0
+    check_exit "ha-compare reads: run.sh exits 0" 0
     [[ $RC == 0 ]] || sed 's/^/# /' "$T_TMP/ha-reads.err" | tail -n 15
     check "ha-compare reads: prints the comparison of its two experiments" \
         grep -Eq "^== read stress: a single server \(exp:[0-9]+\) against the synchronous standby read from \(exp:[0-9]+\)" "$T_TMP/ha-reads.out"
@@ -200,7 +200,7 @@ else
         "$(grep -o "\"name\":\"experiment [0-9]*: ha-compare reads-s[a-z]*\"" "$T_TMP/cmp.html" | sort -u | wc -l)" = 2
     if [[ $HA_WRITES == 1 ]]; then
         ha writes
-        check "ha-compare writes: run.sh exits 0" test "$RC" = 0
+        check_exit "ha-compare writes: run.sh exits 0" 0
         [[ $RC == 0 ]] || sed 's/^/# /' "$T_TMP/ha-writes.err" | tail -n 15
         check "ha-compare writes: stored complete: 5 experiments of 6 steps" test \
             "$(sqlite3 "$RES" "SELECT count(*) FROM experiment WHERE label LIKE 'ha-compare writes-%' AND status = 'complete' AND nsteps = 6")" = 5
@@ -289,10 +289,10 @@ t0=$SECONDS
 GALLERY=() # every recipe; with --no-pg those that ran
 [[ -n ${DG_NO_PG:-} ]] && GALLERY=(sqlite-memory vus-fixed-txns read-stress-threads four-databases)
 "$DG_ROOT/scripts/gallery.sh" --results "$RES" --out "$T_TMP/png" "${GALLERY[@]}" >"$T_TMP/gallery.out" 2>"$T_TMP/gallery.err"
-RC=$?
+RC=$? T_DG_ERR=$T_TMP/gallery.err
 echo "# gallery.sh: $((SECONDS - t0)) s, $(grep -c '^wrote ' "$T_TMP/gallery.out") PNGs"
 if [[ $HA_WRITES == 1 || -n ${DG_NO_PG:-} ]]; then
-    check "gallery.sh exits 0" test "$RC" = 0
+    check_exit "gallery.sh exits 0" 0
 else # ha-compare writes was not run here: its three comparisons are said missing, nothing else
     check "gallery.sh exits 1, ha-compare's writes alone missing" test "$RC:$(grep -vc "ha-compare: no experiment labelled 'ha-compare writes-" "$T_TMP/gallery.err")" = "1:0"
 fi
@@ -314,7 +314,7 @@ check "gallery.sh prints each PNG it wrote" test "$(grep -c '^wrote .*\.png' "$T
 # ---- gallery.sh's own failures ----------------------------------------------------------------
 gal() { # gal ARGS...: gallery.sh, its output in gal.out and gal.err; sets RC
     "$DG_ROOT/scripts/gallery.sh" "$@" >"$T_TMP/gal.out" 2>"$T_TMP/gal.err"
-    RC=$?
+    RC=$? T_DG_ERR=$T_TMP/gal.err
 }
 gal --bogus
 check "gallery.sh: an unknown option exits 2 naming it" test "$RC:$(grep -c -- '--bogus' "$T_TMP/gal.err")" = "2:1"

@@ -33,7 +33,7 @@ check "the benchmark role may read replication statistics" \
 check "synchronous replication on" "$SERVERS" sync pgrep on
 
 run_dg "$T_TMP/load.out" "$T_TMP/load.err" tpcc load --target "$P" --warehouses 1 --drop
-check "tpcc load on the primary exits 0" test "$RC" = 0
+check_exit "tpcc load on the primary exits 0" 0
 
 # pyrelay WHAT ARGS... (a python script on stdin printing `ok - ` / `not ok - ` lines): one check
 # per line; a script that crashed is a `not ok` too.
@@ -55,7 +55,7 @@ measured() {
     local name=$1 what=$2
     shift 2
     run_dg "$T_TMP/$name.json" "$T_TMP/$name.err" "$@" --results "$RES" --json --label "$name"
-    check "$what exits 0" test "$RC" = 0
+    check_exit "$what exits 0" 0
     id=$(run_id "$T_TMP/$name.json")
     "$DG" runs show "$id" --monitor --json --results "$RES" >"$T_TMP/$name.mon.json" 2>/dev/null
 }

@@ -100,10 +100,10 @@ fi
 
 # Exports.
 run_dg "$T_TMP/r.csv" "$T_TMP/r.err" report "$A" "$B" "g$G1" --results "$RES" --format csv
-check "report --format csv exits 0" test "$RC" = 0
+check_exit "report --format csv exits 0" 0
 py csv "$T_TMP/r.csv" "$RES"
 run_dg "$T_TMP/r.json" "$T_TMP/r.err" report "$A" "group:$G2" --results "$RES" --format json
-check "report --format json exits 0" test "$RC" = 0
+check_exit "report --format json exits 0" 0
 py json "$T_TMP/r.json" "$RES"
 run_dg "$OUT/report.md" "$T_TMP/r.err" report "$A" "group:$G1" --results "$RES" --format md
 check "report --format md escapes the label" grep -qF '\<script\>alert(1)\</script\>' "$OUT/report.md"
@@ -111,16 +111,16 @@ check "report --format md has the step table" grep -qE '^\| 3 \| [0-9]+ \|' "$OU
 
 # compare: runs, then groups paired by thread count.
 run_dg "$T_TMP/cmp.txt" "$T_TMP/cmp.err" compare "$A" "$B" --results "$RES" -o "$OUT/compare-runs.html"
-check "compare A B exits 0" test "$RC" = 0
+check_exit "compare A B exits 0" 0
 py compare "$T_TMP/cmp.txt" "$RES" "$A" "$B"
 py browser "$OUT/compare-runs.html" "$OUT/compare-runs.png"
 run_dg "$T_TMP/cmpg.txt" "$T_TMP/cmpg.err" compare "group:$G1" "group:$G2" --results "$RES" -o "$OUT/compare-groups.html"
-check "compare group:A group:B exits 0" test "$RC" = 0
+check_exit "compare group:A group:B exits 0" 0
 py compare-groups-html "$T_TMP/cmpg.txt" "$OUT/compare-groups.html" "$RES" "$G1" "$G2"
 py browser "$OUT/compare-groups.html" "$OUT/compare-groups.png"
 # three sides: each later side's change from the first, in the table and on its own bars
 run_dg "$T_TMP/cmpg3.txt" "$T_TMP/cmpg3.err" compare "group:$G1" "group:$G2" "group:$G3" --results "$RES" -o "$OUT/compare-groups3.html"
-check "compare of three groups exits 0" test "$RC" = 0
+check_exit "compare of three groups exits 0" 0
 py compare-groups-html "$T_TMP/cmpg3.txt" "$OUT/compare-groups3.html" "$RES" "$G1" "$G2" "$G3"
 py browser "$OUT/compare-groups3.html" "$OUT/compare-groups3.png"
 check "compare html escapes the label" grep -qF '&lt;script&gt;alert(1)' "$OUT/compare-groups.html"
@@ -133,18 +133,18 @@ expect_exit "report exp:N of a stress experiment writes HTML" 0 report "exp:$ES"
 py exp-html "$OUT/report-experiment-stress.html" "$RES" "$ES"
 py browser "$OUT/report-experiment-stress.html" "$OUT/report-experiment-stress.png"
 run_dg "$T_TMP/e.json" "$T_TMP/e.err" report "experiment:$EA" --results "$RES" --format json
-check "report experiment:N --format json exits 0" test "$RC" = 0
+check_exit "report experiment:N --format json exits 0" 0
 py exp-json "$T_TMP/e.json" "$RES" "$EA"
 py exact-json "$T_TMP/e.json" "$RES"
 run_dg "$T_TMP/e.csv" "$T_TMP/e.err" report "exp:$EA" --results "$RES" --format csv
-check "report exp:N --format csv exits 0" test "$RC" = 0
+check_exit "report exp:N --format csv exits 0" 0
 py exp-csv "$T_TMP/e.csv" "$RES" "$EA"
 run_dg "$OUT/report-experiment.md" "$T_TMP/e.err" report "exp:$EA" --results "$RES" --format md
-check "report exp:N --format md exits 0" test "$RC" = 0
+check_exit "report exp:N --format md exits 0" 0
 py exp-md "$OUT/report-experiment.md" "$RES" "$EA"
 check "report --format md escapes the experiment's label" grep -qF '(\<script\>alert(1)\</script\>' "$OUT/report-experiment.md"
 run_dg "$T_TMP/cmpe.txt" "$T_TMP/cmpe.err" compare "exp:$EA" "exp:$EB" --results "$RES" -o "$OUT/compare-experiments.html"
-check "compare exp:A exp:B exits 0" test "$RC" = 0
+check_exit "compare exp:A exp:B exits 0" 0
 py compare-exp "$T_TMP/cmpe.txt" "$OUT/compare-experiments.html" "$RES" "$EA" "$EB"
 py browser "$OUT/compare-experiments.html" "$OUT/compare-experiments.png"
 check "compare html escapes the experiment's label" grep -qF '&lt;script&gt;alert(1)' "$OUT/compare-experiments.html"

@@ -8,10 +8,10 @@
 
 RUN=$DG_ROOT/tests/run.sh
 export DG_TEST_OUT=$T_TMP/out
-runner() { "$RUN" "$@" >"$T_TMP/out.txt" 2>"$T_TMP/err.txt"; RC=$?; }
+runner() { "$RUN" "$@" >"$T_TMP/out.txt" 2>"$T_TMP/err.txt"; RC=$? T_DG_ERR=$T_TMP/err.txt; }
 
 runner --quick --only no-such-suite-anywhere
-check "--only that matches nothing exits 2" test "$RC" = 2
+check_exit "--only that matches nothing exits 2" 2
 check "... naming the pattern" grep -q "only no-such-suite-anywhere: no suite" "$T_TMP/err.txt"
 runner --jobs 0
 check "--jobs 0 exits 2 naming the option" test "$RC/$(grep -c "jobs '0'" "$T_TMP/err.txt")" = 2/1
@@ -28,13 +28,13 @@ runner --list --smoke --release
 check "--smoke with --release exits 2 (it is part of it)" test "$RC/$(grep -c -- '--smoke is part of --release' "$T_TMP/err.txt")" = 2/1
 
 runner --quick --only unit/test_sched --jobs 1
-check "one unit test alone passes (exit 0)" test "$RC" = 0
+check_exit "one unit test alone passes (exit 0)" 0
 check "... and starts no server (no server log in its lane)" test ! -s "$DG_TEST_OUT/pool/lane1/servers.log"
 # every check of test_sched and the build job's two, then the table, then the summary
 check "... its lines, then the time table, then the summary last" \
     test "$(grep -c '^  ok - ' "$T_TMP/out.txt")/$(grep -c '^# time table' "$T_TMP/out.txt")/$(tail -n 1 "$T_TMP/out.txt" | grep -cE '^[0-9]+ passed, 0 failed$')" = "$(($(grep -c '^ok - ' <("$DG_ROOT/build/tests/test_sched")) + 2))/1/1"
 
 DG_SUITE_TIMEOUT=1 runner --quick --only unit/test_hist --jobs 1
-check "a suite over DG_SUITE_TIMEOUT is stopped and fails the run (exit 1)" test "$RC" = 1
+check_exit "a suite over DG_SUITE_TIMEOUT is stopped and fails the run (exit 1)" 1
 check "... saying so" grep -q "not ok - quick:unit/test_hist: stopped after 1 s" "$T_TMP/out.txt"
 finish

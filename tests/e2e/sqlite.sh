@@ -10,7 +10,7 @@ q() { sqlite3 "$DB" "$1"; }
 
 # --- load 1 warehouse ---------------------------------------------------------------------
 run_dg "$T_TMP/load.json" "$T_TMP/load.err" tpcc load --target "$TGT" --warehouses 1 --json
-check "load exits 0" test "$RC" = 0
+check_exit "load exits 0" 0
 num_cmp "load reports rows/s" "$(json_get "$T_TMP/load.json" rows_per_s)" ">" 0
 grep -q "warehouses" "$T_TMP/load.err" && ok "load shows progress on stderr" || not_ok "load shows progress on stderr" "no progress line"
 
@@ -44,7 +44,7 @@ expect_stderr "load again names --drop" "--drop"
 
 # --- check right after load -----------------------------------------------------------------
 run_dg "$T_TMP/check0.json" "$T_TMP/check0.err" tpcc check --target "$TGT" --json
-check "check after load exits 0" test "$RC" = 0
+check_exit "check after load exits 0" 0
 check "check after load: pass" test "$(json_get "$T_TMP/check0.json" pass)" = True
 check "check after load: CC11 applies" test "$(json_get "$T_TMP/check0.json" conditions.19.name)/$(json_get "$T_TMP/check0.json" conditions.19.applicable)" = "CC11/True"
 
@@ -57,7 +57,7 @@ rm -f "$T_TMP/bad.db"*
 
 # --- timed run: 2 virtual users, 15 s -------------------------------------------------------
 run_dg "$T_TMP/run.json" "$T_TMP/run.err" tpcc run --target "$TGT" --vus 2 --duration 15s --warmup 2s --results "$RES" --json --label "e2e timed"
-check "timed run exits 0" test "$RC" = 0
+check_exit "timed run exits 0" 0
 nopm=$(json_get "$T_TMP/run.json" nopm)
 num_cmp "timed run: NOPM > 0" "$nopm" ">" 0
 num_cmp "timed run: measured 15 s" "$(json_get "$T_TMP/run.json" measured_seconds)" "==" 15
@@ -91,7 +91,7 @@ check "check after the timed run passes" test "$RC/$(json_get "$T_TMP/check1.jso
 
 # --- counted run: 200 transactions per virtual user ----------------------------------------
 run_dg "$T_TMP/count.json" "$T_TMP/count.err" tpcc run --target "$TGT" --vus 2 --txns-per-vu 200 --results "$RES" --json
-check "counted run exits 0" test "$RC" = 0
+check_exit "counted run exits 0" 0
 total=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(sum(v["count"] for v in d["transactions"].values()))' "$T_TMP/count.json")
 check "counted run completes exactly 400 transactions" test "$total" = 400
 check "check after the counted run passes" "$DG" tpcc check --target "$TGT" >/dev/null 2>&1
@@ -126,7 +126,7 @@ check "database still consistent after the interruption" "$DG" tpcc check --targ
 
 # --- SQLite busy is retryable, not an error ---------------------------------------------------
 run_dg "$T_TMP/busy.json" "$T_TMP/busy.err" tpcc run --target "$TGT?busy_timeout=0" --vus 2 --duration 5s --results "$RES" --json
-check "busy run exits 0" test "$RC" = 0
+check_exit "busy run exits 0" 0
 python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); t=d["transactions"].values(); print(sum(v["retries"] for v in t), sum(v["errors"] for v in t))' "$T_TMP/busy.json" >"$T_TMP/busy.txt"
 read -r retries errors <"$T_TMP/busy.txt"
 num_cmp "busy without a timeout is retried (retries > 0)" "$retries" ">" 0
@@ -167,7 +167,7 @@ for tbl in run_txn run_target_txn; do for c in retries_deadlock retries_serializ
 sqlite3 "$T_TMP/v7.db" "$drop PRAGMA user_version=7;" 2>"$T_TMP/v7.err"
 check "fixture: a copy of the results database taken back to schema 7" test "$(sqlite3 "$T_TMP/v7.db" "PRAGMA user_version")" = 7
 run_dg "$T_TMP/v7.json" "$T_TMP/v7.err" runs show "${id:-0}" --results "$T_TMP/v7.db" --json
-check "a schema 7 database opens and migrates (runs show exits 0)" test "$RC" = 0
+check_exit "a schema 7 database opens and migrates (runs show exits 0)" 0
 check "it is at this binary's schema afterwards" test "$(sqlite3 "$T_TMP/v7.db" "PRAGMA user_version")" = "$(sqlite3 "$RES" "PRAGMA user_version")"
 check "a run stored before causes were kept shows none (no retry_causes)" \
     python3 -c 'import json,sys; t=json.load(open(sys.argv[1]))["transactions"]; sys.exit(any("retry_causes" in v for v in t.values()) or sum(v["retries"] for v in t.values()) == 0)' "$T_TMP/v7.json"

@@ -26,7 +26,7 @@ for TGT in "${targets[@]}"; do
     expect_exit "$e: prepare 100,000 rows" 0 stress prepare --target "$TGT" --rows 100000 --drop
     expect_exit "$e: prepare again without --drop exits 2" 2 stress prepare --target "$TGT" --rows 10
     run_dg "$T_TMP/s.json" "$T_TMP/s.err" stress --target "$TGT" --threads 1,2 --iterations 3 --results "$RES" --json --label sweep
-    check "$e: sweep 1,2 x 3 iterations exits 0" test "$RC" = 0
+    check_exit "$e: sweep 1,2 x 3 iterations exits 0" 0
     py "$T_TMP/s.json" "$e" >"$T_TMP/py.out" <<'PY' 
 import json, sys
 d = json.load(open(sys.argv[1])); e = sys.argv[2]
@@ -55,7 +55,7 @@ PY
     # 100,000-row read took over 3 s there, and a window with none measured fails)
     run_dg "$T_TMP/d.json" "$T_TMP/d.err" stress --target "$TGT" --query "SELECT * FROM dbgauge_stress WHERE id <= 1000" \
         --threads 2 --warmup 1s --duration 3s --results "$RES" --json
-    check "$e: timed stress exits 0" test "$RC" = 0
+    check_exit "$e: timed stress exits 0" 0
     py "$T_TMP/d.json" "$e" >"$T_TMP/py.out" <<'PY' 
 import json, sys
 s = json.load(open(sys.argv[1]))["steps"][0]; e = sys.argv[2]

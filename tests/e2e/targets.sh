@@ -65,7 +65,7 @@ PY
 
 # --- a timed run over two SQLite files ------------------------------------------------------
 run_dg "$T_TMP/run.json" "$T_TMP/run.err" tpcc run --target "sqlite:$A" --target "sqlite:$B" --vus 2 --duration 4s --results "$RES" --json
-check "two targets at once exit 0" test "$RC" = 0
+check_exit "two targets at once exit 0" 0
 verify "$T_TMP/run.json" "timed"
 check "timed: one VU per target" test "$(json_get "$T_TMP/run.json" targets.0.vus)/$(json_get "$T_TMP/run.json" targets.1.vus)" = 1/1
 check "timed: total warehouses 2" test "$(json_get "$T_TMP/run.json" warehouses)" = 2
@@ -84,7 +84,7 @@ done
 
 # --- exact counts: --txns-per-vu with 3 VUs over 2 targets (2 + 1) ------------------------
 run_dg "$T_TMP/n.json" "$T_TMP/n.err" tpcc run --target "sqlite:$A" --target "sqlite:$B" --vus 3 --txns-per-vu 30 --results "$RES" --json
-check "--txns-per-vu over two targets exits 0" test "$RC" = 0
+check_exit "--txns-per-vu over two targets exits 0" 0
 verify "$T_TMP/n.json" "counted"
 python3 - "$T_TMP/n.json" <<'PY'
 import json, sys
@@ -135,9 +135,9 @@ if [[ -z ${DG_PG_URL:-} ]]; then
 else
     PG="postgres://dbgauge:$DG_PG_PASSWORD@127.0.0.1:$DG_PG_PORT/dbgauge"
     run_dg "$T_TMP/pgload.out" "$T_TMP/pgload.err" tpcc load --target "$PG" --warehouses 1 --drop
-    check "load PostgreSQL with 1 warehouse" test "$RC" = 0
+    check_exit "load PostgreSQL with 1 warehouse" 0
     run_dg "$T_TMP/mix.json" "$T_TMP/mix.err" tpcc run --target "sqlite:$A" --target "$PG" --vus 2 --duration 4s --results "$RES" --json
-    check "SQLite + PostgreSQL at once exit 0" test "$RC" = 0
+    check_exit "SQLite + PostgreSQL at once exit 0" 0
     verify "$T_TMP/mix.json" "mixed"
     check "mixed: engine per target" test "$(json_get "$T_TMP/mix.json" targets.0.engine)/$(json_get "$T_TMP/mix.json" targets.1.engine)" = sqlite/postgresql
     check "mixed: the run's engine names both" test "$(json_get "$T_TMP/mix.json" engine)" = "sqlite+postgresql"
@@ -151,13 +151,13 @@ else
 fi
 # --- --targets and a job file's targets=: several targets in one value ------------------------
 run_dg "$T_TMP/tl.json" "$T_TMP/tl.err" tpcc run --targets "sqlite:$A,sqlite:$B" --vus-per-target 1 --txns-per-vu 20 --results "$RES" --json
-check "--targets A,B exits 0" test "$RC" = 0
+check_exit "--targets A,B exits 0" 0
 check "--targets A,B drives both targets" test "$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(len(d["targets"]), sum(t["committed"] for t in d["targets"]) > 0)' "$T_TMP/tl.json" 2>&1)" = "2 True"
 expect_exit "--targets with an empty element exits 2" 2 tpcc run --targets "sqlite:$A,,sqlite:$B" --results "$RES"
 expect_stderr "--targets with an empty element is named" "--targets: an empty target"
 printf '[global]\nworkload=tpcc\ntargets=sqlite:%s,sqlite:%s\nvus_per_target=1\ntxns_per_vu=20\n[both]\n' "$A" "$B" >"$T_TMP/two.ini"
 run_dg "$T_TMP/ex.json" "$T_TMP/ex.err" experiment "$T_TMP/two.ini" --results "$RES" --json
-check "a job file with targets= exits 0" test "$RC" = 0
+check_exit "a job file with targets= exits 0" 0
 rid=$(json_get "$T_TMP/ex.json" steps.0.run_id 2>/dev/null)
 run_dg "$T_TMP/exrun.json" "$T_TMP/exrun.err" runs show "${rid:-0}" --json --results "$RES"
 check "the step of a targets= job file is one run over both targets, each with 20 transactions" \
