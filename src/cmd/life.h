@@ -63,6 +63,7 @@ struct life {
     size_t ckpt_series;
     int ckpt_failed;
     int stored; /* the finished run is in the results database */
+    char why[256]; /* why the finished run failed, when its transactions say so (failure()) */
     struct life_live live;
     struct dg_progress prog; /* rank 0: the status line or the plain lines, by the reporter */
 };

@@ -12,6 +12,10 @@
 #include "core/progress.h"
 #include "report/summary.h"
 
+/* A run whose errors, beside those of outages, exceed this share of its attempts failed: a
+ * measurement mostly of errors is not one of the database's speed (docs/results.md). */
+#define DG_MAX_ERROR_SHARE 0.05
+
 /* Target k of the options: its URL parsed, its cluster (a node of --cluster) set. */
 static int open_target(const char *cmd, const struct dg_run_opts *c, int k, struct dg_target *t)
 {
@@ -395,14 +399,50 @@ static int measure(struct life *L)
     return 0;
 }
 
-/* Why a finished run failed, or NULL. */
 /* The audit is a check of the run: one that found a loss, or was due and not made, fails it. */
 static int audit_fails(const struct dg_run_record *r)
 {
     return r->audit_not_made[0] || (r->audited && !r->audit.pass);
 }
 
-static const char *failure(const struct life *L)
+/* The errors of x that are not a lost connection or a session the server ended: those are an
+ * outage's, measured as one (docs/results.md). All of them when the causes are not known. */
+static uint64_t errors_beside_outages(const struct dg_txn_summary *x)
+{
+    if (!x->error_causes_known)
+        return x->errors;
+    uint64_t lost = x->error_causes[DG_ERROR_CONNECTION] + x->error_causes[DG_ERROR_CLOSED_BY_SERVER];
+    return x->errors > lost ? x->errors - lost : 0;
+}
+
+/* Why the transactions of a finished run fail it, into why[n], or 0: a type that was attempted
+ * and never completed (committed or rolled back on purpose), or errors beside outages over
+ * DG_MAX_ERROR_SHARE of the attempts. */
+static int transactions_fail(const struct dg_run_record *r, char *why, size_t n)
+{
+    uint64_t done = 0, bad = 0;
+    for (int k = 0; k < r->ntypes; k++) {
+        const struct dg_txn_summary *x = &r->txn[k];
+        uint64_t e = errors_beside_outages(x), ok = x->committed + x->rollbacks;
+        if (e && !ok) {
+            snprintf(why, n, "%s never completed: %llu attempt%s, every one an error", x->name,
+                     (unsigned long long)e, e == 1 ? "" : "s");
+            return 1;
+        }
+        done += ok;
+        bad += e;
+    }
+    if (bad && (double)bad > DG_MAX_ERROR_SHARE * (double)(done + bad)) {
+        snprintf(why, n, "%llu of %llu attempts failed (%.1f%%), more than the %.0f%% a run may lose to errors",
+                 (unsigned long long)bad, (unsigned long long)(done + bad), 100.0 * (double)bad / (double)(done + bad),
+                 100.0 * DG_MAX_ERROR_SHARE);
+        return 1;
+    }
+    return 0;
+}
+
+/* Why a finished run failed (into L->why), or NULL. */
+static const char *failure(struct life *L)
 {
     uint64_t committed = 0, errors = 0;
     for (int k = 0; k < L->rec.ntypes; k++) {
@@ -413,6 +453,8 @@ static const char *failure(const struct life *L)
         return L->rec.error[0] ? L->rec.error : L->res.interrupted ? "interrupted"
                : errors                      ? "transactions failed"
                                              : "no transaction committed";
+    if (transactions_fail(&L->rec, L->why, sizeof L->why))
+        return L->why;
     if (audit_fails(&L->rec))
         return L->rec.audit_not_made[0] ? "the audit after the run could not be made"
                                         : "the audit found acknowledged writes lost";
@@ -424,6 +466,17 @@ static int keep_and_show(struct life *L)
 {
     const struct dg_run_opts *c = &L->p->c;
     FILE *text = L->in->step ? L->in->step->text : c->json ? stderr : stdout;
+    const char *why = failure(L);
+    /* A run that measured what it was asked to and still failed is stored failed, saying why
+     * (one cut short is incomplete, said so by its own line below). */
+    if (why && !L->res.interrupted && !L->res.workers_failed && !L->rr.why[0]) {
+        snprintf(L->rec.status, sizeof L->rec.status, "failed");
+        if (why != L->rec.error) { /* why, then the first error met, if any */
+            char first[sizeof L->rec.error];
+            snprintf(first, sizeof first, "%s", L->rec.error);
+            snprintf(L->rec.error, sizeof L->rec.error, first[0] ? "%s; first error: %s" : "%s%s", why, first);
+        }
+    }
     if (dg_store_put(L->store, &L->rec, &L->err)) {
         /* Say what was measured even though it could not be kept. */
         fprintf(stderr, "dbgauge %s: %s; the run's figures follow, unsaved", L->cmd, L->err.msg);
@@ -439,7 +492,6 @@ static int keep_and_show(struct life *L)
         return dg_report_err(L->cmd, &L->err);
     if (L->in->step)
         L->in->step->run_id = id;
-    const char *why = failure(L);
     if (why && L->in->step)
         snprintf(L->in->step->error, sizeof L->in->step->error, "%s", why);
     if (!L->in->quiet) {
@@ -456,8 +508,9 @@ static int keep_and_show(struct life *L)
             fprintf(stderr, "dbgauge %s: interrupted; what was measured is stored as run %lld, marked incomplete\n",
                     L->cmd, (long long)id);
     }
-    if (why && !L->res.interrupted && audit_fails(&L->rec))
-        fprintf(stderr, "dbgauge %s: %s; the run is stored as run %lld (exit 1)\n", L->cmd, why, (long long)id);
+    if (why && !L->res.interrupted && !L->res.workers_failed && !L->rr.why[0])
+        fprintf(stderr, "dbgauge %s: %s; the run is stored as run %lld, marked failed (exit 1)\n", L->cmd, why,
+                (long long)id);
     if (L->res.workers_failed)
         fprintf(stderr, "dbgauge %s: %d of %d virtual user%s gave up%s; what was measured is stored as run %lld, "
                 "marked incomplete\n", L->cmd, L->res.workers_failed, c->vus, c->vus == 1 ? "" : "s",

@@ -100,7 +100,7 @@ static void run_config(FILE *out, const struct dg_run_record *r)
         kv_num(out, "group", (double)r->group_id, 0);
     kv_text(out, "query", r->query, 1);
     kv_text(out, "command line (redacted)", r->command_line, 1);
-    kv_text(out, strcmp(r->status, "lost") ? "first error" : "lost", r->error, 1);
+    kv_text(out, dg_report_error_label(r), r->error, 1);
     kv_text(out, "dbgauge version", r->dbgauge_version, 0);
     fprintf(out, "</table>\n<h3>host</h3><table class=\"kv host\">\n");
     kv_text(out, "name", r->host.hostname, 0);

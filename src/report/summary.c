@@ -41,6 +41,12 @@ static double all_completed_per_s(const struct dg_run_record *r)
     return r->measured_s > 0 ? (double)all / r->measured_s : 0;
 }
 
+/* What a run's error says: why it failed or was lost, else the first error it met. */
+const char *dg_report_error_label(const struct dg_run_record *r)
+{
+    return !strcmp(r->status, "lost") ? "lost" : !strcmp(r->status, "failed") ? "failed" : "first error";
+}
+
 void dg_report_run_text(FILE *out, const struct dg_run_record *r)
 {
     char a[32], b[32];
@@ -120,7 +126,7 @@ void dg_report_run_text(FILE *out, const struct dg_run_record *r)
         dg_report_targets_text(out, r);
     dg_report_ranks_text(out, r); /* nothing for a run of one process */
     if (r->error[0]) /* a lost run's says why its figures stop at its last checkpoint */
-        fprintf(out, "\n  %s: %s\n", strcmp(r->status, "lost") ? "first error" : "lost", r->error);
+        fprintf(out, "\n  %s: %s\n", dg_report_error_label(r), r->error);
     if (scheduled(r))
         fprintf(out, "\n  Latency above runs from each transaction's intended start to its commit: "
                      "response time, queueing included.\n");

@@ -58,18 +58,18 @@ engine() {
     local e=$1 url=$2
     expect_exit "$e: load 1 warehouse" 0 tpcc load --target "$url" --warehouses 1 --drop
     run_dg "$T_TMP/$e-run.json" "$T_TMP/$e-run.err" tpcc run --target "$url" --vus 2 --duration 3s --results "$RES" --json
-    check "$e: a 3 s run exits 0" test "$RC" = 0
+    check_exit "$e: a 3 s run exits 0" 0
     local id committed
     id=$(json_get "$T_TMP/$e-run.json" run_id 2>/dev/null)
     committed=$(json_get "$T_TMP/$e-run.json" transactions.new_order.committed 2>/dev/null || echo 0)
     run_dg "$T_TMP/$e-a.json" "$T_TMP/$e-a.err" tpcc audit "$id" --target "$url" --results "$RES" --json
-    check "$e: audit of the untouched run exits 0" test "$RC" = 0
+    check_exit "$e: audit of the untouched run exits 0" 0
     check "$e: ... 0 lost, and it passes" test "$(json_get "$T_TMP/$e-a.json" lost 2>/dev/null)/$(json_get "$T_TMP/$e-a.json" pass 2>/dev/null)" = 0/True
     if [[ $e == pgsql ]]; then # the stored target hides its password: PGPASSWORD gives it
         PGPASSWORD=$DG_PG_PASSWORD run_dg "$T_TMP/$e-s.out" "$T_TMP/$e-s.err" tpcc audit "$id" --results "$RES"
-        check "$e: audit of the run's stored target (password from PGPASSWORD) exits 0" test "$RC" = 0
+        check_exit "$e: audit of the run's stored target (password from PGPASSWORD) exits 0" 0
         run_dg "$T_TMP/$e-s.out" "$T_TMP/$e-s.err" tpcc audit "$id" --results "$RES"
-        check "$e: ... without one it exits 2" test "$RC" = 2
+        check_exit "$e: ... without one it exits 2" 2
         check "$e: ... and says to give --target" grep -q "hides its password: give it with --target" "$T_TMP/$e-s.err"
     fi
     check "$e: the results file keeps the run's acknowledged writes (table run_ack)" acks_kept
@@ -89,7 +89,7 @@ engine() {
     done <"$T_TMP/$e-deleted"
     check "$e: three orders deleted" test "$(wc -l <"$T_TMP/$e-deleted")" = 3
     run_dg "$T_TMP/$e-b.json" "$T_TMP/$e-b.err" tpcc audit "$id" --target "$url" --results "$RES" --json
-    check "$e: audit after the deletion exits 1" test "$RC" = 1
+    check_exit "$e: audit after the deletion exits 1" 1
     check "$e: ... 3 lost" test "$(json_get "$T_TMP/$e-b.json" lost 2>/dev/null)" = 3
     python3 -c 'import json,sys
 d=json.load(open(sys.argv[1]))
@@ -113,23 +113,47 @@ SH
 run_dg "$T_TMP/au-lost.json" "$T_TMP/au-lost.err" tpcc run --target "$AU" --vus 2 --duration 4s --audit always \
     --fault "2s:sh $T_TMP/delete-orders.sh" --results "$RES" --json
 check "audit-after: the fault deleted the run's orders (exit 0)" test "$(json_get "$T_TMP/au-lost.json" faults.0.exit_status 2>/dev/null)" = 0
-check "audit-after: a run whose audit finds acknowledged writes lost exits 1" test "$RC" = 1
+check_exit "audit-after: a run whose audit finds acknowledged writes lost exits 1" 1
 num_cmp "audit-after: ... its JSON has the loss" "$(json_get "$T_TMP/au-lost.json" audit.lost 2>/dev/null || echo 0)" ">" 0
 check "audit-after: ... and no pass" test "$(json_get "$T_TMP/au-lost.json" audit.pass 2>/dev/null)" = False
 check "audit-after: ... the text says FAIL" grep -q "^  audit .*lost.*: FAIL$" "$T_TMP/au-lost.err"
-check "audit-after: ... and why it exits 1" grep -q "the audit found acknowledged writes lost; the run is stored as run [0-9]* (exit 1)" "$T_TMP/au-lost.err"
+check "audit-after: ... and why it exits 1" grep -q "the audit found acknowledged writes lost; the run is stored as run [0-9]*, marked failed (exit 1)" "$T_TMP/au-lost.err"
 # due (--audit always) and not made: the database file moved away during the run (its
 # connections keep the file open; the audit's new one finds no file, for --reconnect-timeout)
 run_dg "$T_TMP/au-none.json" "$T_TMP/au-none.err" tpcc run --target "$AU" --vus 1 --duration 2s --audit always \
     --reconnect-timeout 1s --fault "1s:mv $T_TMP/au.db $T_TMP/au-moved.db" --results "$RES" --json
-check "audit-after: an audit due and not made exits 1" test "$RC" = 1
+check_exit "audit-after: an audit due and not made exits 1" 1
 check "audit-after: ... its JSON says not made, and no pass" test \
     "$(json_get "$T_TMP/au-none.json" audit.made 2>/dev/null)/$(json_get "$T_TMP/au-none.json" audit.pass 2>/dev/null)" = False/False
 check "audit-after: ... and why" grep -q "cannot open SQLite database" <<<"$(json_get "$T_TMP/au-none.json" audit.why 2>/dev/null)"
 check "audit-after: ... the text says NOT MADE" grep -q "^  audit    NOT MADE: sqlite:.*au.db: cannot open SQLite database" "$T_TMP/au-none.err"
-check "audit-after: ... and why it exits 1" grep -q "the audit after the run could not be made; the run is stored as run [0-9]* (exit 1)" "$T_TMP/au-none.err"
+check "audit-after: ... and why it exits 1" grep -q "the audit after the run could not be made; the run is stored as run [0-9]*, marked failed (exit 1)" "$T_TMP/au-none.err"
 run_dg "$T_TMP/au-show.json" "$T_TMP/au-show.err" runs show "$(json_get "$T_TMP/au-none.json" run_id 2>/dev/null || echo 0)" --json --results "$RES"
 check "audit-after: ... and so does runs show, from the store" test "$(json_get "$T_TMP/au-show.json" audit.made 2>/dev/null)" = False
+check "audit-after: ... stored failed, saying why" test "$(json_get "$T_TMP/au-show.json" status 2>/dev/null)/$(json_get "$T_TMP/au-show.json" error 2>/dev/null)" = "failed/the audit after the run could not be made"
+
+# --- transactions that fail a run: a type that never completes, errors over 5% of attempts ------
+# Triggers refuse some writes, as a broken schema or a server-side rule would; a run with few
+# errors (the deliveries' trigger dropped again) passes.
+OC=$T_TMP/oc.db
+expect_exit "outcomes: load 1 warehouse" 0 tpcc load --target "sqlite:$OC" --warehouses 1
+sqlite3 "$OC" "CREATE TRIGGER no_delivery BEFORE DELETE ON new_order BEGIN SELECT RAISE(ABORT, 'deliveries refused'); END;"
+run_dg "$T_TMP/oc-never.json" "$T_TMP/oc-never.err" tpcc run --target "sqlite:$OC" --vus 2 --duration 2s --results "$RES" --json
+check_exit "outcomes: a run whose deliveries all fail exits 1" 1
+check "outcomes: ... stored failed, saying which type never completed" grep -q '^failed/delivery never completed: [0-9]* attempts\{0,1\}, every one an error; first error: .*deliveries refused' \
+    <<<"$(json_get "$T_TMP/oc-never.json" status 2>/dev/null)/$(json_get "$T_TMP/oc-never.json" error 2>/dev/null)"
+check "outcomes: ... and the last line says so" grep -q "^dbgauge tpcc run: delivery never completed: .*, marked failed (exit 1)$" "$T_TMP/oc-never.err"
+check "outcomes: ... the text heads it failed" grep -q "^Run [0-9]* (failed)" "$T_TMP/oc-never.err"
+sqlite3 "$OC" "DROP TRIGGER no_delivery; CREATE TRIGGER half BEFORE INSERT ON history WHEN NEW.h_amount > 2500 BEGIN SELECT RAISE(ABORT, 'large payments refused'); END;"
+run_dg "$T_TMP/oc-share.json" "$T_TMP/oc-share.err" tpcc run --target "sqlite:$OC" --vus 2 --duration 2s --results "$RES" --json
+check_exit "outcomes: a run with half its payments failing (about 20% of attempts) exits 1" 1
+check "outcomes: ... saying the share" grep -q "^dbgauge tpcc run: [0-9]* of [0-9]* attempts failed ([0-9.]*%), more than the 5% a run may lose to errors; the run is stored as run [0-9]*, marked failed (exit 1)$" "$T_TMP/oc-share.err"
+# 1 payment in 50 refused: about 1% of attempts fail, under the share
+sqlite3 "$OC" "DROP TRIGGER half; CREATE TRIGGER few BEFORE INSERT ON history WHEN NEW.h_amount > 4900 BEGIN SELECT RAISE(ABORT, 'a few payments refused'); END;"
+run_dg "$T_TMP/oc-few.json" "$T_TMP/oc-few.err" tpcc run --target "sqlite:$OC" --vus 2 --duration 2s --results "$RES" --json
+check_exit "outcomes: a run with about 1% of its attempts failing exits 0" 0
+num_cmp "outcomes: ... it had errors" "$(python3 -c 'import json,sys; print(sum(t["errors"] for t in json.load(open(sys.argv[1]))["transactions"].values()))' "$T_TMP/oc-few.json" 2>/dev/null || echo 0)" ">" 0
+check "outcomes: ... and is stored complete" test "$(json_get "$T_TMP/oc-few.json" status 2>/dev/null)" = complete
 # the servers: ENGINE, the variable that turns it off, the one that says it runs, its URL: two
 # hosts, the first dead, so that every command (load's jobs, run, audit) goes to the second
 for srv in "pgsql DG_NO_PG DG_PG_URL postgres://dbgauge:${DG_PG_PASSWORD:-}@127.0.0.1:1,127.0.0.1:${DG_PG_PORT:-}/dbgauge?target_session_attrs=read-write" \

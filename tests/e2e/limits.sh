@@ -61,7 +61,7 @@ statement_timeout() {
     run_dg "$T_TMP/$e-st.json" "$T_TMP/$e-st.err" stress --target "$url" --query "$query" --threads 2 --iterations 3 \
         --results "$RES" --json
     restore
-    check "$e: a run whose every iteration timed out exits 1" test "$RC" = 1
+    check_exit "$e: a run whose every iteration timed out exits 1" 1
     local errors timeouts id
     errors=$(json_get "$T_TMP/$e-st.json" steps.0.errors 2>/dev/null)
     timeouts=$(json_get "$T_TMP/$e-st.json" steps.0.error_causes.timeout 2>/dev/null)
@@ -89,7 +89,7 @@ sys.exit(not (len(rows) == 1 and rows[0]["errors_timeout"] == "6" and rows[0]["e
 # idle_close E URL SET RATE SAYS: one user at RATE transactions/s (Poisson, fixed seed) with a
 # server that closes sessions idle longer than the gaps often are: the closes are errors under
 # closed_by_server (all of them), the first named with the server's reason; each is followed
-# by a reconnect and commits after it. oltp fails a run with errors (exit 1), kept complete.
+# by a reconnect and commits after it. oltp fails a run with errors (exit 1): stored failed.
 idle_close() {
     local e=$1 url=$2 set=$3 rate=$4 says=$5
     "$DG" oltp cleanup --target "$url" --tables 1 >/dev/null 2>&1
@@ -99,8 +99,8 @@ idle_close() {
     run_dg "$T_TMP/$e-idle.json" "$T_TMP/$e-idle.err" oltp --target "$url" --test point_select --tables 1 \
         --table-size 100 --threads 1 --rate "$rate" --duration 12s --seed 7 --results "$RES" --json
     restore
-    check "$e: the run with idle closes exits 1 (oltp: errors fail it) and is stored complete" \
-        test "$RC/$(json_get "$T_TMP/$e-idle.json" status 2>/dev/null)" = 1/complete
+    check "$e: the run with idle closes exits 1 (oltp: errors fail it) and is stored failed" \
+        test "$RC/$(json_get "$T_TMP/$e-idle.json" status 2>/dev/null)" = 1/failed
     local id
     id=$(json_get "$T_TMP/$e-idle.json" run_id 2>/dev/null)
     run_dg "$T_TMP/$e-series.json" "$T_TMP/$e-series.err" runs show "${id:-0}" --series --json --results "$RES"
