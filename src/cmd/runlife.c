@@ -483,17 +483,22 @@ static int keep_and_show(struct life *L)
         if (L->ckpt_id)
             fprintf(stderr, " (its last checkpoint is kept as run %lld)", (long long)L->ckpt_id);
         fputc('\n', stderr);
+        L->rec.id = 0; /* the text names no id the results database does not hold */
         dg_report_run_text(text, &L->rec);
         return DG_EXIT_FAILED;
     }
     L->stored = 1;
     int64_t id = L->in->run_id = L->rec.id;
-    if (L->in->group_id < 0 && dg_store_set_group(L->store, id, id, &L->err))
-        return dg_report_err(L->cmd, &L->err);
+    char unkept[sizeof L->rec.unkept]; /* what the store could not keep, said last */
+    snprintf(unkept, sizeof unkept, "%s", L->rec.unkept);
+    if (L->in->group_id < 0 && dg_store_set_group(L->store, id, id, &L->err) && !unkept[0])
+        return dg_report_err(L->cmd, &L->err); /* (a file that is full already is said below) */
     if (L->in->step)
         L->in->step->run_id = id;
     if (why && L->in->step)
         snprintf(L->in->step->error, sizeof L->in->step->error, "%s", why);
+    else if (unkept[0] && L->in->step)
+        snprintf(L->in->step->error, sizeof L->in->step->error, "not kept: %s", unkept);
     if (!L->in->quiet) {
         dg_run_record_free(&L->rec);
         if (dg_store_get(L->store, id, 0, &L->rec, &L->err))
@@ -515,7 +520,10 @@ static int keep_and_show(struct life *L)
         fprintf(stderr, "dbgauge %s: %d of %d virtual user%s gave up%s; what was measured is stored as run %lld, "
                 "marked incomplete\n", L->cmd, L->res.workers_failed, c->vus, c->vus == 1 ? "" : "s",
                 L->res.window_cut ? " and the window was cut short" : "", (long long)id);
-    return why ? DG_EXIT_FAILED : DG_EXIT_OK;
+    if (unkept[0])
+        fprintf(stderr, "dbgauge %s: the results database kept run %lld without %s (exit 1)\n", L->cmd, (long long)id,
+                unkept);
+    return why || unkept[0] ? DG_EXIT_FAILED : DG_EXIT_OK;
 }
 
 /* Everything before the window: the targets ready, the store open (rank 0), the share of

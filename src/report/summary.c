@@ -41,10 +41,12 @@ static double all_completed_per_s(const struct dg_run_record *r)
     return r->measured_s > 0 ? (double)all / r->measured_s : 0;
 }
 
-/* What a run's error says: why it failed or was lost, else the first error it met. */
 const char *dg_report_error_label(const struct dg_run_record *r)
 {
-    return !strcmp(r->status, "lost") ? "lost" : !strcmp(r->status, "failed") ? "failed" : "first error";
+    if (!strcmp(r->status, "lost") || !strcmp(r->status, "failed"))
+        return r->status;
+    /* a run the results database took only in part, and met no error (store_put.c) */
+    return strncmp(r->error, "not kept: ", 10) ? "first error" : "stored";
 }
 
 void dg_report_run_text(FILE *out, const struct dg_run_record *r)
@@ -53,8 +55,11 @@ void dg_report_run_text(FILE *out, const struct dg_run_record *r)
     uint64_t all = 0;
     for (int t = 0; t < r->ntypes; t++)
         all += dg_txn_count(&r->txn[t]);
-    fprintf(out, "\nRun %lld (%s)%s%s%s\n", (long long)r->id, r->status, r->label[0] ? ", label \"" : "",
-            r->label, r->label[0] ? "\"" : "");
+    if (r->id > 0)
+        fprintf(out, "\nRun %lld (%s)", (long long)r->id, r->status);
+    else /* a run the results database did not take: it has no id */
+        fprintf(out, "\nRun not stored (%s)", r->status);
+    fprintf(out, "%s%s%s\n", r->label[0] ? ", label \"" : "", r->label, r->label[0] ? "\"" : "");
     fprintf(out, "  target   %s (%s %s)\n", r->target, r->engine, r->engine_version);
     fprintf(out, "  load     ");
     if (r->warehouses > 0) /* a scale in warehouses, for the workloads that have one */

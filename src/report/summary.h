@@ -14,7 +14,8 @@
 #define DG_JSON_SCHEMA_VERSION 1
 
 void dg_report_run_text(FILE *out, const struct dg_run_record *r);
-/* How a run's error is labelled: "failed" (why it failed), "lost", else "first error". */
+/* How a run's error is labelled: "failed" (why it failed), "lost", "stored" (the parts of it
+ * the results database could not keep, and no error), else "first error". */
 const char *dg_report_error_label(const struct dg_run_record *r);
 /* A new cJSON object the caller owns (cJSON_Delete). */
 cJSON *dg_report_run_json(const struct dg_run_record *r);

@@ -442,26 +442,6 @@ int dg_store_put_series(struct dg_store *s, const struct dg_run_record *r, size_
 
 int dg_store_exec(struct dg_store *s, const char *sql, struct dg_err *err) { return exec(s->db, sql, err); }
 
-int dg_store_put(struct dg_store *s, struct dg_run_record *r, struct dg_err *err)
-{
-    if (exec(s->db, "BEGIN IMMEDIATE", err))
-        return -1;
-    /* A run kept by checkpoints as it went: its rows are replaced by the whole run's, same id. */
-    int rc = -1;
-    if (r->id > 0 && dg_store_delete_run(s, r->id, err))
-        goto out;
-    if (dg_store_run_row(s, r, err) || dg_store_put_txns(s, r, err) || dg_store_put_series(s, r, 0, err) ||
-        dg_store_put_monitor(s, r, err) || (r->ntargets && dg_store_put_targets(s, r, err)) ||
-        dg_store_put_figures(s, r, err) || dg_store_put_faults(s, r, err) || dg_store_put_audit(s, r, err) ||
-        dg_store_put_repl(s, r, err) || dg_store_put_ranks(s, r, err))
-        goto out;
-    rc = exec(s->db, "COMMIT", err);
-out:
-    if (rc)
-        sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
-    return rc;
-}
-
 static char *dup_col(sqlite3_stmt *st, int i)
 {
     const char *t = (const char *)sqlite3_column_text(st, i);

@@ -97,6 +97,7 @@ struct dg_run_record {
      * as "lost" once its process has ended without storing it (schema 13) */
     char status[16];
     char label[256];
+    char unkept[512]; /* set by dg_store_put: the parts of the run it could not keep, "" if none */
     char started_at[32], ended_at[32]; /* ISO 8601 UTC */
     char target[1024];   /* redacted */
     char engine[32], engine_version[64];
@@ -179,7 +180,9 @@ void dg_store_close(struct dg_store *s);
  * a directory that cannot be written, a full disk). Called before anything is measured. */
 int dg_store_check_writable(struct dg_store *s, struct dg_err *err);
 /* Inserts rec (its id is set on success); with rec->id > 0 (a run kept by checkpoints)
- * that run's rows are replaced by rec's, in one transaction. */
+ * that run's rows are replaced by rec's. In three transactions, most needed first
+ * (store_put.c): -1 when the first failed (nothing kept, rec->id as it was), else 0 with
+ * rec->unkept naming what a later one could not keep ("" when everything was). */
 int dg_store_put(struct dg_store *s, struct dg_run_record *rec, struct dg_err *err);
 /* A checkpoint of an unfinished run, status "running", in one transaction: the run row
  * (inserted the first time: rec->id set), its counts, histograms and figures replaced, the

@@ -145,11 +145,15 @@ int dg_store_put_faults(struct dg_store *s, const struct dg_run_record *r, struc
 {
     if (put_schedule(s, r, err) ||
         put_rows(s, r, (size_t)r->nfaults, "INSERT INTO run_fault (run_id, seq, offset_s, start_s, end_s, "
-                 "exit_status, command) VALUES (?,?,?,?,?,?,?)", bind_fault, "insert run_fault", err) ||
-        put_rows(s, r, (size_t)r->noutages, "INSERT INTO run_outage (run_id, seq, target_idx, start_s, duration_s, "
-                 "first_commit_s, recovery_s, errors, reconnects, back_on, last_commit_s) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
-                 bind_outage, "insert run_outage", err))
+                 "exit_status, command) VALUES (?,?,?,?,?,?,?)", bind_fault, "insert run_fault", err))
         return -1;
+    return put_rows(s, r, (size_t)r->noutages, "INSERT INTO run_outage (run_id, seq, target_idx, start_s, duration_s, "
+                    "first_commit_s, recovery_s, errors, reconnects, back_on, last_commit_s) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+                    bind_outage, "insert run_outage", err);
+}
+
+int dg_store_put_acks(struct dg_store *s, const struct dg_run_record *r, struct dg_err *err)
+{
     return put_rows(s, r, r->nacks, "INSERT INTO run_ack (run_id, target_idx, kind, in_doubt, t_ms, k1, k2, k3, "
                     "count, amount) VALUES (?,?,?,?,?,?,?,?,?,?)", bind_ack, "insert run_ack", err);
 }

@@ -83,7 +83,10 @@ extern const char dg_store_migration_ha[];
 extern const char dg_store_migration_audit[];
 int dg_store_put_audit(struct dg_store *s, const struct dg_run_record *r, struct dg_err *err);
 int dg_store_get_audit(struct dg_store *s, struct dg_run_record *r, struct dg_err *err);
+/* The fault schedule, faults and outages of r; its acknowledged writes apart (dg_store_put
+ * keeps them last: the biggest part, and only a later audit reads them). */
 int dg_store_put_faults(struct dg_store *s, const struct dg_run_record *r, struct dg_err *err);
+int dg_store_put_acks(struct dg_store *s, const struct dg_run_record *r, struct dg_err *err);
 int dg_store_get_faults(struct dg_store *s, struct dg_run_record *r, struct dg_err *err);
 /* Frees r's faults, outages and acks. */
 void dg_store_free_faults(struct dg_run_record *r);
