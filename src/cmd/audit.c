@@ -1,7 +1,8 @@
 /* audit.c (cmd) — the audit after a run: when the run had an outage (or --audit always), the
  * workload's audit hook checks on fresh connections that every write the run saw
  * acknowledged is in the database (the failover's RPO). The server may still be coming back
- * when the window ends: each target is sought for up to a minute (or --reconnect-timeout).
+ * when the window ends: each target is sought for up to a minute (or --reconnect-timeout); a
+ * node of a cluster that stays away is read through another node of it.
  * An audit that was due and could not be made is said on stderr and kept with the run
  * (rec->audit_not_made): the run is then no pass, nor is one whose audit found a loss. */
 #include <time.h>
@@ -44,6 +45,47 @@ static int connect_patiently(const struct dg_target *t, dg_ns wait_ns, struct dg
     return 0;
 }
 
+/* Connects h to target k, or, for a node of a cluster (Galera: one database, any node can
+ * answer for all), to the first node of the same cluster that takes a connection, trying the
+ * nodes in turn until wait_ns has passed: the audit needs the database, not that node. A peer
+ * is waited on until it has applied what it received (dg_sync_wait), then named on stderr. */
+static int connect_node_or_peer(const struct dg_target *const *targets, int n, int k, dg_ns wait_ns,
+                                struct dg_conn_h *h, const char *cmd, struct dg_err *err)
+{
+    const struct dg_target *t = targets[k];
+    if (!t->cluster)
+        return connect_patiently(t, wait_ns, h, cmd, err);
+    dg_ns until = dg_now_ns() + wait_ns;
+    struct dg_err first = {0}; /* why the node itself did not answer: the one said on failure */
+    for (int said = 0;; said = 1) {
+        for (int i = 0; i < n; i++) {
+            int j = (k + i) % n;
+            if (targets[j]->cluster != t->cluster)
+                continue;
+            struct dg_err e;
+            if (dg_connect(targets[j], NULL, h, &e)) {
+                if (j == k)
+                    first = e;
+                continue;
+            }
+            if (j != k)
+                fprintf(stderr, "dbgauge %s: audit: %s does not answer (%s); its writes are read on %s, a node of the "
+                        "same cluster\n", cmd, t->redacted, first.msg, targets[j]->redacted);
+            if (j == k || dg_sync_wait(cmd, targets[j], h, wait_ns, err) == 0)
+                return 0;
+            dg_disconnect(h);
+            return -1;
+        }
+        *err = first;
+        if (dg_now_ns() >= until)
+            return -1;
+        if (!said)
+            fprintf(stderr, "dbgauge %s: audit: waiting for a node of %s's cluster to take connections (%s)\n", cmd,
+                    t->redacted, first.msg);
+        nanosleep(&(struct timespec){.tv_nsec = 500 * 1000 * 1000}, NULL);
+    }
+}
+
 void dg_cmd_audit_after(const struct dg_wl_cli *cli, const struct dg_run_opts *c, const struct dg_target *const *targets,
                         int n, struct dg_run_record *rec, const char *cmd)
 {
@@ -55,7 +97,7 @@ void dg_cmd_audit_after(const struct dg_wl_cli *cli, const struct dg_run_opts *c
     dg_ns wait_ns = c->reconnect_timeout_ns ? c->reconnect_timeout_ns : 60 * DG_NS_PER_S;
     int k = 0;
     for (; k < n; k++)
-        if (connect_patiently(targets[k], wait_ns, &h[k], cmd, &err))
+        if (connect_node_or_peer(targets, n, k, wait_ns, &h[k], cmd, &err))
             break;
     if (k == n && cli->audit(h, n, rec->acks, rec->nacks, &rec->audit, &err) == 0) {
         rec->audited = 1;

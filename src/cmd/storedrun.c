@@ -13,10 +13,12 @@
 static int copy_targets(const struct dg_run_record *rec, struct dg_stored_run *out, struct dg_err *err)
 {
     int n = rec->ntargets > 0 ? rec->ntargets : 1;
-    if (!(out->targets = calloc((size_t)n, sizeof *out->targets)))
+    if (!(out->targets = calloc((size_t)n, sizeof *out->targets)) || !(out->cluster = calloc((size_t)n, sizeof *out->cluster)))
         return dg_err_set(err, DG_ERR_FATAL, 0, "out of memory");
-    for (int k = 0; k < n; k++)
+    for (int k = 0; k < n; k++) {
         snprintf(out->targets[k], sizeof out->targets[k], "%s", rec->ntargets > 0 ? rec->targets[k].target : rec->target);
+        out->cluster[k] = rec->ntargets > 0 ? rec->targets[k].cluster : 0;
+    }
     out->ntargets = n;
     return 0;
 }

@@ -26,7 +26,7 @@ int dg_outage_setup(struct runner *r)
     if (!r->track)
         return -1;
     pthread_mutex_init(&r->out_mu, NULL);
-    return 0;
+    return dg_stall_setup(r);
 }
 
 void dg_outage_free(struct runner *r)
@@ -34,6 +34,9 @@ void dg_outage_free(struct runner *r)
     if (r->track)
         pthread_mutex_destroy(&r->out_mu);
     free(r->track);
+    free(r->stalls);
+    r->stalls = NULL;
+    r->nstalls = 0;
     free(r->outages);
     r->track = NULL;
     r->outages = NULL;
@@ -47,21 +50,29 @@ static double secs(dg_ns a, dg_ns b) /* b - a, signed, in seconds */
 
 /* Moves target's open outage to the closed list: first commit at t, or none (t 0) when the run
  * ended first. Under out_mu. */
-static void close_open(struct runner *r, int target, dg_ns t)
+struct dg_outage *dg_outage_append(struct runner *r)
 {
-    struct outage_track *k = &r->track[target];
-    atomic_store_explicit(&k->open, 0, memory_order_relaxed);
     if (r->noutages == r->outages_cap) {
         int cap = r->outages_cap ? 2 * r->outages_cap : 8;
         struct dg_outage *o = realloc(r->outages, (size_t)cap * sizeof *o);
         if (!o)
-            return; /* out of memory: this one is not kept */
+            return NULL;
         r->outages = o;
         r->outages_cap = cap;
     }
     struct dg_outage *o = &r->outages[r->noutages++];
     atomic_store_explicit(&r->outages_closed, r->noutages, memory_order_relaxed);
     memset(o, 0, sizeof *o);
+    return o;
+}
+
+static void close_open(struct runner *r, int target, dg_ns t)
+{
+    struct outage_track *k = &r->track[target];
+    atomic_store_explicit(&k->open, 0, memory_order_relaxed);
+    struct dg_outage *o = dg_outage_append(r);
+    if (!o)
+        return; /* out of memory: this one is not kept */
     o->target = target;
     o->start_s = secs(r->warm_end_ns, k->start);
     /* a target never reached again is not back: no length (-1), not the rest of the run's */
@@ -93,7 +104,9 @@ static void drop_closed(struct runner *r, int target)
 int dg_outage_seen(const struct runner *r, int *open)
 {
     int n = atomic_load_explicit(&r->outages_closed, memory_order_relaxed);
-    *open = 0;
+    int stalled = atomic_load_explicit(&r->stalls_open, memory_order_relaxed);
+    *open = stalled > 0;
+    n += stalled;
     for (int k = 0; k < tracked(r); k++)
         if (dg_outage_open(r, k)) {
             *open = 1;
@@ -160,14 +173,14 @@ void dg_outage_commit(struct runner *r, int target, dg_ns conn_since, dg_ns t)
 /* Seconds from o's start to the end of the first second after its first commit in which the
  * target committed at least 90% of its mean over the (up to) 10 s before; -1 when it never did
  * in the run, or when nothing was committed before the outage to compare with. */
-static double recovery_of(const struct dg_outage *o, const struct dg_series *se)
+static double recovery_of(const struct runner *r, const struct dg_outage *o, const struct dg_series *se)
 {
     int64_t s0 = (int64_t)floor(o->start_s); /* its second */
     uint64_t before = 0;
     int nbefore = 0;
     for (size_t i = 0; i < se->n; i++)
         if (se->pts[i].second < s0 && se->pts[i].second >= s0 - 10) {
-            before += se->pts[i].target_committed[o->target];
+            before += dg_stall_committed(r, o->target, &se->pts[i]);
             nbefore++;
         }
     if (!nbefore || !before || o->first_commit_s < 0)
@@ -176,7 +189,7 @@ static double recovery_of(const struct dg_outage *o, const struct dg_series *se)
     double from = o->start_s + o->first_commit_s;
     for (size_t i = 0; i < se->n; i++) {
         const struct dg_series_point *p = &se->pts[i];
-        if ((double)p->second + 1 > from && p->second >= s0 && (double)p->target_committed[o->target] >= goal)
+        if ((double)p->second + 1 > from && p->second >= s0 && (double)dg_stall_committed(r, o->target, p) >= goal)
             return (double)(p->second + 1) - o->start_s;
     }
     return -1;
@@ -188,8 +201,9 @@ int dg_outage_finish(struct runner *r, const struct dg_series *se, struct dg_run
     for (int k = 0; k < n; k++)
         if (atomic_load(&r->track[k].open))
             close_open(r, k, 0);
+    dg_stall_finish(r);
     for (int i = 0; i < r->noutages; i++)
-        r->outages[i].recovery_s = recovery_of(&r->outages[i], se);
+        r->outages[i].recovery_s = recovery_of(r, &r->outages[i], se);
     for (int i = 1; i < r->noutages; i++) /* in order of start: insertion sort, few of them */
         for (int j = i; j > 0 && r->outages[j].start_s < r->outages[j - 1].start_s; j--) {
             struct dg_outage t = r->outages[j];
@@ -221,6 +235,7 @@ int dg_outage_peek(struct runner *r, dg_ns now, struct dg_outage *out, int max)
                                 .last_commit_s = k->last_commit ? secs(k->last_commit, k->start) : -1,
                                 .recovery_s = -1, .errors = k->errors, .reconnects = k->reconnects};
     }
+    n = dg_stall_peek(r, now, out, n, max);
     pthread_mutex_unlock(&r->out_mu);
     return n;
 }

@@ -403,6 +403,7 @@ static int watch_window(struct runner *r, int created, struct watch *wt, struct 
             atomic_store(&r->end_ns, now);
             return 0;
         }
+        dg_stall_watch(r, now);
         if (now >= next_tick) {
             tick(r, DG_PHASE_MEASURE, &res->series, &wt->ticked);
             next_tick += cfg->tick_ns;

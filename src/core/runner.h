@@ -36,8 +36,13 @@ struct dg_type_counts {
 /* One outage of a target: a span in which its transactions failed on connection errors and
  * none committed. Times are seconds from the measured window's start (start_s negative in the
  * warm-up); the others from start_s. */
+/* A cluster whose nodes all went this long without a commit, while one had no outage, stalled. */
+#define DG_STALL_AFTER_NS DG_NS_PER_S
+
 struct dg_outage {
-    int target;            /* index of the target (0 with one) */
+    /* index of the target (0 with one); -c: a stall of cluster c (no node of it committed for
+     * DG_STALL_AFTER_NS or more while some were up), from its last commit to its first after */
+    int target;
     double start_s;        /* the first connection error */
     double duration_s;     /* to the first connection made again: how long the server was away */
     double first_commit_s; /* to the first commit after it; -1: none before the run ended */

@@ -122,6 +122,17 @@ struct runner {
     int noutages, outages_cap;
     _Atomic int outages_closed;  /* noutages for the reporter, which reads it without out_mu */
     int read_index;              /* cfg->read_target: its index among the targets (-1: none) */
+    /* Stalls of whole clusters (stall.c), under out_mu; stalls_open is read by every commit. */
+    struct stall_track *stalls;  /* one per cluster of two nodes or more, owned (NULL: none) */
+    int nstalls;
+    _Atomic int stalls_open;
+};
+
+/* A cluster (the targets of one --cluster) that may stall: no node commits while some are up. */
+struct stall_track {
+    int cluster;       /* its number, 1 for the first --cluster */
+    _Atomic int open;  /* a stall is open: the cluster's next commit closes it */
+    dg_ns start;       /* the cluster's last commit before it (written under out_mu, before open) */
 };
 
 /* outage.c: the outage tracker. Every time is the monotonic clock. */
@@ -154,6 +165,28 @@ static inline int dg_outage_watch(const struct runner *r, int target, dg_ns conn
     return atomic_load_explicit(&k->open, memory_order_relaxed) ||
            conn_since < atomic_load_explicit(&k->closed_start, memory_order_relaxed);
 }
+/* A closed outage's place at the end of r->outages, zeroed (NULL out of memory). Under out_mu. */
+struct dg_outage *dg_outage_append(struct runner *r);
+
+/* stall.c: a cluster's stall, an outage of target -cluster (enum in runner.h). Closed loop
+ * only: there workers run flat out, so a second without a commit is not think time. */
+int dg_stall_setup(struct runner *r);
+/* Main thread, every 200 ms at most in the window: opens the stall of a cluster none of whose
+ * nodes committed for DG_STALL_AFTER_NS while one of them has no outage open. */
+void dg_stall_watch(struct runner *r, dg_ns now);
+/* A commit at t on target, while r->stalls_open: closes its cluster's stall. */
+void dg_stall_commit(struct runner *r, int target, dg_ns t);
+/* After the join, under nothing: closes the open stalls, not back. */
+void dg_stall_finish(struct runner *r);
+/* The open stalls after out[0..n), as dg_outage_peek does; the new n. Under out_mu. */
+int dg_stall_peek(struct runner *r, dg_ns now, struct dg_outage *out, int n, int max);
+/* Commits in second p of the outage's target, or of every node of a stalled cluster. */
+uint64_t dg_stall_committed(const struct runner *r, int target, const struct dg_series_point *p);
+static inline int dg_stall_any_open(const struct runner *r)
+{
+    return atomic_load_explicit(&r->stalls_open, memory_order_relaxed) != 0;
+}
+
 /* For the reporter (main thread, no lock): outages so far, closed and open; *open set to 1
  * when one is open now. A close racing the read may count one twice for a second. */
 int dg_outage_seen(const struct runner *r, int *open);

@@ -16,8 +16,10 @@ const struct dg_wl_sub *dg_wl_sub_find(const struct dg_wl_cli *cli, const char *
 void dg_stored_run_free(struct dg_stored_run *r)
 {
     free(r->targets);
+    free(r->cluster);
     free(r->acks);
     r->targets = NULL;
+    r->cluster = NULL;
     r->acks = NULL;
     r->nacks = 0;
     r->ntargets = 0;

@@ -111,6 +111,7 @@ struct dg_stored_run {
     char workload[16], status[16], started_at[32];
     int ntargets;                /* >= 1 */
     char (*targets)[1024];       /* ntargets redacted URLs, in the run's order; owned */
+    int *cluster;                /* ntargets: each one's --cluster number, 0 for none; owned */
     struct dg_ack *acks;         /* owned */
     size_t nacks;
 };

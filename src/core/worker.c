@@ -503,6 +503,8 @@ void *dg_worker_main(void *arg)
                 atomic_store_explicit(&w->last_commit, o.t1, memory_order_relaxed);
                 if (dg_outage_watch(r, w->target, w->conn_since))
                     dg_outage_commit(r, w->target, w->conn_since, o.t1);
+                if (dg_stall_any_open(r))
+                    dg_stall_commit(r, w->target, o.t1);
             } else if (o.rc == 0) {
                 atomic_store_explicit(&w->last_read_commit, o.t1, memory_order_relaxed);
                 if (dg_outage_watch(r, r->read_index, w->rconn_since))

@@ -152,9 +152,10 @@ static void latency_type(FILE *o, const char *type, const uint32_t *hist)
 
 static void outages_and_targets(FILE *o, const struct dg_live_view *v)
 {
-    family(o, "dbgauge_outages", "counter", "outages so far: spans with connection errors and no commit");
+    family(o, "dbgauge_outages", "counter",
+           "outages so far: spans with connection errors and no commit, and clusters stalled (no node committing)");
     sample1(o, "dbgauge_outages_total", NULL, NULL, v->outages);
-    family(o, "dbgauge_outage_open", "gauge", "1 while a target is in an outage");
+    family(o, "dbgauge_outage_open", "gauge", "1 while a target is in an outage or a cluster stalled");
     sample1(o, "dbgauge_outage_open", NULL, NULL, v->outage_open);
     if (!v->ntargets)
         return;

@@ -28,8 +28,25 @@ static const char *after(double s, char *buf, size_t n)
     return buf;
 }
 
+/* A cluster's stall: no node committed while some were up (core/stall.c). */
+static void stall_line(FILE *out, const struct dg_outage *o)
+{
+    char back[32];
+    fprintf(out, "  outage   cluster %d stalled: at %.1f s%s no node committed ", -o->target, o->start_s,
+            o->start_s < 0 ? " (warm-up)" : "");
+    if (o->duration_s >= 0)
+        fprintf(out, "for %.1f s (nodes up, none failing), back to 90%% %s\n", o->duration_s,
+                after(o->recovery_s, back, sizeof back));
+    else
+        fprintf(out, "until the run ended (nodes up, none failing)\n");
+}
+
 static void outage_line(FILE *out, const struct dg_run_record *r, const struct dg_outage *o)
 {
+    if (o->target < 0) {
+        stall_line(out, o);
+        return;
+    }
     char who[48], first[32], back[32], len[48];
     if (o->duration_s >= 0)
         snprintf(len, sizeof len, "for %.1f s", o->duration_s);
@@ -208,7 +225,13 @@ void dg_report_events_json(cJSON *o, const struct dg_run_record *r)
     for (int k = 0; k < r->noutages; k++) {
         const struct dg_outage *x = &r->outages[k];
         cJSON *j = cJSON_CreateObject();
-        cJSON_AddNumberToObject(j, "target", x->target + 1); /* 1-based, as "targets" */
+        if (x->target < 0) { /* a cluster's stall: of no one target */
+            cJSON_AddNullToObject(j, "target");
+            cJSON_AddNumberToObject(j, "cluster", -x->target);
+        } else {
+            cJSON_AddNumberToObject(j, "target", x->target + 1); /* 1-based, as "targets" */
+        }
+        cJSON_AddBoolToObject(j, "stall", x->target < 0);
         if (dg_target_node(r, x->target)) {
             cJSON_AddNumberToObject(j, "cluster", r->targets[x->target].cluster);
             cJSON_AddNumberToObject(j, "node", dg_target_node(r, x->target));

@@ -270,10 +270,12 @@ void dg_html_events(FILE *out, const struct dg_run_record *r)
                      "<th>back to 90%% after s</th><th>back on</th></tr></thead><tbody>\n");
         for (int k = 0; k < r->noutages; k++) {
             const struct dg_outage *o = &r->outages[k];
-            const double x[] = {k + 1, o->target + 1, o->start_s, came(o->duration_s), (double)o->errors,
-                                (double)o->reconnects, came(o->first_commit_s), came(o->recovery_s)};
+            const double x[] = {k + 1, o->target < 0 ? NAN : o->target + 1, o->start_s, came(o->duration_s),
+                                (double)o->errors, (double)o->reconnects, came(o->first_commit_s), came(o->recovery_s)};
             const int d[] = {0, 0, 3, 3, 0, 0, 3, 3};
-            event_row(out, "data-outage", k, x, d, sizeof x / sizeof *x, o->back_on);
+            char stalled[48];
+            snprintf(stalled, sizeof stalled, "cluster %d stalled: no node committed", -o->target);
+            event_row(out, "data-outage", k, x, d, sizeof x / sizeof *x, o->target < 0 ? stalled : o->back_on);
         }
         fprintf(out, "</tbody></table>\n");
     }

@@ -47,7 +47,8 @@ static int mark_events(struct dg_chart *c, const struct dg_run_record *r)
         const struct dg_outage *o = &r->outages[k];
         if (r->ntargets > 1) {
             char who[48];
-            snprintf(label, sizeof label, "outage, %s", dg_target_label(r, o->target, who, sizeof who));
+            snprintf(label, sizeof label, "%s, %s", o->target < 0 ? "stall" : "outage",
+                     dg_target_label(r, o->target, who, sizeof who));
         }
         else
             snprintf(label, sizeof label, "outage");

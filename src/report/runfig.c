@@ -105,7 +105,9 @@ int dg_target_node(const struct dg_run_record *r, int k)
 const char *dg_target_label(const struct dg_run_record *r, int k, char *buf, size_t n)
 {
     int node = dg_target_node(r, k);
-    if (node)
+    if (k < 0) /* an outage of a whole cluster: its stall */
+        snprintf(buf, n, "cluster %d", -k);
+    else if (node)
         snprintf(buf, n, "node %d of cluster %d", node, r->targets[k].cluster);
     else
         snprintf(buf, n, "target %d", k + 1);
@@ -189,12 +191,16 @@ int dg_run_failover(const struct dg_run_record *r, struct dg_failover *f)
 {
     if (!r->noutages)
         return 0;
-    int best = 0;
-    for (int k = 1; k < r->noutages; k++) { /* one that never ended counts as the longest */
-        double a = dg_outage_rto(&r->outages[k]), b = dg_outage_rto(&r->outages[best]);
-        if (b >= 0 && (a < 0 || a > b))
+    int best = -1;
+    for (int k = 0; k < r->noutages; k++) { /* one that never ended counts as the longest */
+        if (r->outages[k].target < 0)
+            continue; /* a cluster's stall: no server was lost, nothing failed over */
+        double a = dg_outage_rto(&r->outages[k]), b = best >= 0 ? dg_outage_rto(&r->outages[best]) : 0;
+        if (best < 0 || (b >= 0 && (a < 0 || a > b)))
             best = k;
     }
+    if (best < 0)
+        return 0;
     const struct dg_outage *o = &r->outages[best];
     double gap = o->last_commit_s > 0 ? o->last_commit_s : 0;
     *f = (struct dg_failover){.outage = best, .target = o->target, .rto_s = dg_outage_rto(o),

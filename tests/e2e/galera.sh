@@ -4,8 +4,11 @@
 # exit 2 naming the node when it stays behind), --cluster spreads the users over the nodes of
 # one database (run_target rows role "node", cluster 1; its warehouses counted once; labels
 # "node N of cluster 1"), certification conflicts are retried and counted as such, not as
-# deadlocks, and a node killed under load and started again (IST) is that node's outage alone
-# while the others go on. Bad --cluster input exits 2 naming the option.
+# deadlocks, and a node killed under load and started again (IST) is that node's outage
+# while the others go on, the whole cluster's pause while it evicts the node a stall of the
+# cluster; a node killed for good is "not back when the run ended", and the audits (after the
+# run, and `tpcc audit` with one --target per cluster or none) read its writes on a live node.
+# Bad --cluster input exits 2 naming the option.
 # This script starts and stops its OWN cluster (its env file in its temp dir), stopped by PID
 # at the end even on failure; tests/run.sh skips it only with --no-my.
 . "$(dirname "$0")/../lib.sh"
@@ -136,17 +139,20 @@ run_dg "$T_TMP/crash.json" "$T_TMP/crash.err" tpcc run --cluster "$CL" --vus 6 -
 check_exit "the run through node 2's crash completes (exit 0)" 0
 check "... stored complete" test "$(json_get "$T_TMP/crash.json" status 2>/dev/null)" = complete
 check "... both faults ran (exit 0)" test "$(json_get "$T_TMP/crash.json" faults.0.exit_status 2>/dev/null)$(json_get "$T_TMP/crash.json" faults.1.exit_status 2>/dev/null)" = 00
+# the nodes' outages (a cluster's stall is apart: target null, "stall": true)
 outs=$(python3 -c 'import json,sys
-print(" ".join("%s:%s:%s" % (o["target"], o.get("cluster"), o.get("node")) for o in json.load(open(sys.argv[1]))["outages"]))' \
+print(" ".join("%s:%s:%s" % (o["target"], o.get("cluster"), o.get("node")) for o in json.load(open(sys.argv[1]))["outages"] if not o["stall"]))' \
     "$T_TMP/crash.json" 2>&1)
-check "one outage, node 2's only ($outs)" test "$outs" = "2:1:2"
+check "one node's outage, node 2's ($outs)" test "$outs" = "2:1:2"
 check "the text says it is node 2 of cluster 1's" grep -q "outage   node 2 of cluster 1: at" "$T_TMP/crash.err"
-num_cmp "node 2 committed again in the run" "$(json_get "$T_TMP/crash.json" outages.0.first_commit_s 2>/dev/null || echo -1)" ">" 0
+N2=$(python3 -c 'import json,sys
+print([i for i, o in enumerate(json.load(open(sys.argv[1]))["outages"]) if o["target"] == 2][0])' "$T_TMP/crash.json" 2>/dev/null || echo 0)
+num_cmp "node 2 committed again in the run" "$(json_get "$T_TMP/crash.json" "outages.$N2.first_commit_s" 2>/dev/null || echo -1)" ">" 0
 run_dg "$T_TMP/series.json" "$T_TMP/series.err" runs show "$(json_get "$T_TMP/crash.json" run_id)" --series --json \
     --results "$RES"
 # per second: the run's commits; node 2's outage window from the outage's start and length
 read -r away pause after < <(python3 -c 'import json,sys
-d=json.load(open(sys.argv[1])); o=json.load(open(sys.argv[2]))["outages"][0]
+d=json.load(open(sys.argv[1])); o=[o for o in json.load(open(sys.argv[2]))["outages"] if o["target"] == 2][0]
 c={p["second"]: sum(v["committed"] for v in p["transactions"].values()) for p in d["series"]}
 s0, s1 = int(o["start_s"]) + 1, int(o["start_s"] + o["duration_s"])
 back = int(o["start_s"] + o["first_commit_s"]) + 1
@@ -163,10 +169,61 @@ echo "# node 2 away: $away seconds with commits on nodes 1 and 3; longest cluste
 num_cmp "nodes 1 and 3 commit while node 2 is away (seconds with commits)" "$away" ">=" 3
 num_cmp "the cluster pauses at most 8 s (evicting the dead node: evs.suspect_timeout 5 s)" "$pause" "<=" 8
 num_cmp "once node 2 is back every second has commits" "$after" "==" 0
+# The whole cluster held its writes while it evicted node 2 (no node committed, none failing):
+# that stall is an outage of the cluster. Every whole second without a commit on any node lies
+# inside a reported stall, and the text says so.
+stalls=$(python3 -c 'import json,sys
+d=json.load(open(sys.argv[1])); run=json.load(open(sys.argv[2]))
+c={p["second"]: sum(v["committed"] for v in p["transactions"].values()) for p in d["series"]}
+st=[o for o in run["outages"] if o["stall"]]
+def inside(s): return any(o["start_s"] <= s and s + 1 <= o["start_s"] + (o["duration_s"] or 1e9) + 1e-6 for o in st)
+zero=[s for s in range(min(c), max(c)) if c.get(s, 0) == 0]
+print(len(st), len(zero), sum(1 for s in zero if not inside(s)),
+      " ".join("%s@%.1f+%s" % (o["cluster"], o["start_s"], o["duration_s"]) for o in st))' \
+    "$T_TMP/series.json" "$T_TMP/crash.json" 2>&1)
+echo "# cluster stalls: ${stalls:-?} (stalls, seconds without a commit, of them outside a stall, each cluster@start+length)"
+read -r nstall nzero outside _ <<<"$stalls"
+check "every second the cluster committed nothing is inside a stall of cluster 1 ($stalls)" test "${outside:-x}" = 0
+num_cmp "... the eviction's stall is reported (seconds without a commit: ${nzero:-?})" "${nstall:-0}" ">=" "$([[ ${nzero:-0} -gt 0 ]] && echo 1 || echo 0)"
+if [[ ${nstall:-0} -gt 0 ]]; then
+    check "... the text says the cluster stalled" grep -q "^  outage   cluster 1 stalled: at .* no node committed for [0-9.]* s (nodes up, none failing)" "$T_TMP/crash.err"
+fi
 check "node 2 is Synced again" test "$(root 2 -e "SHOW GLOBAL STATUS LIKE 'wsrep_local_state_comment'" | cut -f 2)" = Synced
 expect_exit "tpcc check on node 2 after its crash passes" 0 tpcc check --target "$DG_GAL_URL2"
 expect_exit "tpcc audit of the crash run: nothing acknowledged was lost" 0 tpcc audit \
     "$(json_get "$T_TMP/crash.json" run_id)" --results "$RES"
+
+# --- node 3 killed for good: not back, the cluster's stall, the audit through a live node -----
+run_dg "$T_TMP/gone.json" "$T_TMP/gone.err" tpcc run --cluster "$CL" --vus 6 --duration 16s --results "$RES" \
+    --json --label gone --audit always --fault "4s:$SERVERS crash galera 3"
+check_exit "the run with node 3 killed for good completes (exit 0): the cluster is one database" 0
+check "... node 3's outage is not back when the run ended" grep -q "^  outage   node 3 of cluster 1: at .* not back when the run ended" "$T_TMP/gone.err"
+gone=$(python3 -c 'import json,sys
+d=json.load(open(sys.argv[1])); o=d["outages"]
+n3=[x for x in o if x["target"] == 3]; st=[x for x in o if x["stall"]]
+print(len(n3), n3[0]["duration_s"] if n3 else "x", len(st), st[0]["duration_s"] if st else "x", st[0]["cluster"] if st else "x",
+      d["audit"]["made"], d["audit"]["pass"])' "$T_TMP/gone.json" 2>&1)
+echo "# node 3 gone: ${gone:-?} (node 3 outages, its length, stalls, the first one's length and cluster, audit made, pass)"
+read -r n3 n3len nst stlen stcl made pass <<<"$gone"
+check "... JSON: node 3's outage has no length (null)" test "${n3:-0}/${n3len:-x}" = 1/None
+check "... the cluster's stall while it evicted node 3 is reported, of cluster 1 ($nst)" test "${nst:-0}" -ge 1 -a "${stcl:-x}" = 1
+num_cmp "... a stall of a second or more" "${stlen:-0}" ">=" 1
+check "... the text says the cluster stalled" grep -q "^  outage   cluster 1 stalled: at .* no node committed for [0-9.]* s (nodes up, none failing)" "$T_TMP/gone.err"
+check "... the audit after it was made through a live node, and passed" test "${made:-x}/${pass:-x}" = True/True
+check "... saying which node read node 3's writes" grep -q "audit: .*:$DG_GAL_PORT3/dbgauge does not answer (.*); its writes are read on .*, a node of the same cluster" "$T_TMP/gone.err"
+gid=$(json_get "$T_TMP/gone.json" run_id 2>/dev/null)
+expect_exit "tpcc audit of that run with node 3 still down: read through a live node, passes" 0 tpcc audit "${gid:-0}" --results "$RES"
+check "... naming the node that answered for node 3" grep -q "^  target .*:$DG_GAL_PORT3/dbgauge (does not answer: .*; read on .*, a node of the same cluster)" "$T_TMP/last.out"
+expect_exit "tpcc audit of it with one --target for the cluster (a live node): passes" 0 tpcc audit "${gid:-0}" \
+    --target "$DG_GAL_URL1" --results "$RES"
+expect_exit "tpcc audit of it with two --target for a run of 3 nodes in one cluster: exit 2" 2 tpcc audit "${gid:-0}" \
+    --target "$DG_GAL_URL1" --target "$DG_GAL_URL2" --results "$RES"
+expect_stderr "... saying one per cluster will do" "give as many --target, in its order, one per cluster \(any live node of it\), or none"
+if "$SERVERS" revive galera 3 >"$T_TMP/revive3.log" 2>&1 && wait_for 60 bash -c "[[ \$(env -u MYSQL_PWD mariadb -h127.0.0.1 -P$DG_GAL_PORT3 -uroot -N -e \"SHOW GLOBAL STATUS LIKE 'wsrep_local_state_comment'\" 2>/dev/null | cut -f 2) == Synced ]]"; then
+    ok "node 3 started again and Synced"
+else
+    not_ok "node 3 started again and Synced" "$(tail -n 4 "$T_TMP/revive3.log" | tr '\n' ' ')"
+fi
 
 if "$SERVERS" stop galera >"$T_TMP/stop.log" 2>&1; then ok "stop the cluster"; else
     not_ok "stop the cluster" "$(tail -n 4 "$T_TMP/stop.log" | tr '\n' ' ')"

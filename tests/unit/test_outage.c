@@ -2,8 +2,9 @@
  * defined here that plays a server going away: between two times every transaction fails on a
  * lost connection and every connection attempt fails. Checks that workers live through it in
  * the three load models, the outage figures, the reconnects in the per-second series, skipped
- * arrivals, in-doubt commits and acknowledged writes, a reconnect timeout that gives up, and that
- * one killed session is not an outage. Needs no database. */
+ * arrivals, in-doubt commits and acknowledged writes, a reconnect timeout that gives up, that
+ * one killed session is not an outage, and a cluster whose nodes all stop committing without an
+ * error (frozen) is one, of the cluster (a stall). Needs no database. */
 #include "core/runner.h"
 
 #include <stdatomic.h>
@@ -16,7 +17,10 @@
 /* What the fake server does, on the runner's monotonic clock. */
 struct fake_server {
     dg_ns down_from, down_until; /* away in [from, until); 0, 0: never */
+    double from_s, until_s;      /* the same, in seconds from the window's start (on_start sets them) */
     int kill_worker_once;        /* 1: only the first worker's session is killed once, at down_from */
+    int freeze;                  /* 1: not away but stalled: a transaction in [from, until) waits
+                                  * until `until` and commits then, no error (a cluster evicting a node) */
     _Atomic int killed;
     /* With kill_worker_once: the killed session has committed again on its new connection. Until
      * then the other sessions hold their commits back (and 20 ms more), so the killed one's
@@ -108,7 +112,10 @@ static int fake_run(void *wctx, void *term, int type, struct dg_err *err)
     nanosleep(&ts, NULL);
     dg_ns now = dg_now_ns();
     w->seq++;
-    if (s->kill_worker_once) {
+    if (s->freeze && is_down(s, now)) {
+        struct timespec left = {(time_t)((s->down_until - now) / DG_NS_PER_S), (long)((s->down_until - now) % DG_NS_PER_S)};
+        nanosleep(&left, NULL);
+    } else if (s->kill_worker_once) {
         if (w->index == 0 && now >= s->down_from && !atomic_exchange(&s->killed, 1))
             return dg_err_set(err, DG_ERR_CONN, 0, "terminating connection (one session killed)");
         hold_back_until_recommit(s, w->index);
@@ -146,6 +153,29 @@ static const struct dg_workload fake_wl = {
     .next_type = fake_next_type, .run = fake_run, .take_ack = fake_take_ack,
 };
 
+/* The runner's start line: the server's times from the window's start, whatever the start took
+ * (threads and connections come slowly under ThreadSanitizer on a busy machine). */
+static void fake_on_start(void *ctx, dg_ns start_ns, dg_ns warm_end_ns)
+{
+    struct fake_server *s = ctx;
+    (void)start_ns;
+    s->down_from = warm_end_ns + (dg_ns)(s->from_s * 1e9);
+    s->down_until = warm_end_ns + (dg_ns)(s->until_s * 1e9);
+}
+
+/* Runs cfg with the fake server away (or frozen) from `from` to `until` s into the window. */
+static int run_timed(struct fake_server *s, const struct dg_runner_cfg *cfg, double from, double until,
+                     struct dg_run_result *res)
+{
+    s->from_s = from;
+    s->until_s = until;
+    struct dg_err err;
+    int rc = dg_runner_run(cfg, res, &err);
+    if (rc)
+        printf("# run failed: %s\n", err.msg);
+    return rc;
+}
+
 /* A run of `workers` over the fake server, down from `from` to `until` seconds into the
  * window of `window` seconds (no warm-up). */
 static int run_through(struct fake_server *s, const struct dg_target *tg, enum dg_load_model model, int workers,
@@ -154,7 +184,8 @@ static int run_through(struct fake_server *s, const struct dg_target *tg, enum d
     struct dg_runner_cfg cfg = {.model = model, .rate_per_s = 200, .arrivals = DG_ARRIVALS_UNIFORM,
                                 .terminals = workers * 4, .think_scale = 1, .wl = &fake_wl, .shared = s,
                                 .target = tg, .workers = workers, .duration_ns = (dg_ns)(window * 1e9),
-                                .seed = 7, .reconnect_timeout_ns = reconnect_timeout};
+                                .seed = 7, .reconnect_timeout_ns = reconnect_timeout, .on_start = fake_on_start,
+                                .start_ctx = s};
     static const double keying[] = {0.0}, think[] = {0.01};
     struct dg_workload wl = fake_wl;
     if (model == DG_LOAD_THINK) {
@@ -162,15 +193,7 @@ static int run_through(struct fake_server *s, const struct dg_target *tg, enum d
         wl.think_mean_s = think;
         cfg.wl = &wl;
     }
-    /* The window starts when the runner's clock does: a little after now. */
-    dg_ns t0 = dg_now_ns();
-    s->down_from = t0 + (dg_ns)(from * 1e9);
-    s->down_until = t0 + (dg_ns)(until * 1e9);
-    struct dg_err err;
-    int rc = dg_runner_run(&cfg, res, &err);
-    if (rc)
-        printf("# run failed: %s\n", err.msg);
-    return rc;
+    return run_timed(s, &cfg, from, until, res);
 }
 
 static uint64_t reconnects_in_series(const struct dg_run_result *res)
@@ -280,6 +303,55 @@ static void check_one_session(struct dg_test *t, const struct dg_target *tg)
     dg_run_result_free(&res);
 }
 
+/* Two nodes of one cluster, two workers each, the cluster frozen from `from` to `until`
+ * seconds into a window of `window`: a stall of cluster 1 when it lasts over a second. */
+static int run_cluster(struct fake_server *s, const struct dg_target *tg, enum dg_load_model model, double window,
+                       double from, double until, struct dg_run_result *res)
+{
+    struct dg_target nodes[2] = {*tg, *tg};
+    nodes[0].cluster = nodes[1].cluster = 1;
+    const struct dg_target *targets[2] = {&nodes[0], &nodes[1]};
+    void *const shareds[2] = {s, s};
+    const int split[2] = {2, 2};
+    struct dg_runner_cfg cfg = {.model = model, .rate_per_s = 200, .arrivals = DG_ARRIVALS_UNIFORM, .terminals = 4,
+                                .think_scale = 1, .wl = &fake_wl, .workers = 4, .ntargets = 2, .targets = targets,
+                                .shareds = shareds, .target_workers = split, .duration_ns = (dg_ns)(window * 1e9),
+                                .seed = 7, .on_start = fake_on_start, .start_ctx = s};
+    return run_timed(s, &cfg, from, until, res);
+}
+
+static void check_stall(struct dg_test *t, const struct dg_target *tg)
+{
+    struct fake_server s = {.txn_ns = 2000000, .freeze = 1};
+    struct dg_run_result res;
+    if (run_cluster(&s, tg, DG_LOAD_CLOSED, 4.0, 1.0, 2.6, &res))
+        return;
+    CHECK(t, res.noutages == 1 && res.outages[0].target == -1, "stall: a cluster frozen 1.6 s is one outage, "
+          "the cluster's (target -1)", "%d outages, target %d", res.noutages, res.noutages ? res.outages[0].target : 0);
+    if (res.noutages == 1) {
+        const struct dg_outage *o = &res.outages[0];
+        /* (a commit every 2 ms per worker; the bounds leave 150 ms to a thread a busy machine
+         * does not schedule) */
+        CHECK(t, o->start_s > 0.85 && o->start_s < 1.05, "stall: it starts at the last commit before", "%.3f", o->start_s);
+        CHECK(t, o->duration_s > 1.5 && o->duration_s < 1.9 && o->first_commit_s == o->duration_s,
+              "stall: it ends at the first commit after", "%.3f, first commit %.3f", o->duration_s, o->first_commit_s);
+        CHECK(t, o->errors == 0 && o->last_commit_s == 0, "stall: no error in it, no gap before it", "%llu errors",
+              (unsigned long long)o->errors);
+    }
+    dg_run_result_free(&res);
+    struct fake_server brief = {.txn_ns = 2000000, .freeze = 1};
+    if (run_cluster(&brief, tg, DG_LOAD_CLOSED, 2.0, 0.5, 1.2, &res) == 0) {
+        CHECK(t, res.noutages == 0, "stall: a pause of 0.7 s is none", "%d outages", res.noutages);
+        dg_run_result_free(&res);
+    }
+    struct fake_server think = {.txn_ns = 2000000, .freeze = 1};
+    if (run_cluster(&think, tg, DG_LOAD_RATE, 3.0, 1.0, 2.5, &res) == 0) {
+        CHECK(t, res.noutages == 0, "stall: only a closed loop can tell one (an open loop may idle)", "%d outages",
+              res.noutages);
+        dg_run_result_free(&res);
+    }
+}
+
 int main(void)
 {
     struct dg_test t = {0};
@@ -294,5 +366,6 @@ int main(void)
     check_think(&t, &tg);
     check_give_up(&t, &tg);
     check_one_session(&t, &tg);
+    check_stall(&t, &tg);
     return dg_test_done(&t);
 }

@@ -1,6 +1,8 @@
 /* audit_cli.c — `dbgauge tpcc audit RUN [--target URL]... [--results PATH] [--json]`: reads run
  * RUN through cmd/ (struct dg_wl_act.read_run), connects to its targets (the stored ones, or
- * those given, in the run's order) and says what tpcc_audit_check found (audit.c). Returns 1
+ * those given, in the run's order, or one per cluster for a run of --cluster nodes; a node
+ * that does not answer is read on a live node of its cluster) and says what
+ * tpcc_audit_check found (audit.c). Returns 1
  * (exit 1) when something acknowledged was lost; a DG_ERR_USER error (exit 2) for a bad or
  * unknown run id, a run that is not TPC-C, targets that do not fit the run, a target that
  * cannot be reached. Never opens the store, never exits. */
@@ -51,23 +53,45 @@ static int unhide(const char *in, char *out, size_t n)
     return hidden;
 }
 
-/* Connects to target k of run r (or the k-th --target) and adds its audit to res. */
-static int audit_target(const struct dg_wl_act *a, const struct dg_stored_run *r, int k, struct tpcc_audit *res,
-                        char *shown, size_t n, struct dg_err *err)
+/* The clusters of run r when every target is a node of one (Galera: --cluster), else 0. */
+static int clusters_of(const struct dg_stored_run *r)
+{
+    int nc = 0;
+    for (int k = 0; k < r->ntargets; k++) {
+        if (!r->cluster || r->cluster[k] <= 0)
+            return 0;
+        nc = r->cluster[k] > nc ? r->cluster[k] : nc;
+    }
+    return nc;
+}
+
+/* The URL that reaches target j of run r: the j-th --target, the --target of its cluster (one
+ * per cluster given), or the run's own (1 when its password is hidden). */
+static int url_of(const struct dg_wl_act *a, const struct dg_stored_run *r, int j, char *url, size_t n)
+{
+    if (a->c->ntargets == r->ntargets)
+        snprintf(url, n, "%s", a->c->targets[j]);
+    else if (a->c->ntargets)
+        snprintf(url, n, "%s", a->c->targets[r->cluster[j] - 1]);
+    else
+        return unhide(r->targets[j], url, n);
+    return 0;
+}
+
+/* Connects h to target j of run r; shown: its redacted URL. -2 for a URL that does not parse. */
+static int connect_to(const struct dg_wl_act *a, const struct dg_stored_run *r, int j, struct dg_conn_h *h,
+                      char *shown, size_t n, struct dg_err *err)
 {
     char url[1024];
-    int hidden = 0;
-    if (a->c->ntargets)
-        snprintf(url, sizeof url, "%s", a->c->targets[k]);
-    else
-        hidden = unhide(r->targets[k], url, sizeof url);
+    int hidden = url_of(a, r, j, url, sizeof url);
     struct dg_target t;
-    struct dg_conn_h h;
     struct dg_err e;
-    if (dg_target_parse(url, &t, &e))
-        return dg_err_set(err, DG_ERR_USER, 0, "%s%s", a->c->ntargets ? "--target: " : "the run's target: ", e.msg);
+    if (dg_target_parse(url, &t, &e)) {
+        dg_err_set(err, DG_ERR_USER, 0, "%s%s", a->c->ntargets ? "--target: " : "the run's target: ", e.msg);
+        return -2;
+    }
     snprintf(shown, n, "%s", t.redacted);
-    if (dg_connect(&t, NULL, &h, err)) {
+    if (dg_connect(&t, NULL, h, err)) {
         if (hidden) { /* the store keeps no password */
             char msg[sizeof err->msg];
             snprintf(msg, sizeof msg, "%s", err->msg);
@@ -76,7 +100,30 @@ static int audit_target(const struct dg_wl_act *a, const struct dg_stored_run *r
         }
         return -1;
     }
-    int rc = tpcc_audit_check(&h, k, r->acks, r->nacks, res, err);
+    return 0;
+}
+
+/* Connects to target k of run r and adds its audit to res. A node of a cluster that does not
+ * answer is read on another node of it that does (one database: any node answers for all). */
+static int audit_target(const struct dg_wl_act *a, const struct dg_stored_run *r, int k, struct tpcc_audit *res,
+                        char *shown, size_t n, struct dg_err *err)
+{
+    struct dg_conn_h h;
+    int rc = connect_to(a, r, k, &h, shown, n, err);
+    for (int i = 1; rc == -1 && clusters_of(r) && i < r->ntargets; i++) {
+        int j = (k + i) % r->ntargets;
+        char peer[1024];
+        struct dg_err e;
+        if (r->cluster[j] != r->cluster[k] || connect_to(a, r, j, &h, peer, sizeof peer, &e))
+            continue;
+        size_t used = strlen(shown);
+        snprintf(shown + used, n - used, " (does not answer: %.200s; read on %s, a node of the same cluster)", err->msg,
+                 peer);
+        rc = 0;
+    }
+    if (rc)
+        return -1;
+    rc = tpcc_audit_check(&h, k, r->acks, r->nacks, res, err);
     dg_disconnect(&h);
     return rc;
 }
@@ -208,9 +255,11 @@ static int audit_run(const struct dg_wl_act *a, struct dg_stored_run *r, struct 
     if (strcmp(r->workload, "tpcc"))
         return dg_err_set(err, DG_ERR_USER, 0, "run %lld is %s %s run: the audit checks TPC-C runs", (long long)id,
                           strchr("aeiou", r->workload[0]) && r->workload[0] ? "an" : "a", r->workload);
-    if (a->c->ntargets && a->c->ntargets != r->ntargets)
-        return dg_err_set(err, DG_ERR_USER, 0, "run %lld had %d target%s: give as many --target, in its order, or none",
-                          (long long)id, r->ntargets, r->ntargets == 1 ? "" : "s");
+    int nc = clusters_of(r);
+    if (a->c->ntargets && a->c->ntargets != r->ntargets && a->c->ntargets != nc)
+        return dg_err_set(err, DG_ERR_USER, 0, "run %lld had %d target%s: give as many --target, in its order, %sor none",
+                          (long long)id, r->ntargets, r->ntargets == 1 ? "" : "s",
+                          nc ? "one per cluster (any live node of it), " : "");
     return 0;
 }
 
