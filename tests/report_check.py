@@ -378,6 +378,13 @@ def browse(path, shot, label, profile):
     blank = [f for f in figs if px.get(f, 0) < 50]
     check(not blank, f"browser: every chart's canvas shows its series (pixels {sorted(px.values())[:1]}.. per chart)", blank)
     check(m("data-alerted") is None, f"browser: no alert() ran in {name}")
+    # a chart of counts (every value whole) has whole ticks only, written without decimals
+    yt = json.loads(html.unescape(m("data-yticks") or "{}"))
+    p = Page(); p.feed(open(path, encoding="utf-8").read())
+    counts = [c["id"] for _, c in p.charts if not c.get("log_y") and c["series"] and
+              all(v is None or float(v).is_integer() for s in c["series"] for v in s["values"])]
+    bad = {i: yt.get(i) for i in counts if not yt.get(i) or not all(re.fullmatch(r"-?[0-9,]+", t) for t in yt[i])}
+    check(not bad, f"browser: the {len(counts)} charts of counts have whole y ticks", bad)
     if label is not None:
         p = Page(); p.feed(dom)
         check(label in p.labels, f"browser: the label is shown as text in {name}", p.labels[:2])

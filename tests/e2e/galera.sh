@@ -154,8 +154,10 @@ run_dg "$T_TMP/series.json" "$T_TMP/series.err" runs show "$(json_get "$T_TMP/cr
 read -r away pause after < <(python3 -c 'import json,sys
 d=json.load(open(sys.argv[1])); o=[o for o in json.load(open(sys.argv[2]))["outages"] if o["target"] == 2][0]
 c={p["second"]: sum(v["committed"] for v in p["transactions"].values()) for p in d["series"]}
-s0, s1 = int(o["start_s"]) + 1, int(o["start_s"] + o["duration_s"])
-back = int(o["start_s"] + o["first_commit_s"]) + 1
+end = max(c) + 1  # for a time that did not come (not back, no commit after): the end of the run
+s0 = int(o["start_s"]) + 1
+s1 = int(o["start_s"] + o["duration_s"]) if o["duration_s"] is not None else end
+back = int(o["start_s"] + o["first_commit_s"]) + 1 if o["first_commit_s"] is not None else end
 away = sum(1 for s in range(s0, s1) if c.get(s, 0) > 0)
 run = best = 0
 for s in sorted(c):

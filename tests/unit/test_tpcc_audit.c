@@ -193,6 +193,12 @@ static void check_losses(struct dg_conn_h *h)
           "o_id taken again after an in-doubt order: the acknowledged one found, the in-doubt one absent",
           "found %llu lost %llu in doubt found %llu", (unsigned long long)res.found, (unsigned long long)res.lost,
           (unsigned long long)res.in_doubt_found);
+    more[n].amount = acks[1].amount; /* the same customer (or one not kept): lines tell them apart */
+    ok = audit(h, more, n + 1, &res) == 0;
+    CHECK(&T, ok && res.lost == 0 && res.in_doubt == 1 && res.in_doubt_found == 0 && !tpcc_audit_failed(&res),
+          "o_id taken again by the same customer after an in-doubt order: another count of lines, not lost",
+          "lost %llu in doubt found %llu", (unsigned long long)res.lost, (unsigned long long)res.in_doubt_found);
+    more[n].amount = acks[1].amount % 3000 + 1;
     more[n].in_doubt = 0;
     ok = audit(h, more, n + 1, &res) == 0;
     CHECK(&T, ok && res.acknowledged == 51 && res.found == 50 && res.lost == 1 && res.nkeys == 1 &&

@@ -1,6 +1,7 @@
 /* report.js — dbgauge's glue for its HTML reports: draws each <figure class="chart"> from its
  * inline JSON with uPlot (warm-up shading, labels on points, hover legend) and records, on
- * <html>, script errors (data-errors) and per-chart drawn pixels (data-pixels) for the tests.
+ * <html>, script errors (data-errors), per-chart drawn pixels (data-pixels) and y tick labels
+ * (data-yticks) for the tests.
  * It loads nothing from the network and never evaluates text from the data. */
 (function () {
   "use strict";
@@ -15,6 +16,7 @@
     var a = Math.abs(v), d = a >= 1000 || a === 0 ? 0 : a >= 100 ? 1 : a >= 10 ? 2 : a >= 1 ? 3 : 4;
     return v.toLocaleString("en-US", { minimumFractionDigits: d, maximumFractionDigits: d });
   }
+  function fmtWhole(v) { return v == null || !isFinite(v) ? "-" : v.toLocaleString("en-US", { maximumFractionDigits: 0 }); }
   function nines(x) { if (x >= 6) return "max"; var p = 100 * (1 - Math.pow(10, -x)); return +p.toPrecision(6) + "%"; }
   /* Counts pixels of the plot area that carry a series colour: proof the data was drawn. */
   function seriesPixels(u, cols) {
@@ -28,7 +30,11 @@
     }
     return n;
   }
-  var counts = {};
+  var counts = {}, yticks = {};
+  /* y steps of 1, 2, 5 x 10^k from 1 up: a chart of counts never has a tick between two whole
+     numbers */
+  var wholeIncrs = [];
+  for (var e = 1; e <= 1e15; e *= 10) wholeIncrs.push(e, 2 * e, 5 * e);
   /* size: {width, height} for the one-chart view (then the legend names the series, no values) */
   function draw(fig, size) {
     var d = JSON.parse(fig.querySelector("script.chart-data").textContent);
@@ -116,7 +122,22 @@
       var lo = Math.min.apply(null, d.x), hi = Math.max.apply(null, d.x), pad = d.x.length > 1 ? (hi - lo) / (d.x.length - 1) / 2 : 1;
       xs.range = [lo - pad, hi + pad];
     }
-    var yr = d.log_y ? undefined : function (u, min, max) { return [Math.min(0, min), max > 0 ? max * 1.15 : 1]; };
+    /* counts (every value whole, as commits or errors per second): whole ticks only */
+    var whole = !d.log_y && d.series.every(function (s) { return s.values.every(function (v) { return v == null || Number.isInteger(v); }); });
+    var yr = d.log_y ? undefined : function (u, min, max) {
+      var hi = max > 0 ? max * 1.15 : 1;
+      return [Math.min(0, min), whole ? Math.max(1, Math.ceil(hi)) : hi];
+    };
+    /* the axis as wide as its longest tick label and the title beside it, so the title is never
+       drawn over a tick ("1,234,567" is wider than the 70 px that fit "12.5") */
+    function ySize(u, values) {
+      if (!values) return 70;
+      var c = u.ctx, w = 0;
+      c.save(); c.font = Math.round(12 * devicePixelRatio) + "px sans-serif";
+      values.forEach(function (t) { w = Math.max(w, c.measureText(String(t)).width / devicePixelRatio); });
+      c.restore();
+      return Math.max(50, Math.ceil(w) + 38);
+    }
     var opts = {
       width: size ? size.width : Math.max(320, el.clientWidth || 900), height: size ? size.height : 300,
       scales: { x: xs, y: d.log_y ? { distr: 3 } : { range: yr } },
@@ -124,7 +145,8 @@
       axes: [{ label: d.x_label, values: d.x_kind === "nines" || d.x_text ? function (u, v) { return v.map(xtext); } : undefined,
                splits: d.bars || (d.x_text && d.x_kind !== "nines") ? function () { return d.x; } : undefined,
                incrs: d.x_kind === "linear" && !d.x_text && d.x.every(Number.isInteger) ? [1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200] : undefined },
-             { label: d.y_label, size: 70, values: function (u, v) { return v.map(fmt); } }],
+             { label: d.y_label, incrs: whole ? wholeIncrs : undefined, size: ySize,
+               values: function (u, v) { var t = v.map(whole ? fmtWhole : fmt); yticks[d.id] = t; root.setAttribute("data-yticks", JSON.stringify(yticks)); return t; } }],
       legend: { live: !size }, cursor: { drag: { x: true, y: false } }
     };
     if (d.x_kind === "nines") opts.axes[0].splits = function () { return d.x.filter(function (x) { return Math.abs(x - Math.round(x)) < 1e-9; }); };
