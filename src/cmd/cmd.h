@@ -216,6 +216,9 @@ struct dg_cmd_monitor {
     const char *device_opt;
     int workers;
     struct dg_conn_h conn;        /* the monitor's own, for server-wide cache counters */
+    const struct dg_target *target; /* what conn reaches (made again after a loss: conn_ok 0) */
+    int conn_ok;
+    dg_ns conn_next_try_ns;
     _Atomic uint64_t *conn_cache; /* owned: the workers' own counters */
     struct dg_cmd_repl *repl;     /* owned: one per target */
     int nrepl;

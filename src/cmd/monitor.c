@@ -11,9 +11,10 @@
 #include "cmd/cmd.h"
 
 /* Sums the workers' published counters (engines whose cache is per connection). */
-static int cache_from_workers(void *ctx, uint64_t *hits, uint64_t *misses)
+static int cache_from_workers(void *ctx, uint64_t *hits, uint64_t *misses, long *server_pid)
 {
     struct dg_cmd_monitor *cm = ctx;
+    (void)server_pid;
     uint64_t h = 0, m = 0;
     for (int i = 0; i < cm->workers; i++) {
         h += atomic_load_explicit(&cm->conn_cache[2 * i], memory_order_relaxed);
@@ -24,12 +25,37 @@ static int cache_from_workers(void *ctx, uint64_t *hits, uint64_t *misses)
     return 0;
 }
 
-/* The server's counters, asked on the monitor's own connection (server-wide engines). */
-static int cache_from_server(void *ctx, uint64_t *hits, uint64_t *misses)
+/* The server's counters, asked on the monitor's own connection (server-wide engines). A lost
+ * connection is made again at most every DG_CMD_REPL_RETRY_S s through the target's own host
+ * list, as the workers' are: after a failover it reaches the new primary, whose process (on
+ * this host) is watched from then on. Its first second says nothing: a new server's counters. */
+static int cache_from_server(void *ctx, uint64_t *hits, uint64_t *misses, long *server_pid)
 {
     struct dg_cmd_monitor *cm = ctx;
-    struct dg_err ignore;
-    return dg_cache_stats(&cm->conn, hits, misses, &ignore) ? -1 : 0;
+    struct dg_err e;
+    if (!cm->conn_ok) {
+        dg_ns now = dg_now_ns();
+        if (now < cm->conn_next_try_ns)
+            return -1;
+        cm->conn_next_try_ns = now + DG_CMD_REPL_RETRY_S * DG_NS_PER_S;
+        struct dg_connect_opts co = {.application = "dbgauge-monitor", .connect_timeout_s = 2};
+        if (dg_connect(cm->target, &co, &cm->conn, &e))
+            return -1;
+        cm->conn_ok = 1;
+        char dir[1024];
+        long pid = 0;
+        if (dg_server_local(&cm->conn, dir, sizeof dir, &pid, &e) >= 0 && pid > 0)
+            *server_pid = pid;
+        return -1;
+    }
+    if (dg_cache_stats(&cm->conn, hits, misses, &e) == 0)
+        return 0;
+    if (e.cls == DG_ERR_CONN) {
+        dg_disconnect(&cm->conn);
+        cm->conn_ok = 0;
+        cm->conn_next_try_ns = dg_now_ns(); /* at once: the server may be back on another host */
+    }
+    return -1;
 }
 
 /* Connects r's own connection; on failure the next try waits DG_CMD_REPL_RETRY_S. */
@@ -136,6 +162,7 @@ int dg_cmd_monitor_begin(struct dg_cmd_monitor *cm, const struct dg_target *cons
 {
     const struct dg_target *t = targets[0];
     cm->conn = (struct dg_conn_h){0};
+    cm->conn_ok = 0;
     cm->mon = NULL;
     cm->conn_cache = NULL;
     cm->repl = NULL;
@@ -157,6 +184,9 @@ int dg_cmd_monitor_begin(struct dg_cmd_monitor *cm, const struct dg_target *cons
     struct dg_connect_opts co = {.application = "dbgauge-monitor"};
     if (dg_connect(t, &co, &cm->conn, err))
         return -1;
+    cm->target = t;
+    cm->conn_ok = 1;
+    cm->conn_next_try_ns = 0;
     char data_dir[1024] = "";
     long pid = 0;
     struct dg_err e;
@@ -179,8 +209,10 @@ int dg_cmd_monitor_begin(struct dg_cmd_monitor *cm, const struct dg_target *cons
         mo.cache = cache_from_server;
     }
     mo.cache_ctx = cm;
-    if (!mo.cache || mo.cache == cache_from_workers)
+    if (!mo.cache || mo.cache == cache_from_workers) {
         dg_disconnect(&cm->conn); /* nothing more to ask the engine */
+        cm->conn_ok = 0;
+    }
     if (repl_setup(cm, targets, ntargets, &mo, err) || dg_monitor_start(&mo, &cm->mon, err)) {
         repl_free(cm);
         dg_disconnect(&cm->conn);

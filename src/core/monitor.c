@@ -23,6 +23,7 @@ struct snap {
     struct dg_mon_disk disk;
     struct dg_mon_io io;     /* summed over the server's processes */
     double rss;              /* -1: none */
+    long pid;                /* the server process io and rss are of */
     uint64_t hits, misses;
 };
 
@@ -108,10 +109,11 @@ static void take(struct dg_monitor *m, struct snap *s)
     s->cpu_ok = read_proc(m, "stat") >= 0 && dg_mon_parse_stat(m->text, &s->cpu) == 0;
     s->disk_ok = m->device[0] && read_proc(m, "diskstats") >= 0 &&
                  dg_mon_parse_diskstats(m->text, m->device, 0, 0, &s->disk) == 0;
+    s->pid = m->o.server_pid;
     if (m->o.server_pid > 0)
         sample_server(m, s);
-    if (m->o.cache)
-        s->cache_ok = m->o.cache(m->o.cache_ctx, &s->hits, &s->misses) == 0;
+    if (m->o.cache) /* may move the watch to another server process (a failover): the next snap's */
+        s->cache_ok = m->o.cache(m->o.cache_ctx, &s->hits, &s->misses, &m->o.server_pid) == 0;
     s->t = dg_now_ns();
 }
 
@@ -162,7 +164,8 @@ static int emit(struct dg_monitor *m, int64_t second, const struct snap *a, cons
         p->disk_write_iops = r.write_iops;
         p->disk_await_ms = r.await_ms;
     }
-    if (a->io_ok && b->io_ok && dt > 0) { /* a process that exited takes its bytes along: clamp */
+    /* a process that exited takes its bytes along: clamp; another server's say nothing of it */
+    if (a->io_ok && b->io_ok && dt > 0 && a->pid == b->pid) {
         p->server_read_mb_s = b->io.read_bytes > a->io.read_bytes
                                   ? (double)(b->io.read_bytes - a->io.read_bytes) / 1e6 / dt : 0;
         p->server_write_mb_s = b->io.write_bytes > a->io.write_bytes

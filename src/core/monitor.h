@@ -90,8 +90,10 @@ struct dg_repl_point {
     struct dg_repl_row row;
 };
 
-/* Engine cache counters since some fixed moment; return 0, or -1 when not available now. */
-typedef int (*dg_monitor_cache_fn)(void *ctx, uint64_t *hits, uint64_t *misses);
+/* Engine cache counters since some fixed moment; return 0, or -1 when not available now.
+ * *server_pid holds the server process watched; a callback that found the server elsewhere
+ * (reconnected after a failover to a server on this host) sets the new one's pid there. */
+typedef int (*dg_monitor_cache_fn)(void *ctx, uint64_t *hits, uint64_t *misses, long *server_pid);
 /* Target target's replication now: up to max rows, their count (0: none), -1 when it cannot
  * tell now (a lost server: the callback reconnects when it sees fit). Called once a second
  * from the replication thread only, never concurrently; it should not block for long. */

@@ -107,6 +107,9 @@ held = [r for r in rows if 3 <= r["second"] <= 5]
 grow = [r["lag_bytes"] or 0 for r in held]
 say(len(held) >= 2 and grow[-1] > 0 and grow[-1] > grow[0], f"standby1's bytes behind grow while its walreceiver is stopped: {grow}")
 say(any(r["behind"] for r in held), "and it is marked behind")
+# the lag measured now (since the standby last replied), not the server's last replay_lag
+lag = [r["replay_lag_s"] or 0 for r in held]
+say(len(held) >= 2 and lag[-1] > lag[0] and lag[-1] >= 1.0, f"its replay lag rises while it takes no WAL: {lag}")
 after = [r["lag_bytes"] for r in rows if r["second"] >= 8]
 say(not after or min(x or 0 for x in after) < max(grow or [0]), f"it catches up after (last seconds: {after})")
 other = [r["lag_bytes"] or 0 for r in d.get("replication", []) if r["name"] == "standby2" and 3 <= r["second"] <= 5]
@@ -134,14 +137,15 @@ check "the standby's settings say it is in recovery" test \
     "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["settings"]["in_recovery"])' "$T_TMP/standby.show.json" 2>/dev/null)" = true
 
 # --- 4. the monitored primary crashes and comes back: the monitor goes on -----------------------
-# Its session seen on the revived primary shows the monitor reconnected (the host monitor's
-# cache connection is not reconnected, the workers call themselves dbgauge): whether the standbys
-# are back on the primary before the run ends is the standbys' timing, not ours.
+# Its session seen on the revived primary shows the monitor reconnected (the workers call
+# themselves dbgauge): whether the standbys are back on the primary before the run ends is the
+# standbys' timing, not ours. The server's cache and process figures come back too (the
+# revived primary is a new process).
 # The fault then waits for that session (up to 4 s after the revive, inside the window) and
 # writes how long it took: the event itself, not a count taken at a fixed second.
 cat >"$T_TMP/wait-session.sh" <<SH
 t0=\$(date +%s%N)
-until [ "\$(psql -X -At '$DG_PGR_PRIMARY_ADMIN_URL' -c "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'dbgauge-monitor'" 2>/dev/null)" = 1 ]; do
+until [ "\$(psql -X -At '$DG_PGR_PRIMARY_ADMIN_URL' -c "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'dbgauge-monitor'" 2>/dev/null || echo 0)" -ge 1 ]; do
     [ \$(( (\$(date +%s%N) - t0) / 1000000 )) -lt 4000 ] || { echo never >'$T_TMP/sessions'; exit 1; }
     sleep 0.1
 done
@@ -157,6 +161,11 @@ mon = [p["second"] for p in d.get("monitor_series", [])]
 say(len(mon) >= 12 and mon == list(range(mon[0], mon[0] + len(mon))), f"the host's points go on every second through the outage ({len(mon)})")
 secs = sorted({r["second"] for r in d.get("replication", []) if r["name"] == "standby1"})
 say(secs and min(secs) < 3, f"replication rows before the crash ({secs[:4]})")
+late = [p for p in d.get("monitor_series", []) if p["second"] >= 9]
+say(late and any(p["cache_hits_per_s"] is not None for p in late),
+    f"the server's cache figures come back after it ({[p['cache_hits_per_s'] for p in late]})")
+say(late and any(p["server_rss_bytes"] is not None for p in late),
+    f"... and its process's, the revived one ({[p['server_rss_bytes'] for p in late]})")
 PY
 back=$(cat "$T_TMP/sessions" 2>/dev/null)
 check "the monitor reconnected to the revived primary (its session there ${back:-?} ms after the revive)" \

@@ -140,8 +140,9 @@ static void test_summary(struct dg_test *t)
           "trim keeps the series' seconds", "first %lld", (long long)p[0].second);
 }
 
-static int fake_cache(void *ctx, uint64_t *hits, uint64_t *misses)
+static int fake_cache(void *ctx, uint64_t *hits, uint64_t *misses, long *server_pid)
 {
+    (void)server_pid;
     uint64_t *n = ctx;
     *n += 1;
     *hits = *n * 300;
@@ -332,6 +333,71 @@ static void test_repl_sampler(struct dg_test *t)
     free(r);
 }
 
+/* The cache callback that finds the server elsewhere on its 3rd call (a failover to a server
+ * on this host): pid 5000 is watched from then on. */
+static int moving_cache(void *ctx, uint64_t *hits, uint64_t *misses, long *server_pid)
+{
+    uint64_t *n = ctx;
+    if (++*n >= 3)
+        *server_pid = 5000;
+    *hits = *n * 300;
+    *misses = *n * 100;
+    return 0;
+}
+
+static void test_server_moves(struct dg_test *t)
+{
+    char root[] = "/tmp/dg-monitor-test.XXXXXX", path[512];
+    if (!mkdtemp(root)) {
+        CHECK(t, 0, "server moves: scratch /proc", "mkdtemp failed");
+        return;
+    }
+    put(root, "stat", load("stat.1"));
+    put(root, "diskstats", load("diskstats.1"));
+    const char *files[] = {"4242/io", "4242/status", "4242/stat", "5000/io", "5000/status", "5000/stat"};
+    for (int k = 0; k < 2; k++) {
+        snprintf(path, sizeof path, "%s/%s", root, k ? "5000" : "4242");
+        mkdir(path, 0755);
+        put(root, files[3 * k], load("pid_io.1"));
+        put(root, files[3 * k + 1], load(k ? "pid_status.2" : "pid_status.1"));
+        put(root, files[3 * k + 2], k ? "5000 (postgres) S 1 5000 5000 0 -1\n" : "4242 (postgres) S 1 4242 4242 0 -1\n");
+    }
+    uint64_t calls = 0;
+    struct dg_monitor_opts o = {.device = "vda", .server_pid = 4242, .cache = moving_cache, .cache_ctx = &calls,
+                                .proc_root = root};
+    struct dg_monitor *m;
+    struct dg_err err;
+    if (dg_monitor_start(&o, &m, &err)) {
+        CHECK(t, 0, "server moves: starts", "%s", err.msg);
+        return;
+    }
+    dg_ns now = dg_now_ns();
+    dg_monitor_epoch(m, now, now);
+    nanosleep(&(struct timespec){3, 400 * 1000000}, NULL); /* seconds 0, 1, 2 and a part of 3 */
+    struct dg_monitor_point *p;
+    size_t n;
+    dg_monitor_stop(m, &p, &n);
+    double rss_from = n ? p[0].server_rss_bytes : -1, rss_to = n ? p[n - 1].server_rss_bytes : -1;
+    int straddle = 0;
+    for (size_t i = 0; i < n; i++)
+        straddle += p[i].server_read_mb_s < 0;
+    CHECK(t, n >= 3 && rss_from > 0 && rss_to > 0 && rss_to != rss_from,
+          "server moves: the server process the cache callback names is watched from then on",
+          "%zu points, rss %g then %g", n, rss_from, rss_to);
+    CHECK(t, straddle == 1, "server moves: the second across the change has no server I/O rate (two processes')",
+          "%d seconds without", straddle);
+    free(p);
+    for (int i = 0; i < 6; i++) {
+        snprintf(path, sizeof path, "%s/%s", root, files[i]);
+        remove(path);
+    }
+    const char *dirs[] = {"4242", "5000", "stat", "diskstats", ""};
+    for (int i = 0; i < 5; i++) {
+        snprintf(path, sizeof path, "%s/%s", root, dirs[i]);
+        remove(path);
+    }
+}
+
 int main(void)
 {
     struct dg_test t = {0};
@@ -340,5 +406,6 @@ int main(void)
     test_summary(&t);
     test_sampler(&t);
     test_repl_sampler(&t);
+    test_server_moves(&t);
     return dg_test_done(&t);
 }

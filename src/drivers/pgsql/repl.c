@@ -16,11 +16,16 @@
 
 /* Both branches in one statement: a primary's branch never runs on a standby (where
  * pg_current_wal_lsn() fails) and the other way round. A standby with nothing received and not
- * replayed is not behind, however old its last replayed transaction (an idle primary). */
+ * replayed is not behind, however old its last replayed transaction (an idle primary).
+ * A standby's replay lag on its primary is what can be measured now: 0 with nothing left to
+ * replay; else the longer of the server's replay_lag and the time since the standby last
+ * replied (reply_time): a standby that stopped taking WAL sends no replies, and replay_lag
+ * keeps its last value however long that lasts. */
 static const char repl_sql[] =
     "SELECT application_name, COALESCE(state, ''), COALESCE(sync_state, ''),"
     " COALESCE(EXTRACT(epoch FROM write_lag), -1), COALESCE(EXTRACT(epoch FROM flush_lag), -1),"
-    " COALESCE(EXTRACT(epoch FROM replay_lag), -1),"
+    " CASE WHEN pg_wal_lsn_diff(pg_current_wal_lsn(), replay_lsn) <= 0 THEN 0 ELSE"
+    " COALESCE(GREATEST(EXTRACT(epoch FROM replay_lag), EXTRACT(epoch FROM now() - reply_time)), -1) END,"
     " COALESCE(pg_wal_lsn_diff(pg_current_wal_lsn(), replay_lsn), -1)"
     " FROM pg_stat_replication WHERE NOT pg_is_in_recovery()"
     " UNION ALL "
