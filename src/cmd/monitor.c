@@ -50,11 +50,10 @@ static int cache_from_server(void *ctx, uint64_t *hits, uint64_t *misses, long *
     }
     if (dg_cache_stats(&cm->conn, hits, misses, &e) == 0)
         return 0;
-    if (e.cls == DG_ERR_CONN) {
-        dg_disconnect(&cm->conn);
-        cm->conn_ok = 0;
-        cm->conn_next_try_ns = dg_now_ns(); /* at once: the server may be back on another host */
-    }
+    /* whatever the driver made of a dead socket: a new connection will tell */
+    dg_disconnect(&cm->conn);
+    cm->conn_ok = 0;
+    cm->conn_next_try_ns = dg_now_ns(); /* at once: the server may be back on another host */
     return -1;
 }
 
