@@ -26,8 +26,16 @@ check_exit "capacity run (closed loop, 2 VUs) exits 0" 0
 CAP=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(int(sum(v["committed"] for v in d["transactions"].values()) / d["measured_seconds"]))' "$T_TMP/cap.json" 2>/dev/null || echo 0)
 num_cmp "capacity measured: $CAP transactions/s" "$CAP" ">=" 20
 KEEP=$((CAP / 4 < 100 ? CAP / 4 : 100))
+# That run goes at real-time priority (chrt -f 10: CI runs as root). In tmpfs it waits only
+# for the CPU, and a neighbour's threads on both cores still delayed it: CI saw 30 of 1,001
+# arrivals late, two stalls of about 140 ms, beside the other lane's suite. The verdict's
+# rule is unchanged; the neighbour just cannot take the CPU from it.
+printf '#!/bin/sh\nexec chrt -f 10 %q "$@"\n' "$DG" >"$T_TMP/dg-rt"
+chmod +x "$T_TMP/dg-rt"
+DG_PLAIN=$DG DG=$T_TMP/dg-rt
 run_dg "$T_TMP/rate.json" "$T_TMP/rate.err" tpcc run --target "$TGT" --vus 2 --rate "$KEEP" --arrivals uniform --duration 10s --results "$RES" --json
-check_exit "rate min(C/4, 100) = $KEEP/s run exits 0" 0
+DG=$DG_PLAIN
+check_exit "rate min(C/4, 100) = $KEEP/s run (at real-time priority) exits 0" 0
 py "$T_TMP/rate.json" "$KEEP" >"$T_TMP/rate.txt" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
