@@ -178,15 +178,23 @@ static void swap(const char *dir, const char *rel, const char *text)
     }
 }
 
-static void test_sampler(struct dg_test *t)
+/* A scratch /proc in root (a mkdtemp template) with the first host snapshot; -1 said. */
+static int scratch_proc(struct dg_test *t, char *root, const char *what)
 {
-    char root[] = "/tmp/dg-monitor-test.XXXXXX", path[512];
     if (!mkdtemp(root)) {
-        CHECK(t, 0, "sampler: scratch /proc", "mkdtemp failed");
-        return;
+        CHECK(t, 0, "scratch /proc", "%s: mkdtemp failed", what);
+        return -1;
     }
     put(root, "stat", load("stat.1"));
     put(root, "diskstats", load("diskstats.1"));
+    return 0;
+}
+
+static void test_sampler(struct dg_test *t)
+{
+    char root[] = "/tmp/dg-monitor-test.XXXXXX", path[512];
+    if (scratch_proc(t, root, "sampler"))
+        return;
     snprintf(path, sizeof path, "%s/4242", root);
     mkdir(path, 0755);
     snprintf(path, sizeof path, "%s/4243", root);
@@ -348,12 +356,8 @@ static int moving_cache(void *ctx, uint64_t *hits, uint64_t *misses, long *serve
 static void test_server_moves(struct dg_test *t)
 {
     char root[] = "/tmp/dg-monitor-test.XXXXXX", path[512];
-    if (!mkdtemp(root)) {
-        CHECK(t, 0, "server moves: scratch /proc", "mkdtemp failed");
+    if (scratch_proc(t, root, "server moves"))
         return;
-    }
-    put(root, "stat", load("stat.1"));
-    put(root, "diskstats", load("diskstats.1"));
     const char *files[] = {"4242/io", "4242/status", "4242/stat", "5000/io", "5000/status", "5000/stat"};
     for (int k = 0; k < 2; k++) {
         snprintf(path, sizeof path, "%s/%s", root, k ? "5000" : "4242");
