@@ -305,10 +305,12 @@ pg_restart() { pg_crash && pg_revive; }
 # answers, 1 (the process stopped) when it does not.
 my_launch() {
     local dir=$1 port=$2 ready=0
-    # small buffer pool and redo log for a 2-core test box
+    # small buffer pool and redo log for a 2-core test box; performance_schema on (about
+    # 0.2 s and 80 MB more at start) so tests can tell dbgauge's connections apart by their
+    # program_name attribute, as PostgreSQL's application_name does
     mariadbd --no-defaults --datadir="$dir/data" --user=mysql --bind-address=127.0.0.1 \
         --port="$port" --socket="$dir/sock" --pid-file="$dir/mariadbd.pid" --local-infile=1 \
-        --innodb-buffer-pool-size=256M --innodb-log-file-size=64M \
+        --innodb-buffer-pool-size=256M --innodb-log-file-size=64M --performance-schema=ON \
         --innodb-flush-log-at-trx-commit=2 --max-connections=200 \
         --log-error="$dir/mariadbd.log" >/dev/null 2>&1 &
     pid=$!

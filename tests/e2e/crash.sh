@@ -106,10 +106,12 @@ crash_run pg-crash pg "postgres://dbgauge@127.0.0.1:1,127.0.0.1:$DG_PG_PORT/dbga
 revive_if_down pg
 
 # --- MariaDB killed with SIGKILL, started 3 s later ----------------------------------------
+# The users are counted by the program_name dbgauge gives each connection (dbgauge-wN), as
+# on PostgreSQL: the monitor's own connection, back after the crash too, is not one of them.
 run_dg "$T_TMP/myload.out" "$T_TMP/myload.err" tpcc load --target "$DG_MY_URL" --warehouses 2 --drop
 check_exit "mariadb: load exits 0" 0
 crash_run my-crash mariadb "mysql://dbgauge@127.0.0.1:1,127.0.0.1:$DG_MY_PORT/dbgauge" \
-    "env -u MYSQL_PWD mariadb -h127.0.0.1 -P$DG_MY_PORT -uroot -N -e \"SELECT count(*) FROM information_schema.processlist WHERE user = 'dbgauge' AND db = 'dbgauge'\"" \
+    "env -u MYSQL_PWD mariadb -h127.0.0.1 -P$DG_MY_PORT -uroot -N -e \"SELECT count(*) FROM performance_schema.session_connect_attrs WHERE attr_name = 'program_name' AND attr_value LIKE 'dbgauge-w%'\"" \
     "127.0.0.1:$DG_MY_PORT"
 revive_if_down mariadb
 

@@ -244,8 +244,10 @@ static void conn_free(struct dg_conn *c)
     free(c);
 }
 
-/* A new handle with dbgauge's options, or NULL out of memory. */
-static MYSQL *my_handle(const char *pass)
+/* A new handle with dbgauge's options, or NULL out of memory. The application's name goes as
+ * the program_name connection attribute: the server shows it in
+ * performance_schema.session_connect_attrs, as PostgreSQL shows application_name. */
+static MYSQL *my_handle(const char *pass, const char *application)
 {
     MYSQL *my = mysql_init(NULL);
     if (!my)
@@ -255,6 +257,7 @@ static MYSQL *my_handle(const char *pass)
     mysql_options(my, MYSQL_OPT_CONNECT_TIMEOUT, &timeout_s);
     mysql_options(my, MYSQL_SET_CHARSET_NAME, "utf8mb4");
     mysql_options(my, MYSQL_OPT_LOCAL_INFILE, &on);
+    mysql_optionsv(my, MYSQL_OPT_CONNECT_ATTR_ADD, "program_name", application ? application : "dbgauge");
     if (!pass) /* the [client] group of the option files may hold the password */
         mysql_options(my, MYSQL_READ_DEFAULT_GROUP, "client");
     return my;
@@ -268,7 +271,7 @@ static int passing_state(unsigned code) { return code == ER_SERVER_SHUTDOWN; }
 /* Tries u's hosts in order (the library has no host list); c->my is the first that takes us.
  * When none does, the error names each host tried and what it said. */
 static int connect_hosts(struct dg_conn *c, const struct my_url *u, const char *pass, const char *shown,
-                         struct dg_err *err)
+                         const char *application, struct dg_err *err)
 {
     char tried[1024] = "", last[512] = "";
     size_t used = 0;
@@ -276,7 +279,7 @@ static int connect_hosts(struct dg_conn *c, const struct my_url *u, const char *
     int passing = 0;
     for (int i = 0; i < u->nhosts; i++) {
         const struct my_host *h = &u->hosts[i];
-        if (!(c->my = my_handle(pass)))
+        if (!(c->my = my_handle(pass, application)))
             return dg_my_err(c, err, DG_ERR_FATAL, 0, "out of memory connecting to %s", shown);
         /* CLIENT_FOUND_ROWS: changes() counts the rows matched, as other engines do. */
         if (mysql_real_connect(c->my, h->name, u->user, pass, u->db, h->port, NULL, CLIENT_FOUND_ROWS)) {
@@ -299,7 +302,6 @@ static int connect_hosts(struct dg_conn *c, const struct my_url *u, const char *
 static int my_connect(const char *url, const struct dg_connect_opts *opts, struct dg_conn **out,
                       struct dg_err *err)
 {
-    (void)opts;
     *out = NULL;
     char shown[1024];
     dg_redact_url(url, shown, sizeof shown);
@@ -319,7 +321,7 @@ static int my_connect(const char *url, const struct dg_connect_opts *opts, struc
     if (pass)
         dg_secret_add(&c->secrets, pass, strlen(pass));
     c->load = u.load;
-    if (connect_hosts(c, &u, pass, shown, err))
+    if (connect_hosts(c, &u, pass, shown, opts && opts->application && *opts->application ? opts->application : NULL, err))
         goto fail;
     dg_secret_wipe(u.pass, sizeof u.pass);
     dg_my_wsrep_probe(c);
