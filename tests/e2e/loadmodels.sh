@@ -50,6 +50,13 @@ print(("ok" if no["p50_ms"] >= no["service_p50_ms"] else "not ok") + f" - respon
 PY
 relay <"$T_TMP/rate.txt"
 
+# 3C must be a rate the file cannot keep. C is measured again just before (3 s): a neighbour
+# that slowed the first measurement may have gone by now (CI: C read 119/s, then 357/s were
+# all done, late but not short). The larger of the two is C.
+run_dg "$T_TMP/cap2.json" "$T_TMP/cap2.err" tpcc run --target "$TGT" --vus 2 --warmup 1s --duration 3s --results "$RES" --json
+check_exit "capacity measured again (closed loop, 2 VUs) exits 0" 0
+CAP2=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(int(sum(v["committed"] for v in d["transactions"].values()) / d["measured_seconds"]))' "$T_TMP/cap2.json" 2>/dev/null || echo 0)
+((CAP2 > CAP)) && CAP=$CAP2
 THREE=$((3 * CAP))
 run_dg "$T_TMP/over.json" "$T_TMP/over.err" tpcc run --target "$TGT" --vus 2 --rate "$THREE" --duration 5s --results "$RES" --json
 check_exit "rate 3C = $THREE/s run exits 0" 0
