@@ -498,7 +498,7 @@ static int keep_and_show(struct life *L)
     if (why && L->in->step)
         snprintf(L->in->step->error, sizeof L->in->step->error, "%s", why);
     else if (unkept[0] && L->in->step)
-        snprintf(L->in->step->error, sizeof L->in->step->error, "not kept: %s", unkept);
+        snprintf(L->in->step->error, sizeof L->in->step->error, DG_NOT_KEPT "%s", unkept);
     if (!L->in->quiet) {
         dg_run_record_free(&L->rec);
         if (dg_store_get(L->store, id, 0, &L->rec, &L->err))

@@ -46,7 +46,7 @@ const char *dg_report_error_label(const struct dg_run_record *r)
     if (!strcmp(r->status, "lost") || !strcmp(r->status, "failed"))
         return r->status;
     /* a run the results database took only in part, and met no error (store_put.c) */
-    return strncmp(r->error, "not kept: ", 10) ? "first error" : "stored";
+    return strncmp(r->error, DG_NOT_KEPT, strlen(DG_NOT_KEPT)) ? "first error" : "stored";
 }
 
 void dg_report_run_text(FILE *out, const struct dg_run_record *r)

@@ -90,6 +90,10 @@ struct dg_rank_summary {
 };
 
 /* One run as stored. Filled by the command that ran it, or read back by dg_store_get. */
+/* How a stored run's error says which parts of it the results database could not keep
+ * (store_put.c); a run with no error of its own has nothing before it. */
+#define DG_NOT_KEPT "not kept: "
+
 struct dg_run_record {
     int64_t id;
     char workload[16];   /* "tpcc" */
@@ -113,7 +117,7 @@ struct dg_run_record {
      * rendering shows as the run's result, whatever the workload. */
     int nfigures;
     struct dg_figure figures[DG_MAX_FIGURES];
-    char error[512];
+    char error[512]; /* the first error, or why it failed; DG_NOT_KEPT and what was not stored */
     /* The load model: "closed", "rate" or "think". */
     char load_model[8];
     double rate_asked, think_scale; /* rate: arrivals per second; think: time scale (1 = standard) */

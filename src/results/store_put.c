@@ -47,7 +47,7 @@ static int note_missing(struct dg_store *s, const struct dg_run_record *r, int f
     for (int p = from, first = 1; p < NPARTS && o < sizeof note; p++) {
         if (!has_part(r, p))
             continue;
-        o += (size_t)snprintf(note + o, sizeof note - o, "%s", first ? (o ? "; not kept: " : "not kept: ") : "; ");
+        o += (size_t)snprintf(note + o, sizeof note - o, "%s", first ? (o ? "; " DG_NOT_KEPT : DG_NOT_KEPT) : "; ");
         if (o < sizeof note)
             o += part_name(r, p, note + o, sizeof note - o);
         first = 0;
