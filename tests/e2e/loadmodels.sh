@@ -10,6 +10,10 @@ RES=$T_TMP/results.db
 "$DG" tpcc load --target "$TGT" --warehouses 1 >/dev/null 2>&1 || not_ok "load" "tpcc load failed"
 
 py() { python3 - "$@"; }
+# capacity JSON: the run's committed transactions a second, whole (0 when it cannot be read)
+capacity() {
+    python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(int(sum(v["committed"] for v in d["transactions"].values()) / d["measured_seconds"]))' "$1" 2>/dev/null || echo 0
+}
 
 # --- open loop: the verdict tells a rate the database keeps from one it cannot -----------------
 # This SQLite file's capacity C with 2 workers is measured first (closed loop, 5 s, on this
@@ -23,7 +27,7 @@ py() { python3 - "$@"; }
 # verdict "fell behind" was true: this check is about the verdict, not about the neighbour.
 run_dg "$T_TMP/cap.json" "$T_TMP/cap.err" tpcc run --target "$TGT" --vus 2 --warmup 1s --duration 5s --results "$RES" --json
 check_exit "capacity run (closed loop, 2 VUs) exits 0" 0
-CAP=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(int(sum(v["committed"] for v in d["transactions"].values()) / d["measured_seconds"]))' "$T_TMP/cap.json" 2>/dev/null || echo 0)
+CAP=$(capacity "$T_TMP/cap.json")
 num_cmp "capacity measured: $CAP transactions/s" "$CAP" ">=" 20
 KEEP=$((CAP / 4 < 100 ? CAP / 4 : 100))
 # That run goes at real-time priority (chrt -f 10: CI runs as root). In tmpfs it waits only
@@ -55,7 +59,7 @@ relay <"$T_TMP/rate.txt"
 # all done, late but not short). The larger of the two is C.
 run_dg "$T_TMP/cap2.json" "$T_TMP/cap2.err" tpcc run --target "$TGT" --vus 2 --warmup 1s --duration 3s --results "$RES" --json
 check_exit "capacity measured again (closed loop, 2 VUs) exits 0" 0
-CAP2=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(int(sum(v["committed"] for v in d["transactions"].values()) / d["measured_seconds"]))' "$T_TMP/cap2.json" 2>/dev/null || echo 0)
+CAP2=$(capacity "$T_TMP/cap2.json")
 ((CAP2 > CAP)) && CAP=$CAP2
 THREE=$((3 * CAP))
 run_dg "$T_TMP/over.json" "$T_TMP/over.err" tpcc run --target "$TGT" --vus 2 --rate "$THREE" --duration 5s --results "$RES" --json
