@@ -365,12 +365,20 @@ def browse(path, shot, label, profile):
             "--disable-component-update", "--disable-sync", "--no-first-run", "--proxy-server=127.0.0.1:9",
             "--user-data-dir=" + profile, "--virtual-time-budget=8000", "--window-size=1280,5600"]
     url = "file://" + os.path.abspath(path)
-    try:
-        dom = subprocess.run(base + ["--dump-dom", url], capture_output=True, text=True, timeout=120).stdout
-    except Exception as e:
-        return check(False, f"browser: chromium ran on {os.path.basename(path)}", e)
     m = lambda a: (re.search(r'<html[^>]*\b%s="([^"]*)"' % a, dom) or [None, None])[1]
+    # The DOM as it is once report.js has run: it sets data-ready last. Chromium can dump a
+    # page whose scripts have not run yet (soak beside a CPU hog: data-errors "" from the
+    # first inline script, no data-charts, no data-ready); that dump says nothing of the page,
+    # so it is taken again, at most three times. A page whose script fails still gets ready.
+    for tries in range(1, 4):
+        try:
+            dom = subprocess.run(base + ["--dump-dom", url], capture_output=True, text=True, timeout=120).stdout
+        except Exception as e:
+            return check(False, f"browser: chromium ran on {os.path.basename(path)}", e)
+        if m("data-ready") == "1":
+            break
     name = os.path.basename(path)
+    check(m("data-ready") == "1", f"browser: {name} got ready (report.js ran) within 3 dumps", f"{tries} dump(s)")
     check(m("data-errors") == "", f"browser: {name} opens with no script error or blocked load", m("data-errors"))
     figs = re.findall(r'<figure class="chart" id="([^"]+)"', open(path, encoding="utf-8").read())
     check(m("data-charts") == "%d/%d" % (len(figs), len(figs)) and figs, f"browser: {name} draws all {len(figs)} charts", m("data-charts"))
