@@ -4,8 +4,8 @@
 # the runner's own test), every suite on the AddressSanitizer + UBSan build (behaviour and
 # memory in one pass over the long end-to-end scripts, which spend their time waiting on
 # servers, outages and timed windows), the ThreadSanitizer suites and the fuzz smoke test
-# (each target 10 s; bench/fuzz.sh runs them long). Ends with the time table against its
+# (each target 5 s; bench/fuzz.sh runs them long). Ends with the time table against its
 # 20-minute budget and one `N passed, N failed` line. Options go to tests/run.sh (--no-pg,
 # --no-my, --only PATTERN, --jobs N).
 cd "$(dirname "$0")/.." || exit 2
-exec tests/run.sh --smoke --sanitize --tsan --fuzz=10 --budget 1200 "$@"
+exec tests/run.sh --smoke --sanitize --tsan --fuzz=5 --budget 1200 "$@"
