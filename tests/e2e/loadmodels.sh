@@ -18,7 +18,7 @@ capacity() {
 # --- open loop: the verdict tells a rate the database keeps from one it cannot -----------------
 # This SQLite file's capacity C with 2 workers is measured first (closed loop, 5 s, on this
 # build and this machine as they are now); then a rate the file keeps whatever runs beside
-# it, C/4 but at most 100/s, must be judged kept up, and one of 3C must be said to fall
+# it, C/4 but at most 100/s, must be judged kept up, and one of 10C must be said to fall
 # behind. Relative to C, neither depends on the machine's speed or on the sanitizer the
 # binary was built with. Why not C/4 alone: SQLite runs inside dbgauge, so C is the CPU this
 # process gets, and a busy neighbour cut it more than 4 times between the two runs (ASan
@@ -54,25 +54,28 @@ print(("ok" if no["p50_ms"] >= no["service_p50_ms"] else "not ok") + f" - respon
 PY
 relay <"$T_TMP/rate.txt"
 
-# 3C must be a rate the file cannot keep. C is measured again just before (3 s): a neighbour
-# that slowed the first measurement may have gone by now (CI: C read 119/s, then 357/s were
-# all done, late but not short). The larger of the two is C.
+# 10C must be a rate the file cannot keep. C is measured again just before (3 s): a neighbour
+# that slowed the first measurement may have gone by now. The larger of the two is C. At 3C
+# the file did more than half of it twice in CI (C read 119/s, then 357/s were all done, late
+# but not short; with C measured twice, 262/s, then 487 of 786/s done): what the other lane
+# does moves C by 2x. At 10C a run must do less than half, as it must on any machine where C
+# is not off by 5x.
 run_dg "$T_TMP/cap2.json" "$T_TMP/cap2.err" tpcc run --target "$TGT" --vus 2 --warmup 1s --duration 3s --results "$RES" --json
 check_exit "capacity measured again (closed loop, 2 VUs) exits 0" 0
 CAP2=$(capacity "$T_TMP/cap2.json")
 ((CAP2 > CAP)) && CAP=$CAP2
-THREE=$((3 * CAP))
-run_dg "$T_TMP/over.json" "$T_TMP/over.err" tpcc run --target "$TGT" --vus 2 --rate "$THREE" --duration 5s --results "$RES" --json
-check_exit "rate 3C = $THREE/s run exits 0" 0
-grep -q "FELL BEHIND" "$T_TMP/over.err" && ok "rate 3C: falling behind is said in the text" || not_ok "rate 3C: falling behind is said in the text" "$(grep rate "$T_TMP/over.err")"
+OVER=$((10 * CAP))
+run_dg "$T_TMP/over.json" "$T_TMP/over.err" tpcc run --target "$TGT" --vus 2 --rate "$OVER" --duration 5s --results "$RES" --json
+check_exit "rate 10C = $OVER/s run exits 0" 0
+grep -q "FELL BEHIND" "$T_TMP/over.err" && ok "rate 10C: falling behind is said in the text" || not_ok "rate 10C: falling behind is said in the text" "$(grep rate "$T_TMP/over.err")"
 py "$T_TMP/over.json" >"$T_TMP/over.txt" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
 r = d["rate"]
-print(("ok" if not r["kept_up"] and r["achieved_per_s"] < 0.5 * r["asked_per_s"] else "not ok") + f" - rate 3C: the shortfall is reported: {r} {d['schedule']}")
+print(("ok" if not r["kept_up"] and r["achieved_per_s"] < 0.5 * r["asked_per_s"] else "not ok") + f" - rate 10C: the shortfall is reported: {r} {d['schedule']}")
 no = d["transactions"]["new_order"]
-print(("ok" if no["p50_ms"] > 20 * no["service_p50_ms"] and no["p50_ms"] > 100 else "not ok") + f" - rate 3C: queueing shows in response time: p50 {no['p50_ms']} ms vs service {no['service_p50_ms']} ms")
-print(("ok" if d["lag_p99_ms"] > 100 else "not ok") + f" - rate 3C: the start lag grows: p99 {d['lag_p99_ms']} ms")
+print(("ok" if no["p50_ms"] > 20 * no["service_p50_ms"] and no["p50_ms"] > 100 else "not ok") + f" - rate 10C: queueing shows in response time: p50 {no['p50_ms']} ms vs service {no['service_p50_ms']} ms")
+print(("ok" if d["lag_p99_ms"] > 100 else "not ok") + f" - rate 10C: the start lag grows: p99 {d['lag_p99_ms']} ms")
 PY
 relay <"$T_TMP/over.txt"
 
