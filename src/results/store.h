@@ -89,11 +89,11 @@ struct dg_rank_summary {
     size_t nmonitor;
 };
 
-/* One run as stored. Filled by the command that ran it, or read back by dg_store_get. */
 /* How a stored run's error says which parts of it the results database could not keep
  * (store_put.c); a run with no error of its own has nothing before it. */
 #define DG_NOT_KEPT "not kept: "
 
+/* One run as stored. Filled by the command that ran it, or read back by dg_store_get. */
 struct dg_run_record {
     int64_t id;
     char workload[16];   /* "tpcc" */

@@ -257,7 +257,7 @@ static MYSQL *my_handle(const char *pass, const char *application)
     mysql_options(my, MYSQL_OPT_CONNECT_TIMEOUT, &timeout_s);
     mysql_options(my, MYSQL_SET_CHARSET_NAME, "utf8mb4");
     mysql_options(my, MYSQL_OPT_LOCAL_INFILE, &on);
-    mysql_optionsv(my, MYSQL_OPT_CONNECT_ATTR_ADD, "program_name", application ? application : "dbgauge");
+    mysql_optionsv(my, MYSQL_OPT_CONNECT_ATTR_ADD, "program_name", application);
     if (!pass) /* the [client] group of the option files may hold the password */
         mysql_options(my, MYSQL_READ_DEFAULT_GROUP, "client");
     return my;
@@ -321,7 +321,7 @@ static int my_connect(const char *url, const struct dg_connect_opts *opts, struc
     if (pass)
         dg_secret_add(&c->secrets, pass, strlen(pass));
     c->load = u.load;
-    if (connect_hosts(c, &u, pass, shown, opts && opts->application && *opts->application ? opts->application : NULL, err))
+    if (connect_hosts(c, &u, pass, shown, opts && opts->application && *opts->application ? opts->application : "dbgauge", err))
         goto fail;
     dg_secret_wipe(u.pass, sizeof u.pass);
     dg_my_wsrep_probe(c);
