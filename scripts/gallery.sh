@@ -20,11 +20,13 @@
 # Each PNG must be at most 300 KB (else it fails). A recipe without its experiment is said on
 # stderr and the others go on; the exit status is then 1. Bad arguments exit 2.
 # Environment: DG_BIN (default build/dbgauge), CHROMIUM (default /usr/bin/chromium),
+# DG_BROWSER (what takes the screenshots, default scripts/browser.py: its command line),
 # DG_GALLERY_SIZE=WxH (the window, default 1000x560).
 set -uo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 DG=${DG_BIN:-$ROOT/build/dbgauge}
-CHROMIUM=${CHROMIUM:-/usr/bin/chromium}
+export CHROMIUM=${CHROMIUM:-/usr/bin/chromium} # scripts/browser.py starts it
+BROWSER=${DG_BROWSER:-$ROOT/scripts/browser.py}
 SIZE=${DG_GALLERY_SIZE:-1000x560}
 MAX_BYTES=$((300 * 1024))
 RESULTS=./recipes-results.db
@@ -55,6 +57,7 @@ done
 [[ $SIZE =~ ^[0-9]+x[0-9]+$ ]] || bad "DG_GALLERY_SIZE: '$SIZE' is not WxH"
 [[ -x $DG ]] || { echo "gallery.sh: no $DG; build first (meson setup build && ninja -C build)" >&2; exit 1; }
 [[ -x $CHROMIUM ]] || { echo "gallery.sh: no $CHROMIUM (scripts/deps.sh test installs chromium)" >&2; exit 1; }
+[[ -x $BROWSER ]] || { echo "gallery.sh: no $BROWSER" >&2; exit 1; }
 command -v sqlite3 >/dev/null || { echo "gallery.sh: no sqlite3 (apt-get install sqlite3)" >&2; exit 1; }
 if [[ ${#RECIPES[@]} == 0 ]]; then
     for d in "$ROOT"/recipes/*/; do
@@ -102,26 +105,35 @@ for cid, data in re.findall(r'<figure class="chart" id="([^"]+)">.*?<script type
 EOF
 }
 
-# shot HTML ID PNG: the chart ID of the page alone, as PNG; checked: a PNG, at most 300 KB
+# shot HTML ID PNG: the chart ID of the page alone, as PNG: queued, and taken with every other
+# in one headless Chromium at the end (take_shots), since each start of one costs about 1.5 s of
+# CPU and a page in a running one a tenth of that
 shot() {
-    local html=$1 id=$2 png=$3 size
-    rm -f "$png"
-    "$CHROMIUM" --headless --disable-gpu --no-sandbox --hide-scrollbars --no-first-run \
-        --disable-background-networking --disable-component-update --disable-sync \
-        --proxy-server=127.0.0.1:9 --user-data-dir="$TMP/profile" --virtual-time-budget=1000 \
-        --window-size="${SIZE/x/,}" --screenshot="$png" "file://$html#chart=$id" >"$TMP/chromium.log" 2>&1
-    if [[ ! -s $png || $(head -c 8 "$png" | od -An -tx1 | tr -d ' \n') != 89504e470d0a1a0a ]]; then
-        echo "gallery.sh: $png: chromium wrote no PNG of chart $id: $(tail -n 2 "$TMP/chromium.log")" >&2
-        FAILED=1
-        return 1
-    fi
-    size=$(stat -c %s "$png")
-    if ((size > MAX_BYTES)); then
-        echo "gallery.sh: $png: $size bytes, over the 300 KB allowed" >&2
-        FAILED=1
-        return 1
-    fi
-    echo "wrote $png ($((size / 1024)) KB)"
+    rm -f "$3"
+    printf '%s\t%s\t%s\n' "$1" "$2" "$3" >>"$TMP/shots"
+}
+
+# take_shots: every queued chart in one scripts/browser.py (a page is taken once report.js has
+# drawn it); each PNG checked: a PNG, at most 300 KB
+take_shots() {
+    local html id png size jobs=()
+    [[ -s $TMP/shots ]] || return 0
+    while IFS=$'\t' read -r html id png; do jobs+=("shot:$SIZE:file://$html#chart=$id:$png"); done <"$TMP/shots"
+    "$BROWSER" "${jobs[@]}" >"$TMP/browser.log" 2>&1
+    while IFS=$'\t' read -r html id png; do
+        if [[ ! -s $png || $(head -c 8 "$png" | od -An -tx1 | tr -d ' \n') != 89504e470d0a1a0a ]]; then
+            echo "gallery.sh: $png: chromium wrote no PNG of chart $id: $( (grep -F " $png:" "$TMP/browser.log" || tail -n 2 "$TMP/browser.log") | tail -n 1)" >&2
+            FAILED=1
+            continue
+        fi
+        size=$(stat -c %s "$png")
+        if ((size > MAX_BYTES)); then
+            echo "gallery.sh: $png: $size bytes, over the 300 KB allowed" >&2
+            FAILED=1
+            continue
+        fi
+        echo "wrote $png ($((size / 1024)) KB)"
+    done <"$TMP/shots"
 }
 
 # page HTML DBGAUGE-ARGS...: `dbgauge ARGS` (a report or comparison) written as HTML; a failure
@@ -144,7 +156,8 @@ render() {
     mkdir -p "$dir" || { FAILED=1; return 1; }
     local n=0
     while read -r id name; do
-        shot "$html" "$id" "$dir/$prefix$name.png" && n=$((n + 1))
+        shot "$html" "$id" "$dir/$prefix$name.png"
+        n=$((n + 1))
     done < <(chart_names "$html")
     if ((n == 0)); then
         echo "gallery.sh: dbgauge $* has no chart" >&2
@@ -223,4 +236,5 @@ for r in "${RECIPES[@]}"; do
     render "$dir" "" report "exp:$id"
     targets_charts "$dir" "$id"
 done
+take_shots
 exit $FAILED

@@ -29,18 +29,29 @@ job_ready() {
     [[ -e $POOL/built.$b || -e $POOL/failed.$b ]]
 }
 
-# pop_job: takes the first ready job off the queue into JOB. Returns 0 with a job, 1 when the
-# queue is empty, 2 when nothing in it is ready yet.
+# pop_job: takes the first ready job off the queue into JOB; when the pool has waiting lanes,
+# the jobs that mostly wait (suites.sh job_waits) go to those and every other job to the rest.
+# Returns 0 with a job, 1 when the queue holds none for this lane, 2 when none of those is
+# ready yet.
 pop_job() {
-    local lock line found="" rc=1
+    local lock line found="" rc=1 mine=0 lines=()
     exec {lock}>"$POOL/queue.lock"
     flock "$lock"
-    : >"$POOL/queue.next"
-    while IFS= read -r line; do
-        if [[ -z $found ]] && job_ready "$line"; then found=$line; else echo "$line" >>"$POOL/queue.next"; fi
-    done <"$POOL/queue"
-    mv "$POOL/queue.next" "$POOL/queue"
-    if [[ -n $found ]]; then rc=0; elif [[ -s $POOL/queue ]]; then rc=2; fi
+    mapfile -t lines <"$POOL/queue"
+    for line in "${lines[@]}"; do
+        if ((POOL_WAIT_LANES > 0)); then
+            if job_waits "$line"; then [[ -n $LANE_WAITS ]] || continue; else [[ -z $LANE_WAITS ]] || continue; fi
+        fi
+        mine=1
+        job_ready "$line" && { found=$line; break; }
+    done
+    if [[ -n $found ]]; then
+        for line in "${lines[@]}"; do [[ $line == "$found" ]] || echo "$line"; done >"$POOL/queue.next"
+        mv "$POOL/queue.next" "$POOL/queue"
+        rc=0
+    elif ((mine)); then
+        rc=2
+    fi
     [[ $found == build:* ]] && : >"$POOL/building" # under the queue's lock: no second build starts
     flock -u "$lock"
     exec {lock}>&-
@@ -191,9 +202,11 @@ run_job() {
     return 0
 }
 
-# lane_main K: lane K's loop, until the queue is empty or the lane is told to stop
+# lane_main K [waits]: lane K's loop, until the queue is empty (for a waiting lane: of jobs
+# that mostly wait) or the lane is told to stop
 lane_main() {
     LANE=$1
+    LANE_WAITS=${2:-}
     LANE_DIR=$POOL/lane$LANE
     LANE_ENV=$LANE_DIR/servers.env
     LANE_STOP=""
@@ -213,13 +226,17 @@ lane_main() {
     done
 }
 
-# lanes_run N: N lanes until the queue is empty; Ctrl-C or SIGTERM stops every lane (each
-# stops its job and its servers)
+# lanes_run N W: N lanes, and W waiting lanes that take the jobs that mostly wait (suites.sh
+# job_waits: timed outages, servers starting) while the N take every other, until the queue
+# is empty. A suite that waits leaves its core idle: run beside the N busy lanes, the cores
+# stay busy, and at most N suites that keep a core busy run at once. Ctrl-C or SIGTERM stops
+# every lane (each stops its job and its servers).
 lanes_run() {
     local k pids=()
     POOL_T0=$SECONDS # the jobs' start times in the results are seconds from here
-    for ((k = 1; k <= $1; k++)); do
-        lane_main "$k" &
+    POOL_WAIT_LANES=$2
+    for ((k = 1; k <= $1 + $2; k++)); do
+        if ((k <= $1)); then lane_main "$k" & else lane_main "$k" waits & fi
         pids+=($!)
     done
     trap 'kill -TERM "${pids[@]}" 2>/dev/null' INT TERM

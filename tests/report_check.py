@@ -8,7 +8,8 @@
 #   report_check.py compare OUT.txt RESULTS.db A B          (runs)
 #   report_check.py compare-groups OUT.txt RESULTS.db GA GB [GC ...]
 #   report_check.py compare-groups-html OUT.txt COMPARE.html RESULTS.db GA GB [GC ...]
-#   report_check.py browser REPORT.html SCREENSHOT.png [LABEL]
+#   report_check.py browser REPORT.html SCREENSHOT.png LABEL|- [REPORT.html SCREENSHOT.png LABEL|- ...]
+#       (or REPORT.html SCREENSHOT.png [LABEL]: every page in one browser)
 #   report_check.py card REPORT.html RESULTS.db RUN_ID KEY SQL-EXPRESSION-ON-run
 #   report_check.py monitor REPORT.html RESULTS.db RUN_ID   (monitor charts, cards, means = run_monitor)
 #   report_check.py targets REPORT.html RESULTS.db RUN_ID   (per-target charts, table, spread = run_target)
@@ -20,7 +21,10 @@
 #   report_check.py causes RUN.json CAUSE NAME [PCT]   (every error of CAUSE, at least one; with PCT:
 #       those at most PCT% of the transactions, none of another cause)
 #   report_check.py events REPORT.html RUN.json RUN.txt RESULTS.db RUN_ID   (outages, faults, schedule, in doubt)
-import csv, html.parser, json, math, os, re, shutil, sqlite3, struct, subprocess, sys, tempfile
+import csv, html.parser, json, math, os, re, sqlite3, struct, sys
+sys.dont_write_bytecode = True  # no __pycache__ left in the tree by the import below
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "scripts"))
+from browser import Browser, BrowserError  # noqa: E402 (scripts/browser.py: one Chromium for many pages)
 
 def check(cond, name, detail=""):
     print(("ok - " if cond else "not ok - ") + name + ("" if cond or not detail else ": " + str(detail)))
@@ -353,32 +357,34 @@ def compare_groups_check(path, dbp, groups, html_path=None):
     check(ok, f"compare groups html: MB/s per thread count {x}, one series per side, each later side's change from the first on its bars",
           c and [s.get("labels") for s in c["series"]])
 
-def browser(path, shot, label=None):
-    profile = tempfile.mkdtemp(prefix="dg-chromium.")  # removed below: one per call would pile up in /tmp
+def browser(*args):
+    """browser PAGE SHOT LABEL|- [PAGE SHOT LABEL|- ...] (or PAGE SHOT [LABEL]): every page in
+    one headless Chromium (scripts/browser.py), since each start of one costs about 1.5 s of CPU"""
+    if len(args) in (2, 3) and not (len(args) == 3 and args[2] == "-"):
+        args = (*args, None) if len(args) == 2 else args
+    jobs = [(args[i], args[i + 1], None if args[i + 2] in ("-", None) else args[i + 2]) for i in range(0, len(args) - 2, 3)]
     try:
-        browse(path, shot, label, profile)
+        b = Browser()
+    except Exception as e:
+        return check(False, "browser: chromium starts", e)
+    try:
+        for path, shot, label in jobs:
+            browse(b, path, shot, label)
     finally:
-        shutil.rmtree(profile, ignore_errors=True)
+        b.close()
 
-def browse(path, shot, label, profile):
-    base = ["/usr/bin/chromium", "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-            "--disable-component-update", "--disable-sync", "--no-first-run", "--proxy-server=127.0.0.1:9",
-            "--user-data-dir=" + profile, "--virtual-time-budget=8000", "--window-size=1280,5600"]
+def browse(b, path, shot, label):
     url = "file://" + os.path.abspath(path)
     m = lambda a: (re.search(r'<html[^>]*\b%s="([^"]*)"' % a, dom) or [None, None])[1]
-    # The DOM as it is once report.js has run: it sets data-ready last. Chromium can dump a
-    # page whose scripts have not run yet (soak beside a CPU hog: data-errors "" from the
-    # first inline script, no data-charts, no data-ready); that dump says nothing of the page,
-    # so it is taken again, at most three times. A page whose script fails still gets ready.
-    for tries in range(1, 4):
-        try:
-            dom = subprocess.run(base + ["--dump-dom", url], capture_output=True, text=True, timeout=120).stdout
-        except Exception as e:
-            return check(False, f"browser: chromium ran on {os.path.basename(path)}", e)
-        if m("data-ready") == "1":
-            break
+    # The DOM as it is once report.js has run: it sets data-ready last, and the browser waits
+    # for it (at most 30 s: a page whose script fails still gets ready, one that never does is
+    # judged as it is then)
     name = os.path.basename(path)
-    check(m("data-ready") == "1", f"browser: {name} got ready (report.js ran) within 3 dumps", f"{tries} dump(s)")
+    try:
+        dom = b.dom(url, 1280, 5600, timeout=30)
+    except BrowserError as e:
+        return check(False, f"browser: chromium opened {name}", e)
+    check(m("data-ready") == "1", f"browser: {name} got ready (report.js ran)", m("data-ready"))
     check(m("data-errors") == "", f"browser: {name} opens with no script error or blocked load", m("data-errors"))
     figs = re.findall(r'<figure class="chart" id="([^"]+)"', open(path, encoding="utf-8").read())
     check(m("data-charts") == "%d/%d" % (len(figs), len(figs)) and figs, f"browser: {name} draws all {len(figs)} charts", m("data-charts"))
@@ -396,7 +402,12 @@ def browse(path, shot, label, profile):
     if label is not None:
         p = Page(); p.feed(dom)
         check(label in p.labels, f"browser: the label is shown as text in {name}", p.labels[:2])
-    subprocess.run(base + ["--screenshot=" + os.path.abspath(shot), url], capture_output=True, timeout=120)
+    try:
+        if os.path.exists(shot):
+            os.remove(shot)
+        b.shot(url, 1280, 5600, os.path.abspath(shot), timeout=30)
+    except BrowserError as e:
+        print("# browser: screenshot of", name, "failed:", e)
     check(os.path.exists(shot) and os.path.getsize(shot) > 20000, f"browser: screenshot saved as {shot}")
 
 def exp_mixed(path):

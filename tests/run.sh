@@ -4,7 +4,7 @@
 # PostgreSQL and MariaDB when its first suite needs them, on ports of its own), then prints
 # every suite's checks, a table of the wall times and `N passed, N failed`. Exit 0 only if
 # nothing failed; exit 2 for a bad option or an --only that selects nothing.
-#   tests/run.sh [FLAVOR...] [--jobs N] [--only PATTERN]... [--no-pg] [--no-my]
+#   tests/run.sh [FLAVOR...] [--jobs N] [--wait-lanes N] [--only PATTERN]... [--no-pg] [--no-my]
 #                [--repeat N] [--budget SECONDS] [--list] [--builds-only]
 # Flavors (several share one pool of lanes; none given: --release):
 #   --release   every suite on the release build (build/)
@@ -19,14 +19,15 @@
 # builds while the servers' packages install; the pool's build jobs then find them done).
 # --only PATTERN (repeatable): suites whose name (FLAVOR:SUITE, e.g. asan:e2e/crash) contains
 # PATTERN. --repeat N: each selected suite N times (tests/soak.sh). --jobs N: lanes (default:
-# the number of cores). --budget S: the time table says how the wall time compares with S.
+# the number of cores). --wait-lanes N: lanes beside those that take only the suites that
+# mostly wait (tests/lanes.sh; default 1, 0 for none). --budget S: the time table says how the wall time compares with S.
 set -uo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$ROOT" || exit 2
 OUT=${DG_TEST_OUT:-$ROOT/tests/out} # where logs and the pool go (e2e/runner runs this in its own)
 
 usage() {
-    echo "usage: tests/run.sh [--release|--quick|--smoke|--sanitize|--tsan|--fuzz[=SECONDS]|--can-fail]... [--jobs N] [--only PATTERN]..." >&2
+    echo "usage: tests/run.sh [--release|--quick|--smoke|--sanitize|--tsan|--fuzz[=SECONDS]|--can-fail]... [--jobs N] [--wait-lanes N] [--only PATTERN]..." >&2
     echo "                    [--no-pg] [--no-my] [--repeat N] [--budget SECONDS] [--list] [--builds-only]" >&2
     exit 2
 }
@@ -36,6 +37,7 @@ bad_option() { echo "tests/run.sh: $1 '$2': want $3" >&2; exit 2; }
 flavors=()
 only=()
 jobs=$(nproc 2>/dev/null || echo 2)
+wait_lanes=1
 repeat=1
 budget=""
 list_only=0
@@ -56,6 +58,8 @@ while [[ $# -gt 0 ]]; do
         [[ $fuzz_secs =~ ^[1-9][0-9]*$ ]] || bad_option --fuzz "$fuzz_secs" "seconds, a whole number above 0" ;;
     --jobs) jobs=${2:-}; shift
         [[ $jobs =~ ^[1-9][0-9]?$ ]] || bad_option --jobs "$jobs" "a number of lanes from 1 to 12" ;;
+    --wait-lanes) wait_lanes=${2:-}; shift
+        [[ $wait_lanes =~ ^[0-4]$ ]] || bad_option --wait-lanes "$wait_lanes" "a number of waiting lanes from 0 to 4" ;;
     --only) [[ -n ${2:-} ]] || bad_option --only "" "a pattern"; only+=("$2"); shift ;;
     --repeat) repeat=${2:-}; shift
         [[ $repeat =~ ^[1-9][0-9]*$ ]] || bad_option --repeat "$repeat" "a count above 0" ;;
@@ -160,9 +164,9 @@ ln -sfn "pool.$$" "$OUT/pool"
     done | sort -k1,1nr -s | cut -d' ' -f2
 } >"$POOL/queue"
 for s in "${skipped[@]}"; do echo "$s"; done
-echo "# $(grep -c . "$POOL/queue") jobs on $jobs lane(s): ${flavors[*]}"
+echo "# $(grep -c . "$POOL/queue") jobs on $jobs lane(s) and $wait_lanes waiting lane(s): ${flavors[*]}"
 
 start=$SECONDS
-lanes_run "$jobs"
+lanes_run "$jobs" "$wait_lanes"
 wall=$((SECONDS - start))
 lanes_report "$wall" "$budget"

@@ -2,7 +2,8 @@
 # soak.sh — finds flaky checks: runs the named suites (default: every timing-sensitive one) N
 # times through tests/run.sh's pool, optionally beside a CPU hog on every core at the lowest
 # priority (stress-ng under nice -n 19: the noise of a shared machine, not starvation), then
-# prints each check that failed in any run with how often. Exit 0 only if nothing failed.
+# prints each check that failed in any run with how often. Exit 0 only if nothing failed. The
+# pool has no waiting lane here (--wait-lanes 0): the runs of every suite share the --jobs lanes.
 #   tests/soak.sh [--times N] [--hog] [--release] [--jobs N] [SUITE...]
 # SUITE: e2e/crash, crash, unit/test_outage, ... (default: crash faults failover mpi
 # mpi_hosts galera live loadmodels progress). The sanitizer build unless --release: CI runs
@@ -45,7 +46,7 @@ fi
 echo "# soak: ${suites[*]}, $times time(s) each, $flavor${hog:+$([[ $hog == 1 ]] && echo ', beside the hog')}"
 log=$ROOT/tests/out/soak.log
 mkdir -p "$ROOT/tests/out"
-tests/run.sh "$flavor" "${jobs[@]}" --repeat "$times" "${only[@]}" 2>&1 | tee "$log"
+tests/run.sh "$flavor" "${jobs[@]}" --wait-lanes 0 --repeat "$times" "${only[@]}" 2>&1 | tee "$log"
 rc=${PIPESTATUS[0]}
 
 # each check that failed, with the runs it failed in (a suite's runs are NAME#1 .. NAME#N)

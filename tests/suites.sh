@@ -114,6 +114,16 @@ suite_needs() {
     echo $want
 }
 
+# job_waits JOB: a suite whose time is mostly waiting, with little CPU of its own or of the
+# servers it drives: tests/lanes.sh's waiting lane takes these beside the busy lanes.
+# test_outage's timed outages of a fake server (25 s, no CPU to speak of), the replicated
+# servers' starts and catch-up. DG_WAITING_SUITES replaces the list (e2e/runner's own test).
+WAITING_SUITES=${DG_WAITING_SUITES:-unit/test_outage e2e/ha_servers e2e/galera e2e/replication}
+job_waits() {
+    local j=${1%%#*}
+    [[ " $WAITING_SUITES " == *" ${j#*:} "* ]]
+}
+
 # expected_secs JOB: the seconds JOB took in the run tests/suite-times.tsv was taken from
 # (a suite not there counts as long, so it starts early)
 expected_secs() {

@@ -217,11 +217,17 @@ expect_exit "read-only: a stress table of 1,000 rows" 0 stress prepare --target 
 if "${MY[@]}" -e "SET GLOBAL read_only = 1" >"$T_TMP/my.err" 2>&1; then
     read_only_target "$TGT" "the server is read_only=ON (a replica?)"
     read_write
-    # made read-only 1 s into a run (root's session, the script's own server)
-    run_dg "$T_TMP/ro.json" "$T_TMP/ro.err" tpcc run --target "$TGT" --vus 2 --duration 3s --results "$RES" --json \
+    # made read-only 1 s into a run (root's session, the script's own server), of one user:
+    # SET GLOBAL read_only takes the global read lock, which waits for the statements running.
+    # With two users, one could be waiting for a row lock the other holds between statements,
+    # whose next statement waits behind that read lock: the SET then waited out
+    # innodb_lock_wait_timeout (50 s) and the run saw no refusal (4 runs in 12 here, on an
+    # idle machine; 0 in 12 with one user)
+    run_dg "$T_TMP/ro.json" "$T_TMP/ro.err" tpcc run --target "$TGT" --vus 1 --duration 3s --results "$RES" --json \
         --fault "1s:env -u MYSQL_PWD mariadb -h127.0.0.1 -P$DG_MY_PORT -uroot -e 'SET GLOBAL read_only = 1'"
     read_write
     check "read-only: turned read-only during the run, the fault ran (exit 0)" test "$(json_get "$T_TMP/ro.json" faults.0.exit_status 2>/dev/null)" = 0
+    num_cmp "read-only: ... within the window (the SET was done at that second)" "$(json_get "$T_TMP/ro.json" faults.0.end_s 2>/dev/null || echo 99)" "<" 3
     check "read-only: the server is writable again" test "$("${MY[@]}" -e "SELECT @@read_only" 2>&1)" = 0
     python3 "$DG_ROOT/tests/report_check.py" causes "$T_TMP/ro.json" read_only \
         "read-only: every error of the run on a server made read-only is counted under read_only" | relay

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # recipes.sh — every recipe of recipes/ runs for real, shortened: its job file copied with the
 # target(s) pointed at this test's own small databases (SQLite files here; for pg-memory a
-# PostgreSQL of its own from tests/servers.sh), 1 s warm-up, 2 s windows, 50 transactions per
+# PostgreSQL of its own from tests/servers.sh), no warm-up, 1 s windows, 50 transactions per
 # user, but the swept lists exactly as the recipe has them, so each has the recipe's steps
 # (counted by `experiment --dry-run` on the recipe itself). ha-compare's run.sh runs with tiny
 # sizes. Then scripts/gallery.sh renders every recipe's charts as PNG from these results, and
@@ -93,7 +93,7 @@ expect_exit "stress prepare 20000 rows into SQLite" 0 stress prepare --target "s
 # recipe's 256M the kernel's OOM killer ends it (exit 137). The cap is kept, larger.
 CAP=()
 [[ -n ${ASAN_OPTIONS:-} ]] && CAP=(mem_cap=2G)
-shorten sqlite-memory "target=sqlite:$T_TMP/sqlite.db" warmup=1s duration=2s drop_caches=$DROP "${CAP[@]}"
+shorten sqlite-memory "target=sqlite:$T_TMP/sqlite.db" warmup=0s duration=1s drop_caches=$DROP "${CAP[@]}"
 run_recipe sqlite-memory
 # mem_cap kept: as root it is a memory cgroup; either way each step says what became of it
 python3 - "$T_TMP/sqlite-memory.json" <<'EOF' | relay
@@ -108,10 +108,10 @@ EOF
 shorten vus-fixed-txns "target=sqlite:$T_TMP/vus.db" txns_per_vu=50
 run_recipe vus-fixed-txns
 
-shorten read-stress-threads "target=sqlite:$T_TMP/stress.db" warmup=1s duration=2s
+shorten read-stress-threads "target=sqlite:$T_TMP/stress.db" warmup=0s duration=1s
 run_recipe read-stress-threads
 
-shorten four-databases "targets=sqlite:$T_TMP/db1.db,sqlite:$T_TMP/db2.db,sqlite:$T_TMP/db3.db,sqlite:$T_TMP/db4.db" warmup=1s duration=2s
+shorten four-databases "targets=sqlite:$T_TMP/db1.db,sqlite:$T_TMP/db2.db,sqlite:$T_TMP/db3.db,sqlite:$T_TMP/db4.db" warmup=0s duration=1s
 run_recipe four-databases
 
 # ---- pg-memory: a PostgreSQL of this test's own, restarted by dbgauge at each step -------------
@@ -129,7 +129,7 @@ else
     export PGPASSWORD=$DG_PG_PASSWORD
     expect_exit "pg-memory: load 1 warehouse into PostgreSQL" 0 tpcc load --target "$DG_PG_URL" --warehouses 1
     # db_memory 512M..16M and mem_cap=768M as the recipe has them: they fit the test server
-    shorten pg-memory "target=$DG_PG_URL" warmup=1s duration=2s "pg_datadir=$DG_PG_DATADIR" "pg_ctl=$PG_CTL" drop_caches=$DROP
+    shorten pg-memory "target=$DG_PG_URL" warmup=0s duration=1s "pg_datadir=$DG_PG_DATADIR" "pg_ctl=$PG_CTL" drop_caches=$DROP
     run_recipe pg-memory
     python3 - "$T_TMP/pg-memory.json" <<'EOF' | relay
 import json, sys
@@ -153,7 +153,7 @@ else
     my "DROP DATABASE IF EXISTS dg_recipes; CREATE DATABASE dg_recipes"
     MY_URL="mysql://root@127.0.0.1:$DG_MY_PORT/dg_recipes"
     expect_exit "mariadb-memory: load 1 warehouse into MariaDB" 0 tpcc load --target "$MY_URL" --warehouses 1 --jobs 2
-    shorten mariadb-memory "target=$MY_URL" warmup=1s duration=2s
+    shorten mariadb-memory "target=$MY_URL" warmup=0s duration=1s
     run_recipe mariadb-memory
     python3 - "$T_TMP/mariadb-memory.json" <<'EOF' | relay
 import json, sys
@@ -208,21 +208,20 @@ else
 fi
 
 # ---- report.js: #chart=ID shows that chart alone; without the hash the whole report ----------
-dom() { # dom URL: the page as Chromium leaves it after its scripts
-    /usr/bin/chromium --headless --disable-gpu --no-sandbox --no-first-run --disable-background-networking \
-        --proxy-server=127.0.0.1:9 --user-data-dir="$T_TMP/chromium" --virtual-time-budget=1000 \
-        --window-size=1000,560 --dump-dom "$1" 2>/dev/null
-}
 EXP=$(sqlite3 "$RES" "SELECT max(id) FROM experiment WHERE file LIKE '%/sqlite-memory/job.ini'" 2>/dev/null)
 "$DG" report "exp:${EXP:-0}" --results "$RES" -o "$T_TMP/sm.html" >/dev/null 2>&1
 nfig=$(grep -o '<figure class="chart" id=' "$T_TMP/sm.html" | wc -l)
-dom "file://$T_TMP/sm.html" >"$T_TMP/all.dom"
+# the page three ways, as Chromium leaves it after its scripts, and the whole page's screenshot
+# for the PNG checks below: one browser (scripts/browser.py)
+mkdir -p "$T_TMP/broken"
+URL=file://$T_TMP/sm.html
+"$DG_ROOT/scripts/browser.py" "dom:1000x560:$URL:$T_TMP/all.dom" "dom:1000x560:$URL#chart=exp${EXP:-0}-lat:$T_TMP/one.dom" \
+    "dom:1000x560:$URL#chart=nosuch:$T_TMP/bad.dom" "shot:1000x560:$URL:$T_TMP/broken/page.png" >"$T_TMP/browser.log" 2>&1
+check "browser.py: the three DOMs and the screenshot taken" test "$(grep -c '^ok ' "$T_TMP/browser.log")" = 4
 check "report.js: without a hash every chart of the report is there and drawn ($nfig)" \
     grep -q "data-charts=\"$nfig/$nfig\"" "$T_TMP/all.dom"
-dom "file://$T_TMP/sm.html#chart=exp${EXP:-0}-lat" >"$T_TMP/one.dom"
 check "report.js: #chart=ID leaves that one chart alone in the page, drawn, without its table" test \
     "$(grep -o '<figure class="chart" id=' "$T_TMP/one.dom" | wc -l) $(grep -c "id=\"exp${EXP:-0}-lat\"" "$T_TMP/one.dom") $(grep -c '<header\|<h2\|<details' "$T_TMP/one.dom") $(grep -c 'data-charts="1/1"' "$T_TMP/one.dom")" = "1 1 0 1"
-dom "file://$T_TMP/sm.html#chart=nosuch" >"$T_TMP/bad.dom"
 check "report.js: #chart= of no chart says so in data-errors" grep -q 'data-errors="[^"]*#chart=nosuch: no such chart' "$T_TMP/bad.dom"
 
 # ---- PNG checks, and that they fail on what they must ---------------------------------------
@@ -276,8 +275,6 @@ png(f"{d}/noise.png", 600, 600, lambda y: os.urandom(1800))
 png(f"{d}/tiny.png", 1, 1, lambda y: b"\xff\xff\xff")
 open(f"{d}/text.png", "w").write("not a picture\n" * 400)
 EOF
-/usr/bin/chromium --headless --disable-gpu --no-sandbox --hide-scrollbars --no-first-run --proxy-server=127.0.0.1:9 \
-    --user-data-dir="$T_TMP/chromium" --window-size=1000,560 --screenshot="$T_TMP/broken/page.png" "file://$T_TMP/sm.html" >/dev/null 2>&1
 png_verdict "$T_TMP"/broken/*.png >"$T_TMP/broken.txt"
 for want in "blank.png bad: blank" "noise.png bad: .* over 300 KB" "tiny.png bad: .* not over 2 KB" \
     "text.png bad: not a PNG" "page.png bad: its top row is not white"; do
@@ -324,24 +321,24 @@ gal --results "$T_TMP/none.db"
 check "gallery.sh: a missing results file exits 2 naming it" test "$RC:$(grep -c 'none.db' "$T_TMP/gal.err")" = "2:1"
 gal --results
 check "gallery.sh: --results without a value exits 2 naming it" test "$RC:$(grep -c -- '--results: needs a value' "$T_TMP/gal.err")" = "2:1"
-# a screenshot tool that writes FAKE (the PNG of $FAKE_PNG, a big one, or nothing)
-cat >"$T_TMP/fake-chromium" <<'EOF'
+# a screenshot tool (scripts/browser.py's command line: shot:WxH:URL:FILE...) that writes each
+# FILE as FAKE says: the PNG of $FAKE_PNG, a big one, or nothing
+cat >"$T_TMP/fake-browser" <<'EOF'
 #!/bin/sh
-for a; do case $a in --screenshot=*) out=${a#--screenshot=} ;; esac; done
-case $FAKE in png) cp "$FAKE_PNG" "$out" ;; big) cp "$FAKE_BIG" "$out" ;; esac
+for a; do out=${a##*:}; case $FAKE in png) cp "$FAKE_PNG" "$out" ;; big) cp "$FAKE_BIG" "$out" ;; esac; done
 EOF
-chmod +x "$T_TMP/fake-chromium"
+chmod +x "$T_TMP/fake-browser"
 export FAKE_PNG=$T_TMP/png/vus-fixed-txns/throughput.png FAKE_BIG=$T_TMP/broken/noise.png
 n_vus=$(grep -c '^wrote .*/vus-fixed-txns/' "$T_TMP/gallery.out") # its charts: 3, or 2 without disk traffic
 n_rst=$(grep -c '^wrote .*/read-stress-threads/' "$T_TMP/gallery.out")
-FAKE=big CHROMIUM=$T_TMP/fake-chromium gal --results "$RES" --out "$T_TMP/fake" vus-fixed-txns
+FAKE=big DG_BROWSER=$T_TMP/fake-browser gal --results "$RES" --out "$T_TMP/fake" vus-fixed-txns
 check "gallery.sh: a PNG over 300 KB fails it (exit 1, said)" test "$RC:$(grep -c 'over the 300 KB' "$T_TMP/gal.err")" = "1:$n_vus"
-FAKE=none CHROMIUM=$T_TMP/fake-chromium gal --results "$RES" --out "$T_TMP/fake" vus-fixed-txns
+FAKE=none DG_BROWSER=$T_TMP/fake-browser gal --results "$RES" --out "$T_TMP/fake" vus-fixed-txns
 check "gallery.sh: no screenshot fails it (exit 1, said)" test "$RC:$(grep -c 'wrote no PNG' "$T_TMP/gal.err")" = "1:$n_vus"
 # a recipe without its experiment: said, the others go on, exit 1
 cp "$RES" "$T_TMP/partial.db"
 sqlite3 "$T_TMP/partial.db" "UPDATE experiment SET file = 'elsewhere.ini' WHERE file LIKE '%/sqlite-memory/job.ini'"
-FAKE=png CHROMIUM=$T_TMP/fake-chromium gal --results "$T_TMP/partial.db" --out "$T_TMP/fake" sqlite-memory read-stress-threads
+FAKE=png DG_BROWSER=$T_TMP/fake-browser gal --results "$T_TMP/partial.db" --out "$T_TMP/fake" sqlite-memory read-stress-threads
 check "gallery.sh: a recipe without its experiment is said, the next one done, exit 1" test \
     "$RC:$(grep -c 'sqlite-memory: no experiment of recipes/sqlite-memory/job.ini' "$T_TMP/gal.err"):$(grep -c '^wrote .*/read-stress-threads/' "$T_TMP/gal.out")" = "1:1:$n_rst"
 finish

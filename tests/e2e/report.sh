@@ -57,12 +57,14 @@ expect_exit "fixture: an experiment of a tpcc step then a stress step" 0 experim
 EM=$(sqlite3 "$RES" "SELECT MAX(id) FROM experiment")
 rm -f "$T_TMP"/tpcc.db* "$T_TMP"/stress.db* "$TA"* "$TB"*
 
-# HTML: numbers, escaping, and a real browser.
+# HTML: numbers, escaping, and a real browser: each page is queued in BROWSE (page, screenshot,
+# label or -) and all are opened in one headless Chromium before the bad-input checks.
+BROWSE=()
 expect_exit "report RUN group:ID writes HTML" 0 report "$A" "group:$G1" --results "$RES" -o "$OUT/report-run-group.html"
 py html "$OUT/report-run-group.html" "$RES" "$A" "$G1" "$LABEL"
 check "html: the query's '<' is escaped" grep -q 'WHERE id &lt; 15000' "$OUT/report-run-group.html"
 py monitor "$OUT/report-run-group.html" "$RES" "$A"
-py browser "$OUT/report-run-group.html" "$OUT/report-run-group.png" "$LABEL"
+BROWSE+=("$OUT/report-run-group.html" "$OUT/report-run-group.png" "$LABEL")
 
 # Several targets at once: each target's figures, the mean, the total and the spread.
 expect_exit "report of a two-target run" 0 report "$M" --results "$RES" -o "$OUT/report-targets.html"
@@ -70,7 +72,7 @@ py targets "$OUT/report-targets.html" "$RES" "$M"
 py monitor "$OUT/report-targets.html" "$RES" "$M"
 check "html: the target's '<b>&' is escaped" grep -qF 't&lt;b&gt;&amp;.db' "$OUT/report-targets.html"
 check "html: the target's '<b>' is not in the page raw" bash -c '! grep -qF "t<b>" "$0"' "$OUT/report-targets.html"
-py browser "$OUT/report-targets.html" "$OUT/report-targets.png"
+BROWSE+=("$OUT/report-targets.html" "$OUT/report-targets.png" -)
 
 # An open-loop run: asked and achieved rates, start lag, service time beside response time.
 expect_exit "report of a --rate run" 0 report "$C" --results "$RES" -o "$OUT/report-rate.html"
@@ -113,25 +115,25 @@ check "report --format md has the step table" grep -qE '^\| 3 \| [0-9]+ \|' "$OU
 run_dg "$T_TMP/cmp.txt" "$T_TMP/cmp.err" compare "$A" "$B" --results "$RES" -o "$OUT/compare-runs.html"
 check_exit "compare A B exits 0" 0
 py compare "$T_TMP/cmp.txt" "$RES" "$A" "$B"
-py browser "$OUT/compare-runs.html" "$OUT/compare-runs.png"
+BROWSE+=("$OUT/compare-runs.html" "$OUT/compare-runs.png" -)
 run_dg "$T_TMP/cmpg.txt" "$T_TMP/cmpg.err" compare "group:$G1" "group:$G2" --results "$RES" -o "$OUT/compare-groups.html"
 check_exit "compare group:A group:B exits 0" 0
 py compare-groups-html "$T_TMP/cmpg.txt" "$OUT/compare-groups.html" "$RES" "$G1" "$G2"
-py browser "$OUT/compare-groups.html" "$OUT/compare-groups.png"
+BROWSE+=("$OUT/compare-groups.html" "$OUT/compare-groups.png" -)
 # three sides: each later side's change from the first, in the table and on its own bars
 run_dg "$T_TMP/cmpg3.txt" "$T_TMP/cmpg3.err" compare "group:$G1" "group:$G2" "group:$G3" --results "$RES" -o "$OUT/compare-groups3.html"
 check_exit "compare of three groups exits 0" 0
 py compare-groups-html "$T_TMP/cmpg3.txt" "$OUT/compare-groups3.html" "$RES" "$G1" "$G2" "$G3"
-py browser "$OUT/compare-groups3.html" "$OUT/compare-groups3.png"
+BROWSE+=("$OUT/compare-groups3.html" "$OUT/compare-groups3.png" -)
 check "compare html escapes the label" grep -qF '&lt;script&gt;alert(1)' "$OUT/compare-groups.html"
 
 # Experiments: the step table and charts by swept value in every format, and compare paired by value.
 expect_exit "report exp:N writes HTML" 0 report "exp:$EA" --results "$RES" -o "$OUT/report-experiment.html"
 py exp-html "$OUT/report-experiment.html" "$RES" "$EA" "$LABEL"
-py browser "$OUT/report-experiment.html" "$OUT/report-experiment.png" "$LABEL"
+BROWSE+=("$OUT/report-experiment.html" "$OUT/report-experiment.png" "$LABEL")
 expect_exit "report exp:N of a stress experiment writes HTML" 0 report "exp:$ES" --results "$RES" -o "$OUT/report-experiment-stress.html"
 py exp-html "$OUT/report-experiment-stress.html" "$RES" "$ES"
-py browser "$OUT/report-experiment-stress.html" "$OUT/report-experiment-stress.png"
+BROWSE+=("$OUT/report-experiment-stress.html" "$OUT/report-experiment-stress.png" -)
 run_dg "$T_TMP/e.json" "$T_TMP/e.err" report "experiment:$EA" --results "$RES" --format json
 check_exit "report experiment:N --format json exits 0" 0
 py exp-json "$T_TMP/e.json" "$RES" "$EA"
@@ -146,7 +148,7 @@ check "report --format md escapes the experiment's label" grep -qF '(\<script\>a
 run_dg "$T_TMP/cmpe.txt" "$T_TMP/cmpe.err" compare "exp:$EA" "exp:$EB" --results "$RES" -o "$OUT/compare-experiments.html"
 check_exit "compare exp:A exp:B exits 0" 0
 py compare-exp "$T_TMP/cmpe.txt" "$OUT/compare-experiments.html" "$RES" "$EA" "$EB"
-py browser "$OUT/compare-experiments.html" "$OUT/compare-experiments.png"
+BROWSE+=("$OUT/compare-experiments.html" "$OUT/compare-experiments.png" -)
 check "compare html escapes the experiment's label" grep -qF '&lt;script&gt;alert(1)' "$OUT/compare-experiments.html"
 check "compare html has not the label's <script> raw" bash -c '! grep -qF "<script>alert(1)" "$0"' "$OUT/compare-experiments.html"
 # An experiment whose steps run both workloads: both figure names head the shared columns, the
@@ -159,13 +161,15 @@ check "mixed experiment md: both names head the columns" grep -qF '| TPM or rows
 check "mixed experiment md: the stress step is marked" grep -qF '| 2 (stress) | stress-step |' "$OUT/report-mixed.md"
 expect_exit "report of the mixed experiment writes HTML" 0 report "exp:$EM" --results "$RES" -o "$OUT/report-mixed.html"
 py exp-mixed "$OUT/report-mixed.html"
-py browser "$OUT/report-mixed.html" "$OUT/report-mixed.png"
+BROWSE+=("$OUT/report-mixed.html" "$OUT/report-mixed.png" -)
 expect_exit "report of a missing experiment exits 2" 2 report exp:999 --results "$RES" -o "$T_TMP/x.html"
 expect_stderr "the missing experiment is named" "no experiment 999"
 expect_exit "report exp:x exits 2" 2 report exp:x --results "$RES"
 expect_stderr "the bad experiment item is named" "'exp:x'"
 expect_exit "compare of an experiment with a run exits 2" 2 compare "exp:$EA" "$A" --results "$RES"
 expect_stderr "the run mixed with an experiment is named" "'$A' is a run and 'exp:$EA' an experiment"
+
+py browser "${BROWSE[@]}"
 
 # Bad input: exit 2 and a message naming what was wrong.
 expect_exit "report with nothing named exits 2" 2 report --results "$RES"

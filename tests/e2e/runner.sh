@@ -2,7 +2,8 @@
 # runner.sh — the test runner's own promises (tests/run.sh, its pool in tests/lanes.sh): an
 # --only that selects nothing exits 2 naming it, a bad option exits 2, a suite's exact name
 # takes that suite alone, a unit test alone starts no server, a suite over its time limit is
-# stopped and fails the run, and the time table and summary come last. Runs tests/run.sh on
+# stopped and fails the run, a waiting lane takes only the suites that mostly wait, and the
+# time table and summary come last. Runs tests/run.sh on
 # the release build that the pool built already, in a folder of its own.
 . "$(dirname "$0")/../lib.sh"
 
@@ -33,6 +34,19 @@ check "... and starts no server (no server log in its lane)" test ! -s "$DG_TEST
 # every check of test_sched and the build job's two, then the table, then the summary
 check "... its lines, then the time table, then the summary last" \
     test "$(grep -c '^  ok - ' "$T_TMP/out.txt")/$(grep -c '^# time table' "$T_TMP/out.txt")/$(tail -n 1 "$T_TMP/out.txt" | grep -cE '^[0-9]+ passed, 0 failed$')" = "$(($(grep -c '^ok - ' <("$DG_ROOT/build/tests/test_sched")) + 2))/1/1"
+
+# a waiting lane (the one past --jobs) takes the suites that mostly wait, the other lanes every
+# other job; with --wait-lanes 0 there is none
+DG_WAITING_SUITES=unit/test_sched runner --quick --only unit/test_sched --only unit/test_secret --jobs 1
+check "--wait-lanes 1 (the default): the waiting suite on lane 2, the other and the build on lane 1" test \
+    "$RC:$(grep -oE '(test_sched|test_secret|build:release) +\[[0-9]+' "$T_TMP/out.txt" | tr -s ' [' ' ' | LC_ALL=C sort | tr '\n' ' ')" = \
+    "0:build:release 1 test_sched 2 test_secret 1 "
+DG_WAITING_SUITES=unit/test_sched runner --quick --only unit/test_sched --only unit/test_secret --jobs 1 --wait-lanes 0
+check "--wait-lanes 0: every job on the one lane" test \
+    "$RC:$(grep -oE '(test_sched|test_secret|build:release) +\[[0-9]+' "$T_TMP/out.txt" | tr -s ' [' ' ' | LC_ALL=C sort | tr '\n' ' ')" = \
+    "0:build:release 1 test_sched 1 test_secret 1 "
+runner --wait-lanes 5
+check "--wait-lanes 5 exits 2 naming the option" test "$RC/$(grep -c "wait-lanes '5'" "$T_TMP/err.txt")" = 2/1
 
 DG_SUITE_TIMEOUT=1 runner --quick --only unit/test_hist --jobs 1
 check_exit "a suite over DG_SUITE_TIMEOUT is stopped and fails the run (exit 1)" 1
