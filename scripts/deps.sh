@@ -46,10 +46,15 @@ if [[ $list_only == 1 ]]; then
     echo "$want"
     exit 0
 fi
+# one dpkg-query for all of them (one a package cost 1.5 s a call of this script: the test
+# runner calls it each time it starts)
+declare -A installed=()
+# shellcheck disable=SC2086
+while read -r p st; do
+    [[ $st == "install ok installed" ]] && installed[${p%%:*}]=1
+done < <(dpkg-query -W -f='${Package} ${Status}\n' $want 2>/dev/null)
 missing=()
-for p in $want; do
-    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-done
+for p in $want; do [[ -n ${installed[$p]:-} ]] || missing+=("$p"); done
 [[ ${#missing[@]} == 0 ]] && exit 0
 
 if [[ $(id -u) != 0 ]]; then

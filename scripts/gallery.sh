@@ -204,7 +204,8 @@ ha_compare() {
 
 # targets_charts DIR EXP: a step that drove several targets at once (targets=) has each
 # target's NOPM and latency charted in its run's report: targets-throughput.png and
-# targets-latency.png (-stepN before .png when the experiment has more than one step)
+# targets-latency.png (-stepN before .png when the experiment has more than one step). Only
+# the runs with more than one target (run_target) are rendered to look.
 targets_charts() {
     local dir=$1 exp=$2 run step n suffix html
     n=$(sql "SELECT count(*) FROM run WHERE experiment_id = $exp")
@@ -217,7 +218,8 @@ targets_charts() {
         ((n > 1)) && suffix=-step$step
         shot "$html" "run$run-tnopm" "$dir/targets-throughput$suffix.png"
         shot "$html" "run$run-tlat" "$dir/targets-latency$suffix.png"
-    done < <(sql "SELECT id, experiment_step FROM run WHERE experiment_id = $exp ORDER BY experiment_step")
+    done < <(sql "SELECT id, experiment_step FROM run WHERE experiment_id = $exp
+                  AND (SELECT count(*) FROM run_target WHERE run_id = run.id) > 1 ORDER BY experiment_step")
 }
 
 for r in "${RECIPES[@]}"; do

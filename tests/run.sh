@@ -159,9 +159,9 @@ ln -sfn "pool.$$" "$OUT/pool"
     for b in $(builds_of "${flavors[@]}"); do echo "build:$b"; done
     for job in "${selected[@]}"; do
         for ((i = 1; i <= repeat; i++)); do
-            if ((repeat > 1)); then echo "$(expected_secs "$job") $job#$i"; else echo "$(expected_secs "$job") $job"; fi
+            if ((repeat > 1)); then echo "$job#$i"; else echo "$job"; fi
         done
-    done | sort -k1,1nr -s | cut -d' ' -f2
+    done | by_expected_secs
 } >"$POOL/queue"
 for s in "${skipped[@]}"; do echo "$s"; done
 echo "# $(grep -c . "$POOL/queue") jobs on $jobs lane(s) and $wait_lanes waiting lane(s): ${flavors[*]}"

@@ -306,6 +306,8 @@ for d in "$DG_ROOT"/recipes/*/; do
         ok "gallery: $r's ${#pngs[@]} PNGs are charts (PNG, not blank, 2-300 KB): $(cd "$T_TMP/png/$r" && echo *.png)"
     fi
 done
+check "gallery: four-databases' one step, of four targets at once, has each target's charts" \
+    test -s "$T_TMP/png/four-databases/targets-throughput.png" -a -s "$T_TMP/png/four-databases/targets-latency.png"
 check "gallery.sh prints each PNG it wrote" test "$(grep -c '^wrote .*\.png' "$T_TMP/gallery.out")" = "$(find "$T_TMP/png" -name '*.png' | wc -l)"
 
 # ---- gallery.sh's own failures ----------------------------------------------------------------
