@@ -20,13 +20,14 @@ job_parts() {
 job_file() { local j=${1//\//_}; echo "${j//:/_}"; } # asan:e2e/crash -> asan_e2e_crash
 
 # job_ready JOB: a build while no other build goes on (one build has both cores; the other
-# lanes start on what is built meanwhile), or a suite whose build is over (built or failed)
+# lanes start on what is built meanwhile), or a suite whose build is over (built or failed).
+# Reads pop_job's snapshot of the pool's markers (POP_BUILDING, POP_DONE), not the files: a
+# build ending while the queue is read must not make the jobs after some line ready and
+# those before it not (the queue was once taken from its middle that way).
 job_ready() {
     job_parts "$1"
-    [[ $J_FLAVOR == build ]] && { [[ ! -e $POOL/building ]]; return; }
-    local b
-    b=$(build_of "$J_FLAVOR")
-    [[ -e $POOL/built.$b || -e $POOL/failed.$b ]]
+    [[ $J_FLAVOR == build ]] && { ((!POP_BUILDING)); return; }
+    [[ " $POP_DONE " == *" $(build_of "$J_FLAVOR") "* ]]
 }
 
 # pop_job: takes the first ready job off the queue into JOB; when the pool has waiting lanes,
@@ -38,6 +39,12 @@ pop_job() {
     exec {lock}>"$POOL/queue.lock"
     flock "$lock"
     mapfile -t lines <"$POOL/queue"
+    # the markers once, for the whole queue (job_ready); `building` first: a build ends by
+    # writing built.B, then removing it
+    POP_BUILDING=0
+    [[ -e $POOL/building ]] && POP_BUILDING=1
+    POP_DONE=""
+    for line in "$POOL"/built.* "$POOL"/failed.*; do [[ -e $line ]] && POP_DONE+=" ${line##*.}"; done
     for line in "${lines[@]}"; do
         if ((POOL_WAIT_LANES > 0)); then
             if job_waits "$line"; then [[ -n $LANE_WAITS ]] || continue; else [[ -z $LANE_WAITS ]] || continue; fi
