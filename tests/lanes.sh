@@ -234,7 +234,7 @@ lane_main() {
 }
 
 # lanes_run N W: N lanes, and W waiting lanes that take the jobs that mostly wait (suites.sh
-# job_waits: timed outages, servers starting) while the N take every other, until the queue
+# job_waits: servers starting and being checked) while the N take every other, until the queue
 # is empty. A suite that waits leaves its core idle: run beside the N busy lanes, the cores
 # stay busy, and at most N suites that keep a core busy run at once. Ctrl-C or SIGTERM stops
 # every lane (each stops its job and its servers).
