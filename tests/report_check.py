@@ -360,9 +360,9 @@ def compare_groups_check(path, dbp, groups, html_path=None):
 def browser(*args):
     """browser PAGE SHOT LABEL|- [PAGE SHOT LABEL|- ...] (or PAGE SHOT [LABEL]): every page in
     one headless Chromium (scripts/browser.py), since each start of one costs about 1.5 s of CPU"""
-    if len(args) in (2, 3) and not (len(args) == 3 and args[2] == "-"):
-        args = (*args, None) if len(args) == 2 else args
-    jobs = [(args[i], args[i + 1], None if args[i + 2] in ("-", None) else args[i + 2]) for i in range(0, len(args) - 2, 3)]
+    if len(args) % 3 == 2:  # PAGE SHOT alone: no label
+        args = (*args, "-")
+    jobs = [(args[i], args[i + 1], None if args[i + 2] == "-" else args[i + 2]) for i in range(0, len(args) - 2, 3)]
     try:
         b = Browser()
     except Exception as e:
