@@ -31,8 +31,19 @@ int dg_ranks_init(int *argc, char ***argv)
 {
     if (!under_mpirun())
         return 0;
-    int provided = 0;
-    if (MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS) {
+    /* The threads MPI starts (Open MPI's event and PMIx threads) inherit a mask with SIGINT and
+     * SIGTERM blocked. Otherwise the kernel hands those signals to one of them whenever the
+     * runner's thread, which blocks them to take them with sigtimedwait, is not inside that
+     * call: and there they take their default action, ending the rank with nothing stored (seen:
+     * Ctrl-C on rank 0 under ASan beside a CPU hog, exit 130, 1 run of 5). */
+    sigset_t stop, old;
+    sigemptyset(&stop);
+    sigaddset(&stop, SIGINT);
+    sigaddset(&stop, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &stop, &old);
+    int provided = 0, started = MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided) == MPI_SUCCESS;
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (!started) {
         fprintf(stderr, "dbgauge: MPI would not start\n");
         return -1;
     }
@@ -263,24 +274,44 @@ static dg_ns measure_offset(int k, dg_ns *rtt_out)
     return mine[0] && !strcmp(mine, theirs) ? 0 : offset;
 }
 
-/* Sleeps until 2 ms before t, then yields until t, as a real-time thread where the system
- * allows it (returns 1: the caller puts it back with normal_priority once it read the
- * clock). A rank that waits in an ordinary sleep, or even yields, can wait milliseconds for a
- * core once the ranks that reached the line first release their workers (seen: 1.4 ms with 2
- * ranks on 2 cores, 2.2 ms with 3): the workers just woken preempt it. A SCHED_FIFO thread is
- * not preempted by them, and among the ranks' spinning threads sched_yield takes turns within
- * microseconds. 2 ms of spinning per run is the price. */
-static int sleep_until(dg_ns t)
+/* Makes the calling thread real-time (SCHED_FIFO) where the system allows it; returns 1 if it
+ * did, for normal_priority to undo. Every rank holds it from the moment the start line is
+ * chosen (rank 0) or awaited (the others) until it is crossed. A rank that waits in an
+ * ordinary sleep, or even yields, can wait milliseconds for a core once the ranks that reached
+ * the line first release their workers (seen: 1.4 ms with 2 ranks on 2 cores, 2.2 ms with 3);
+ * and a rank 0 preempted between choosing the line and sending it made every other rank hear of
+ * it after it had passed (seen under ASan beside two busy test lanes: 3.8 ms late). Ordinary
+ * threads preempt neither. */
+static int realtime(void)
 {
-    struct sched_param rt = {.sched_priority = 1}; /* before the sleep: woken on time too */
-    int raised = !pthread_setschedparam(pthread_self(), SCHED_FIFO, &rt);
+    struct sched_param rt = {.sched_priority = 1};
+    return !pthread_setschedparam(pthread_self(), SCHED_FIFO, &rt);
+}
+
+/* A rank other than 0: takes the start line, polling every 50 us instead of blocking in
+ * MPI_Recv, whose busy wait would keep a real-time thread on its core and starve whatever else
+ * runs there (rank 0 itself, on a host with fewer cores than ranks). A real-time thread's
+ * timer wakes it within microseconds, so it hears the line as soon as it is sent. */
+static void await_start(uint64_t *start)
+{
+    int flag = 0;
+    MPI_Status st;
+    struct timespec beat = {0, 50 * 1000};
+    while (MPI_Iprobe(0, TAG_SYNC, MPI_COMM_WORLD, &flag, &st) == MPI_SUCCESS && !flag)
+        nanosleep(&beat, NULL);
+    MPI_Recv(start, 1, MPI_UINT64_T, 0, TAG_SYNC, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+}
+
+/* Sleeps until 2 ms before t, then yields until t: among the ranks' spinning real-time threads
+ * sched_yield takes turns within microseconds. 2 ms of spinning per run is the price. */
+static void sleep_until(dg_ns t)
+{
     dg_ns early = t - 2 * DG_NS_PER_MS;
     struct timespec ts = {(time_t)(early / DG_NS_PER_S), (long)(early % DG_NS_PER_S)};
     while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL))
         ;
     while (dg_now_ns() < t)
         sched_yield();
-    return raised;
 }
 
 static void normal_priority(int raised)
@@ -301,6 +332,7 @@ dg_ns dg_rank_start(struct dg_rank_run *rr, int ok, struct dg_err *err)
         return 0;
     }
     uint64_t start = 0;
+    int raised = 0;
     if (rr->rank == 0) {
         dg_ns worst = 0;
         for (int k = 1; k < rr->size; k++) {
@@ -309,6 +341,7 @@ dg_ns dg_rank_start(struct dg_rank_run *rr, int ok, struct dg_err *err)
             worst = rtt > worst ? rtt : worst;
         }
         /* Far enough ahead that every rank hears of it before it comes. */
+        raised = realtime();
         start = dg_now_ns() + 20 * DG_NS_PER_MS + 4 * worst;
         for (int k = 1; k < rr->size; k++) {
             uint64_t theirs = start + rr->peers[k].offset_ns;
@@ -324,9 +357,14 @@ dg_ns dg_rank_start(struct dg_rank_run *rr, int ok, struct dg_err *err)
             mine = dg_now_ns();
             MPI_Send(&mine, 1, MPI_UINT64_T, 0, TAG_SYNC, MPI_COMM_WORLD);
         }
-        MPI_Recv(&start, 1, MPI_UINT64_T, 0, TAG_SYNC, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        raised = realtime();
+        await_start(&start);
+        dg_ns heard = dg_now_ns();
+        if (heard > start) /* the alignment is lost: say where, for whoever reads its figures */
+            fprintf(stderr, "dbgauge: rank %d heard of the start line %.3f ms after it\n", rr->rank,
+                    (double)(heard - start) / (double)DG_NS_PER_MS);
     }
-    int raised = sleep_until(start);
+    sleep_until(start);
     /* When this rank really began, in rank 0's clock (sent with the result). */
     rr->peers[rr->rank].start_ns = dg_now_ns() - rr->peers[rr->rank].offset_ns;
     normal_priority(raised);
