@@ -30,12 +30,13 @@ job_ready() {
     [[ " $POP_DONE " == *" $(build_of "$J_FLAVOR") "* ]]
 }
 
-# pop_job: takes the first ready job off the queue into JOB; when the pool has waiting lanes,
-# the jobs that mostly wait (suites.sh job_waits) go to those and every other job to the rest.
-# Returns 0 with a job, 1 when the queue holds none for this lane, 2 when none of those is
-# ready yet.
+# pop_job: takes the first ready job off the queue into JOB. When the pool has waiting lanes,
+# those take the jobs that mostly wait (suites.sh job_waits), then the background ones
+# (job_background); the other lanes take every other job, and a background one only when
+# none of those is ready. Returns 0 with a job, 1 when the queue holds none for this lane,
+# 2 when none of those is ready yet.
 pop_job() {
-    local lock line found="" rc=1 mine=0 lines=()
+    local lock line found="" rc=1 mine=0 lines=() class
     exec {lock}>"$POOL/queue.lock"
     flock "$lock"
     mapfile -t lines <"$POOL/queue"
@@ -45,12 +46,21 @@ pop_job() {
     [[ -e $POOL/building ]] && POP_BUILDING=1
     POP_DONE=""
     for line in "$POOL"/built.* "$POOL"/failed.*; do [[ -e $line ]] && POP_DONE+=" ${line##*.}"; done
-    for line in "${lines[@]}"; do
-        if ((POOL_WAIT_LANES > 0)); then
-            if job_waits "$line"; then [[ -n $LANE_WAITS ]] || continue; else [[ -z $LANE_WAITS ]] || continue; fi
-        fi
-        mine=1
-        job_ready "$line" && { found=$line; break; }
+    # pass 1: this lane's own class; pass 2: the background jobs
+    for class in own background; do
+        for line in "${lines[@]}"; do
+            if ((POOL_WAIT_LANES > 0)); then
+                if job_background "$line"; then
+                    [[ $class == background ]] || continue
+                elif [[ $class == background ]]; then
+                    continue
+                elif job_waits "$line"; then [[ -n $LANE_WAITS ]] || continue; else [[ -z $LANE_WAITS ]] || continue; fi
+            elif [[ $class == background ]]; then
+                break
+            fi
+            mine=1
+            job_ready "$line" && { found=$line; break 2; }
+        done
     done
     if [[ -n $found ]]; then
         for line in "${lines[@]}"; do [[ $line == "$found" ]] || echo "$line"; done >"$POOL/queue.next"
@@ -66,6 +76,12 @@ pop_job() {
     return $rc
 }
 
+# job_nice JOB: the niceness this lane runs JOB at: 10 for a background job on a waiting lane
+# (its servers too), 0 otherwise
+job_nice() {
+    if [[ -n $LANE_WAITS ]] && ((POOL_WAIT_LANES > 0)) && job_background "$1"; then echo 10; else echo 0; fi
+}
+
 # ---- a lane's servers ---------------------------------------------------------------------
 
 server_tag() { case $1 in pg) echo PG ;; my) echo MY ;; esac; }
@@ -79,7 +95,7 @@ lane_servers_up() {
         pid=$(sed -n "s/^export DG_$(server_tag "$s")_PID='\(.*\)'\$/\1/p" "$LANE_ENV" 2>/dev/null | tail -n 1)
         [[ -n $pid ]] && kill -0 "$pid" 2>/dev/null && continue
         [[ -n $pid ]] && DG_SERVERS_ENV=$LANE_ENV "$ROOT/tests/servers.sh" stop "$(server_name "$s")" >>"$LANE_DIR/servers.log" 2>&1
-        if ! DG_SERVERS_ENV=$LANE_ENV "$ROOT/tests/servers.sh" start "$(server_name "$s")" >>"$LANE_DIR/servers.log" 2>&1; then
+        if ! DG_SERVERS_ENV=$LANE_ENV nice -n "${JOB_NICE:-0}" "$ROOT/tests/servers.sh" start "$(server_name "$s")" >>"$LANE_DIR/servers.log" 2>&1; then
             SERVER_ERR="$(server_name "$s") did not start: $(tail -n 3 "$LANE_DIR/servers.log" | tr '\n' ' ')"
             return 1
         fi
@@ -149,7 +165,7 @@ job_block() {
         printf '%s' "$extra"
         echo "# $job: $p passed, $f failed ($secs s, lane $LANE)"
     }
-    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$job" "$p" "$f" "$secs" "$LANE" "$at" "${cpu:--}" >>"$POOL/results"
+    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$job" "$p" "$f" "$secs" "$LANE" "$at" "${cpu:--}" "${JOB_NICE:-0}" >>"$POOL/results"
     # every failure again, by job, for the report's end (CI logs are often read from the tail)
     {
         grep -E '^not ok - ' "$log" 2>/dev/null | sed "s|^not ok - |not ok - $job: |"
@@ -164,6 +180,7 @@ job_block() {
 run_job() {
     local job=$1 t0=$SECONDS rc=0 why="" dir log b needs=()
     job_parts "$job"
+    JOB_NICE=$(job_nice "$job")
     dir=$POOL/jobs/$(job_file "$job")
     log=$POOL/$(job_file "$job").log
     mkdir -p "$dir"
@@ -194,7 +211,7 @@ run_job() {
             export DG_SERVERS_ENV=$dir/servers.env
             suite_cmd "$J_FLAVOR" "$J_SUITE" "$dir" || exit 97
             # /usr/bin/time: the CPU the suite's own processes used (servers apart), for the table
-            exec /usr/bin/time -o "$POOL/$(job_file "$job").cpu" -f '%U %S' timeout -k 30 "$SUITE_TIMEOUT" "${CMD[@]}"
+            exec nice -n "$JOB_NICE" /usr/bin/time -o "$POOL/$(job_file "$job").cpu" -f '%U %S' timeout -k 30 "$SUITE_TIMEOUT" "${CMD[@]}"
         ) >"$log" 2>&1 </dev/null &
         JOB_PID=$!
         wait "$JOB_PID" || rc=$?
@@ -271,9 +288,9 @@ lanes_report() {
     done <"$POOL/results"
     # the times of this run, in tests/suite-times.tsv's form (copy it there to reorder the pool)
     awk -F'\t' '{ sub(/#[0-9]+$/, "", $1); print $4, $1 }' "$POOL/results" | sort -k1,1nr >"$OUT/times.tsv"
-    echo "# time table: each job's wall time, longest first (CPU s of its own processes) [lane, started at second]"
+    echo "# time table: each job's wall time, longest first (CPU s of its own processes) [lane, started at second, niceness if not 0]"
     sort -t$'\t' -k4,4nr "$POOL/results" |
-        awk -F'\t' '{ printf "#   %5d s  (%4s)  %-34s [%s, %d]%s\n", $4, $7, $1, $5, $6, ($3 > 0 ? "  FAILED" : "") }'
+        awk -F'\t' '{ printf "#   %5d s  (%4s)  %-34s [%s, %d%s]%s\n", $4, $7, $1, $5, $6, ($8 > 0 ? ", nice " $8 : ""), ($3 > 0 ? "  FAILED" : "") }'
     echo "# per flavor (sum of its jobs' wall times):$(awk -F'\t' '{ split($1, a, ":"); s[a[1]] += $4 } END { for (k in s) printf " %s %d s,", k, s[k] }' "$POOL/results" | sed 's/,$//')"
     echo "# wall $wall s for $sum s of jobs on $(ls -d "$POOL"/lane* 2>/dev/null | wc -l) lane(s)"
     if [[ -n $budget ]]; then

@@ -19,8 +19,8 @@
 # builds while the servers' packages install; the pool's build jobs then find them done).
 # --only PATTERN (repeatable): suites whose name (FLAVOR:SUITE, e.g. asan:e2e/crash) contains
 # PATTERN. --repeat N: each selected suite N times (tests/soak.sh). --jobs N: lanes (default:
-# the number of cores). --wait-lanes N: lanes beside those that take only the suites that
-# mostly wait (tests/lanes.sh; default 1, 0 for none). --budget S: the time table says how the wall time compares with S.
+# the number of cores). --wait-lanes N: lanes beside those that take the suites that
+# mostly wait, then the background ones at nice 10 (tests/lanes.sh; default 1, 0 for none). --budget S: the time table says how the wall time compares with S.
 set -uo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$ROOT" || exit 2

@@ -127,10 +127,26 @@ suite_needs() {
 # busy lanes under TSan one found no second back at 90% of the throughput before it. Not
 # galera or replication: their clusters kept a core busy (221 CPU s in 228 s for the two).
 # DG_WAITING_SUITES replaces the list (e2e/runner's own test).
-WAITING_SUITES=${DG_WAITING_SUITES:-e2e/ha_servers}
+WAITING_SUITES=${DG_WAITING_SUITES-e2e/ha_servers}
 job_waits() {
     local j=${1%%#*}
     [[ " $WAITING_SUITES " == *" ${j#*:} "* ]]
+}
+
+# job_background JOB: a suite that keeps a core busy but checks only what it computes, never
+# how fast: no window whose figures it judges, no outage, no browser deadline, no wait that
+# starvation could outlast (load's 60 s wait for its first marks is the longest). A waiting
+# lane with no waiting suite left takes these and runs them at nice 10 (tests/lanes.sh
+# job_nice), its servers too: they use the CPU the busy lanes leave while their suites wait
+# (one CI: 2,200 of 3,000 CPU s used, make check 1,499 s), and take about a tenth of a core
+# from the busy lanes' timed checks when those want both cores. The busy lanes take them too,
+# at normal priority, when nothing else of theirs is ready. Not report or recipes (Chromium
+# must draw a page within 10 s), not pgsql, mysql, oltp or sqlite (their windows' figures are
+# judged). DG_BACKGROUND_SUITES replaces the list (e2e/runner's own test).
+BACKGROUND_SUITES=${DG_BACKGROUND_SUITES-e2e/load e2e/odbc e2e/install e2e/audit e2e/targets e2e/experiment e2e/schema8 e2e/hostile_store e2e/cli}
+job_background() {
+    local j=${1%%#*}
+    [[ " $BACKGROUND_SUITES " == *" ${j#*:} "* ]]
 }
 
 # by_expected_secs: the jobs on stdin (FLAVOR:SUITE, maybe #N), longest first by the seconds

@@ -2,7 +2,8 @@
 # runner.sh — the test runner's own promises (tests/run.sh, its pool in tests/lanes.sh): an
 # --only that selects nothing exits 2 naming it, a bad option exits 2, a suite's exact name
 # takes that suite alone, a unit test alone starts no server, a suite over its time limit is
-# stopped and fails the run, a waiting lane takes only the suites that mostly wait, and the
+# stopped and fails the run, a waiting lane takes the suites that mostly wait, then the
+# background ones at nice 10, and the
 # time table and summary come last. Runs tests/run.sh on
 # the release build that the pool built already, in a folder of its own.
 . "$(dirname "$0")/../lib.sh"
@@ -45,6 +46,20 @@ DG_WAITING_SUITES=unit/test_sched runner --quick --only unit/test_sched --only u
 check "--wait-lanes 0: every job on the one lane" test \
     "$RC:$(grep -oE '(test_sched|test_secret|build:release) +\[[0-9]+' "$T_TMP/out.txt" | tr -s ' [' ' ' | LC_ALL=C sort | tr '\n' ' ')" = \
     "0:build:release 1 test_sched 1 test_secret 1 "
+# the order lanes take jobs in (lanes.sh pop_job), on a queue of one suite of each class:
+# a busy lane takes a background suite only when nothing else of its own is ready; a waiting
+# lane takes the waiting suites, then the background ones, and runs those at nice 10
+pops=$(ROOT=$DG_ROOT POOL=$T_TMP/popq OUT=$T_TMP use_pg=1 use_my=1 fuzz_secs=1 bash -c '
+    . "$ROOT/tests/suites.sh"; . "$ROOT/tests/lanes.sh"
+    mkdir -p "$POOL"; : >"$POOL/built.asan"
+    printf "%s\n" asan:e2e/load asan:e2e/crash tsan:e2e/live asan:e2e/ha_servers asan:e2e/install >"$POOL/queue"
+    POOL_WAIT_LANES=1
+    take() { LANE_WAITS=$1; pop_job; echo "${JOB:-none}/$?/$(job_nice "${JOB:-none}")"; }
+    take ""; take waits; take waits; take ""; take ""; take waits
+    printf "%s\n" asan:e2e/load asan:e2e/crash >"$POOL/queue"; POOL_WAIT_LANES=0
+    take ""' 2>&1 | tr '\n' ' ')
+check "pop_job: busy lane crash, waiting lane ha_servers then load (nice 10), busy lane install; tsan's unbuilt suite waits; --wait-lanes 0 takes the queue in order" \
+    test "$pops" = "asan:e2e/crash/0/0 asan:e2e/ha_servers/0/0 asan:e2e/load/0/10 asan:e2e/install/0/0 none/2/0 none/1/0 asan:e2e/load/0/0 "
 runner --wait-lanes 5
 check "--wait-lanes 5 exits 2 naming the option" test "$RC/$(grep -c "wait-lanes '5'" "$T_TMP/err.txt")" = 2/1
 
