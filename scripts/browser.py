@@ -5,7 +5,8 @@ or its screenshot, through the DevTools protocol on a pipe (python3's standard l
 Starting Chromium costs about 1.5 s of CPU; a page in a running one costs a tenth of that, so
 scripts/gallery.sh (a PNG per chart) and the report tests open every page in one browser.
 
-    browser.py [--timeout S] JOB...      JOB: shot:WxH:URL:FILE.png  or  dom:WxH:URL:FILE
+    browser.py [--timeout S] [--until JS] JOB...
+                                         JOB: shot:WxH:URL:FILE.png  or  dom:WxH:URL:FILE
                                          (URL and FILE may hold ':'; FILE is what follows the
                                          last one)
 Prints `ok KIND FILE` or `failed KIND FILE: WHY` per job; exits 0 when every job was done.
@@ -13,6 +14,8 @@ Prints `ok KIND FILE` or `failed KIND FILE: WHY` per job; exits 0 when every job
 A page is taken once it has loaded and its <html> carries data-ready="1" (report.js and the
 live page set it last, after drawing), or after --timeout seconds (10) when it never does: a
 page without that script is taken as it is then, and the caller's own checks judge it.
+--until JS: a page is ready only once the expression JS is true as well (the live page's
+"data-live-updates >= 2": it has taken the run's section from the server twice).
 Every page opens in one tab, after about:blank: two URLs that differ only in their #fragment
 both load as a document of their own.
 """
@@ -101,7 +104,7 @@ class Browser:
                     raise BrowserError("%s: %s" % (method, m["error"].get("message")))
                 return m.get("result", {})
 
-    def page(self, url, width, height, timeout):
+    def page(self, url, width, height, timeout, until=None):
         """Opens URL in the browser's one tab at WIDTHxHEIGHT and returns its session once the
         page is ready (see the module's comment) or TIMEOUT seconds have passed. The tab goes
         to about:blank first, so each URL loads as a new document (two that differ only in
@@ -125,7 +128,7 @@ class Browser:
                 " if (ready()) return done(true);"
                 " const t = setInterval(() => { if (ready()) { clearInterval(t); done(true); } }, 20);"
                 " setTimeout(() => { clearInterval(t); done(false); }, %d); })"
-                % (json.dumps(url), READY, int(timeout * 1000)))
+                % (json.dumps(url), READY + (" && (%s)" % until if until else ""), int(timeout * 1000)))
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             try:
@@ -142,14 +145,14 @@ class Browser:
         r = self.call("Runtime.evaluate", {"expression": expression, "returnByValue": True}, session)
         return r.get("result", {}).get("value")
 
-    def dom(self, url, width, height, timeout=10):
+    def dom(self, url, width, height, timeout=10, until=None):
         """The page's DOM as text, as --dump-dom prints it."""
-        s = self.page(url, width, height, timeout)
+        s = self.page(url, width, height, timeout, until)
         return self.evaluate(s, "document.documentElement.outerHTML") or ""
 
-    def shot(self, url, width, height, png, timeout=10):
+    def shot(self, url, width, height, png, timeout=10, until=None):
         """A PNG of the page's WIDTHxHEIGHT viewport, written to PNG."""
-        s = self.page(url, width, height, timeout)
+        s = self.page(url, width, height, timeout, until)
         data = self.call("Page.captureScreenshot", {"format": "png"}, s)["data"]
         with open(png, "wb") as f:
             f.write(base64.b64decode(data))
@@ -171,16 +174,21 @@ def parse_job(text):
 
 
 def main(argv):
-    timeout = 10.0
-    if argv[:1] == ["--timeout"] and len(argv) > 1:
-        timeout, argv = float(argv[1]), argv[2:]
+    timeout, until = 10.0, None
+    while argv[:1] in (["--timeout"], ["--until"]) and len(argv) > 1:
+        if argv[0] == "--timeout":
+            timeout = float(argv[1])
+        else:
+            until = argv[1]
+        argv = argv[2:]
     try:
         jobs = [parse_job(a) for a in argv]
     except ValueError as e:
         print("browser.py: " + str(e), file=sys.stderr)
         return 2
     if not jobs:
-        print("usage: browser.py [--timeout S] shot:WxH:URL:FILE.png|dom:WxH:URL:FILE ...", file=sys.stderr)
+        print("usage: browser.py [--timeout S] [--until JS] shot:WxH:URL:FILE.png|dom:WxH:URL:FILE ...",
+              file=sys.stderr)
         return 2
     failed = 0
     b = Browser()
@@ -188,10 +196,10 @@ def main(argv):
         for kind, w, h, url, out in jobs:
             try:
                 if kind == "shot":
-                    b.shot(url, w, h, out, timeout)
+                    b.shot(url, w, h, out, timeout, until)
                 else:
                     with open(out, "w", encoding="utf-8") as f:
-                        f.write(b.dom(url, w, h, timeout))
+                        f.write(b.dom(url, w, h, timeout, until))
                 print("ok %s %s" % (kind, out))
             except (BrowserError, OSError) as e:
                 failed += 1

@@ -86,23 +86,24 @@ check "/api/run is the report's JSON of the run, status running" \
 check "an unknown path is 404" test "$(curl -s -m 5 -o /dev/null -w '%{http_code}' "$URL/nosuch")" = 404
 
 # The page in a browser: charts drawn from the live section, updated, no script error.
-rm -rf "$T_TMP/chromium" "$OUT/live-page.png"
+rm -f "$OUT/live-page.png"
 # First the page's section once by hand: the reporter makes it only once someone reads it, and
 # a slow build (TSan) must not spend the browser's budget waiting for its first second.
 wait_for 10 test "$(curl -s -m 5 -o /dev/null -w '%{http_code}' "$URL/section")" = 200
 check "the run still goes on when the browser opens the page" kill -0 "$RUN"
-/usr/bin/chromium --headless --disable-gpu --no-sandbox --no-first-run --disable-background-networking \
-    --proxy-server=127.0.0.1:9 --user-data-dir="$T_TMP/chromium" --virtual-time-budget=5000 \
-    --window-size=1200,2600 --dump-dom "$URL/" 2>/dev/null >"$T_TMP/page.dom"
+# One browser for the DOM and the screenshot, each taken once the page has swapped in the run's
+# section twice: a second Chromium started after the first used to find the 26 s run over,
+# its port closed, under a busy CI (no screenshot written).
+"$PY" "$DG_ROOT/scripts/browser.py" --timeout 15 --until "+document.documentElement.getAttribute('data-live-updates') >= 2" \
+    "dom:1200x2600:$URL/:$T_TMP/page.dom" "shot:1200x1400:$URL/:$OUT/live-page.png" >"$T_TMP/browser.log" 2>&1
 html_attr() { grep -o "<html[^>]*" "$T_TMP/page.dom" | grep -o "$1=\"[^\"]*\"" | cut -d'"' -f2; }
 check "the live page runs with no script error or blocked load" test "$(grep -c 'data-errors=""' "$T_TMP/page.dom")" = 1
 CH=$(html_attr data-charts)
 check "the live page draws every chart of the run's section ($CH)" test -n "$CH" -a "${CH%/*}" = "${CH#*/}" -a "${CH%/*}" -ge 4
 num_cmp "the live page swapped in the run's section more than once" "$(html_attr data-live-updates || echo 0)" '>=' 2
-/usr/bin/chromium --headless --disable-gpu --no-sandbox --no-first-run --disable-background-networking \
-    --proxy-server=127.0.0.1:9 --user-data-dir="$T_TMP/chromium" --virtual-time-budget=3000 \
-    --window-size=1200,1400 --screenshot="$OUT/live-page.png" "$URL/" >/dev/null 2>&1
-check "a screenshot of the live page is kept (tests/out/live-page.png)" test -s "$OUT/live-page.png"
+if [[ -s $OUT/live-page.png ]]; then ok "a screenshot of the live page is kept (tests/out/live-page.png)"; else
+    not_ok "a screenshot of the live page is kept (tests/out/live-page.png)" "$(tr '\n' ' ' <"$T_TMP/browser.log" | cut -c1-300)"
+fi
 
 
 wait "$RUN"
