@@ -31,12 +31,12 @@ job_ready() {
 }
 
 # pop_job: takes the first ready job off the queue into JOB. When the pool has waiting lanes,
-# those take the jobs that mostly wait (suites.sh job_waits), then the background ones
-# (job_background); the other lanes take every other job, and a background one only when
+# those take the jobs that mostly wait (suites.sh job_class: waits), then the background
+# ones; the other lanes take every other job, and a background one only when
 # none of those is ready. Returns 0 with a job, 1 when the queue holds none for this lane,
 # 2 when none of those is ready yet.
 pop_job() {
-    local lock line found="" rc=1 mine=0 lines=() class
+    local lock line found="" rc=1 mine=0 lines=() own=busy want
     exec {lock}>"$POOL/queue.lock"
     flock "$lock"
     mapfile -t lines <"$POOL/queue"
@@ -47,17 +47,11 @@ pop_job() {
     POP_DONE=""
     for line in "$POOL"/built.* "$POOL"/failed.*; do [[ -e $line ]] && POP_DONE+=" ${line##*.}"; done
     # pass 1: this lane's own class; pass 2: the background jobs
-    for class in own background; do
+    [[ -n $LANE_WAITS ]] && own=waits
+    for want in "$own" background; do
         for line in "${lines[@]}"; do
-            if ((POOL_WAIT_LANES > 0)); then
-                if job_background "$line"; then
-                    [[ $class == background ]] || continue
-                elif [[ $class == background ]]; then
-                    continue
-                elif job_waits "$line"; then [[ -n $LANE_WAITS ]] || continue; else [[ -z $LANE_WAITS ]] || continue; fi
-            elif [[ $class == background ]]; then
-                break
-            fi
+            job_class "$line"
+            [[ $J_CLASS == "$want" ]] || continue
             mine=1
             job_ready "$line" && { found=$line; break 2; }
         done
@@ -79,7 +73,8 @@ pop_job() {
 # job_nice JOB: the niceness this lane runs JOB at: 10 for a background job on a waiting lane
 # (its servers too), 0 otherwise
 job_nice() {
-    if [[ -n $LANE_WAITS ]] && ((POOL_WAIT_LANES > 0)) && job_background "$1"; then echo 10; else echo 0; fi
+    job_class "$1"
+    if [[ -n $LANE_WAITS && $J_CLASS == background ]]; then echo 10; else echo 0; fi
 }
 
 # ---- a lane's servers ---------------------------------------------------------------------
@@ -251,7 +246,7 @@ lane_main() {
 }
 
 # lanes_run N W: N lanes, and W waiting lanes that take the jobs that mostly wait (suites.sh
-# job_waits: servers starting and being checked) while the N take every other, until the queue
+# job_class waits: servers starting and being checked) while the N take every other, until the queue
 # is empty. A suite that waits leaves its core idle: run beside the N busy lanes, the cores
 # stay busy, and at most N suites that keep a core busy run at once. Ctrl-C or SIGTERM stops
 # every lane (each stops its job and its servers).

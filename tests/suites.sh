@@ -118,7 +118,7 @@ suite_needs() {
     echo $want
 }
 
-# job_waits JOB: a suite whose time is mostly waiting, with little CPU of its own or of the
+# WAITING_SUITES: suites whose time is mostly waiting, with little CPU of its own or of the
 # servers it drives, and no check on how fast something happens: tests/lanes.sh's waiting
 # lane takes these beside the busy lanes, so they run with two CPU-bound suites beside them.
 # Measured with process accounting (every process, servers too), alone on the machine:
@@ -128,12 +128,8 @@ suite_needs() {
 # galera or replication: their clusters kept a core busy (221 CPU s in 228 s for the two).
 # DG_WAITING_SUITES replaces the list (e2e/runner's own test).
 WAITING_SUITES=${DG_WAITING_SUITES-e2e/ha_servers}
-job_waits() {
-    local j=${1%%#*}
-    [[ " $WAITING_SUITES " == *" ${j#*:} "* ]]
-}
 
-# job_background JOB: a suite that keeps a core busy but checks only what it computes, never
+# BACKGROUND_SUITES: suites that keep a core busy but checks only what it computes, never
 # how fast: no window whose figures it judges, no outage, no browser deadline, no wait that
 # starvation could outlast (load's 60 s wait for its first marks is the longest). A waiting
 # lane with no waiting suite left takes these and runs them at nice 10 (tests/lanes.sh
@@ -144,9 +140,17 @@ job_waits() {
 # must draw a page within 10 s), not pgsql, mysql, oltp or sqlite (their windows' figures are
 # judged). DG_BACKGROUND_SUITES replaces the list (e2e/runner's own test).
 BACKGROUND_SUITES=${DG_BACKGROUND_SUITES-e2e/load e2e/odbc e2e/install e2e/audit e2e/targets e2e/experiment e2e/schema8 e2e/hostile_store e2e/cli}
-job_background() {
+
+# job_class JOB: sets J_CLASS to waits (WAITING_SUITES), background (BACKGROUND_SUITES) or
+# busy; every job is busy in a pool without waiting lanes. A variable, not output: pop_job
+# asks it of every line of the queue, and a fork each would cost.
+job_class() {
     local j=${1%%#*}
-    [[ " $BACKGROUND_SUITES " == *" ${j#*:} "* ]]
+    j=" ${j#*:} "
+    if ((${POOL_WAIT_LANES:-0} == 0)); then J_CLASS=busy
+    elif [[ " $WAITING_SUITES " == *"$j"* ]]; then J_CLASS=waits
+    elif [[ " $BACKGROUND_SUITES " == *"$j"* ]]; then J_CLASS=background
+    else J_CLASS=busy; fi
 }
 
 # by_expected_secs: the jobs on stdin (FLAVOR:SUITE, maybe #N), longest first by the seconds
