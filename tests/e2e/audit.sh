@@ -27,7 +27,7 @@ acks_kept() { [[ -n $(sqlite3 "$RES" "SELECT name FROM sqlite_master WHERE name 
 
 # --- bad input ---------------------------------------------------------------------------------
 SQ="sqlite:$T_TMP/bad.db"
-expect_exit "a tpcc run to audit" 0 tpcc load --target "$SQ" --warehouses 1
+check "a 1-warehouse database to run on (sqlite_tpcc)" sqlite_tpcc "$T_TMP/bad.db"
 expect_exit "a 1 s tpcc run is stored (run 1)" 0 tpcc run --target "$SQ" --duration 1s --results "$RES"
 expect_exit "a stress table of 10 rows" 0 stress prepare --target "sqlite:$T_TMP/stress.db" --rows 10
 expect_exit "a stress run is stored (run 2)" 0 stress --target "sqlite:$T_TMP/stress.db" --iterations 1 --results "$RES"
@@ -102,7 +102,7 @@ engine sqlite "sqlite:$T_TMP/tpcc.db"
 
 # --- the audit after a run is one of its checks: a loss, or an audit due and not made, fails it --
 AU="sqlite:$T_TMP/au.db"
-expect_exit "audit-after: load 1 warehouse" 0 tpcc load --target "$AU" --warehouses 1
+check "audit-after: a 1-warehouse database (sqlite_tpcc)" sqlite_tpcc "${AU#sqlite:}"
 run_dg "$T_TMP/au-ok.json" "$T_TMP/au-ok.err" tpcc run --target "$AU" --vus 2 --duration 2s --audit always --results "$RES" --json
 check "audit-after: an untouched run with --audit always exits 0, its audit made and passed" \
     test "$RC/$(json_get "$T_TMP/au-ok.json" audit.made 2>/dev/null)/$(json_get "$T_TMP/au-ok.json" audit.pass 2>/dev/null)" = 0/True/True
@@ -136,7 +136,7 @@ check "audit-after: ... stored failed, saying why" test "$(json_get "$T_TMP/au-s
 # Triggers refuse some writes, as a broken schema or a server-side rule would; a run with few
 # errors (the deliveries' trigger dropped again) passes.
 OC=$T_TMP/oc.db
-expect_exit "outcomes: load 1 warehouse" 0 tpcc load --target "sqlite:$OC" --warehouses 1
+check "outcomes: a 1-warehouse database (sqlite_tpcc)" sqlite_tpcc "$OC"
 sqlite3 "$OC" "CREATE TRIGGER no_delivery BEFORE DELETE ON new_order BEGIN SELECT RAISE(ABORT, 'deliveries refused'); END;"
 run_dg "$T_TMP/oc-never.json" "$T_TMP/oc-never.err" tpcc run --target "sqlite:$OC" --vus 2 --duration 2s --results "$RES" --json
 check_exit "outcomes: a run whose deliveries all fail exits 1" 1

@@ -93,7 +93,7 @@ expect_exit "--latency-limit without --rate exits 2" 2 tpcc run --target "$T" --
 expect_stderr "... saying so" "goes with --rate"
 check "no database was made by a refused run" test ! -e "$T_TMP/never.db"
 # a fault's command is stored and printed with its password redacted
-run_dg "$T_TMP/fault.json" "$T_TMP/fault.err" tpcc load --target "sqlite:$T_TMP/f.db" --warehouses 1
+sqlite_tpcc "$T_TMP/f.db"
 run_dg "$T_TMP/fault.json" "$T_TMP/fault.err" tpcc run --target "sqlite:$T_TMP/f.db" --duration 2s --json \
     --results "$T_TMP/f-results.db" --fault "1s:PGPASSWORD=zz-fault-9 true postgres://u:zz-fault-9@h/db" \
     --fault "1s:: sshpass -p zz-fault-9 ssh h; : tool --password zz-fault-9 --port 5"

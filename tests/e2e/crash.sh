@@ -149,7 +149,7 @@ fi
 # process ends (end_s). So a whole second of the window lies inside it: the one from
 # ceil(end_s - 3) on (python's exit after the ROLLBACK takes well under a second).
 SQ=$T_TMP/locked.db
-run_dg "$T_TMP/sqload.out" "$T_TMP/sqload.err" tpcc load --target "sqlite:$SQ" --warehouses 1
+sqlite_tpcc "$SQ"
 cat >"$T_TMP/lock.py" <<EOF
 import sqlite3, time
 c = sqlite3.connect("$SQ", isolation_level=None)

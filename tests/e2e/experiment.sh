@@ -11,7 +11,7 @@ DB=$T_TMP/tpcc.db
 py() { python3 - "$@"; }
 nruns() { sqlite3 "$RES" "select count(*) from run" 2>/dev/null || echo 0; }
 
-expect_exit "load 1 warehouse into SQLite" 0 tpcc load --target "sqlite:$DB" --warehouses 1
+check "a 1-warehouse SQLite database (sqlite_tpcc)" sqlite_tpcc "$DB"
 
 cat >"$T_TMP/mem.ini" <<INI
 ; a 3-step memory sweep

@@ -20,7 +20,7 @@ R=$T_TMP/r.db
 # ---- without a server: --audit and the option checks -----------------------------------
 sqlite_part() {
     local db=$T_TMP/t.db
-    "$DG" tpcc load --target "sqlite:$db" --warehouses 1 >/dev/null 2>&1
+    sqlite_tpcc "$db"
     expect_exit "sqlite: a run with --audit always" 0 tpcc run --target "sqlite:$db" --duration 2s --warmup 0 \
         --audit always --results "$R" --json
     local id

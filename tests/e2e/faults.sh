@@ -17,7 +17,7 @@ relay() { while read -r l; do case $l in "ok - "*) ok "${l#ok - }" ;; "not ok - 
 py() { python3 "$CHECK" "$@" >"$T_TMP/py.out" 2>&1 || echo "not ok - report_check.py $1 crashed: $(tail -n 3 "$T_TMP/py.out" | tr '\n' ' ')" >>"$T_TMP/py.out"; relay <"$T_TMP/py.out"; }
 
 DB=sqlite:$T_TMP/tpcc.db
-expect_exit "fixture: tpcc load 1 warehouse" 0 tpcc load --target "$DB" --warehouses 1
+check "fixture: a 1-warehouse database (sqlite_tpcc)" sqlite_tpcc "${DB#sqlite:}"
 expect_exit "fixture: tpcc run --rate 50 with a warm-up" 0 tpcc run --target "$DB" --vus 2 --rate 50 --warmup 1s --duration 3s --results "$RES"
 ID=$(sqlite3 "$RES" "SELECT MAX(id) FROM run")
 check "a new run is stored with its schedule (not NULL: schema 10)" test "$(sqlite3 "$RES" "SELECT arrivals IS NOT NULL FROM run WHERE id = $ID")" = 1

@@ -8,7 +8,7 @@
 
 DB=$T_TMP/tpcc.db
 RES=$T_TMP/results.db
-expect_exit "load 1 warehouse into SQLite" 0 tpcc load --target "sqlite:$DB" --warehouses 1
+check "a 1-warehouse SQLite database (sqlite_tpcc)" sqlite_tpcc "$DB"
 expect_exit "a first run is stored" 0 tpcc run --target "sqlite:$DB" --duration 1s --results "$RES"
 
 # one line, no control bytes, names the file

@@ -17,8 +17,7 @@ expect_exit "--live with a port above 65535 exits 2" 2 tpcc run --target "sqlite
 expect_exit "--live with a host name instead of an address exits 2" 2 tpcc run --target "sqlite:$DB" --live localhost:9090
 expect_stderr "... and names the address" "address 'localhost' is not an IPv4 address"
 
-run_dg "$T_TMP/load.out" "$T_TMP/load.err" tpcc load --warehouses 1 --target "sqlite:$DB"
-check_exit "the 1-warehouse load exits 0" 0
+check "a 1-warehouse database (sqlite_tpcc)" sqlite_tpcc "$DB"
 
 # A port another program holds: said, exit 2, nothing stored.
 "$PY" -c 'import socket,sys,time

@@ -7,7 +7,7 @@ mem_tmp # the rate and think-time checks time SQLite's writes: in memory, not on
 DB=$T_MEM/tpcc.db
 TGT=sqlite:$DB
 RES=$T_TMP/results.db
-"$DG" tpcc load --target "$TGT" --warehouses 1 >/dev/null 2>&1 || not_ok "load" "tpcc load failed"
+sqlite_tpcc "${TGT#sqlite:}" || not_ok "load" "tpcc load failed: $(tail -n 3 "$T_TMP/fixture.err")"
 
 py() { python3 - "$@"; }
 # capacity JSON: the run's committed transactions a second, whole (0 when it cannot be read)

@@ -50,7 +50,7 @@ relay() {
 }
 
 # --- SQLite: a live run, 2 s warm-up + 4 s -------------------------------------------------
-"$DG" tpcc load --target "sqlite:$DB" --warehouses 1 >/dev/null 2>&1 || not_ok "sqlite load" "tpcc load failed"
+sqlite_tpcc "$DB" || not_ok "sqlite load" "tpcc load failed: $(tail -n 3 "$T_TMP/fixture.err")"
 run_dg "$T_TMP/run.json" "$T_TMP/run.err" tpcc run --target "sqlite:$DB" --vus 2 --duration 4s --warmup 2s --results "$RES" --json
 check_exit "sqlite monitored run exits 0" 0
 grep -Eq '^  monitor  CPU user [0-9.]+% sys [0-9.]+% iowait [0-9.]+%; disk [^ ]+ read .* MB/s, IOPS .*await .*cache hit ratio [0-9.]+%' "$T_TMP/run.err" &&

@@ -54,7 +54,7 @@ rank_rcs() { for f in "$T_TMP/$1.rc"/rc.*; do cat "$f"; done | tr '\n' ' ' | sed
 sum_dnext() { sqlite3 "$DB" 'SELECT SUM(d_next_o_id) FROM district'; }
 nruns() { sqlite3 "$RES" 'SELECT COUNT(*) FROM run' 2>/dev/null || echo 0; }
 
-expect_exit "load 2 warehouses" 0 tpcc load --target "sqlite:$DB" --warehouses 2 --seed 7
+check "a 2-warehouse database, seed 7 (sqlite_tpcc)" sqlite_tpcc "$DB" 2 7
 
 # --- 3 ranks, 6 VUs, 100 transactions each ---------------------------------------------------
 d0=$(sum_dnext)

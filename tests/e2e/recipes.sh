@@ -83,7 +83,7 @@ EOF
 }
 
 # ---- the databases: one TPC-C warehouse loaded once and copied, a small stress table ---------
-expect_exit "load 1 warehouse into SQLite" 0 tpcc load --target "sqlite:$T_TMP/tpcc.db" --warehouses 1
+check "a 1-warehouse SQLite database (sqlite_tpcc)" sqlite_tpcc "$T_TMP/tpcc.db"
 for f in sqlite vus db1 db2 db3 db4; do cp "$T_TMP/tpcc.db" "$T_TMP/$f.db"; done
 expect_exit "stress prepare 20000 rows into SQLite" 0 stress prepare --target "sqlite:$T_TMP/stress.db" --rows 20000
 

@@ -9,8 +9,7 @@ A=$T_TMP/a.db
 B=$T_TMP/b.db
 RES=$T_TMP/results.db
 for db in "$A" "$B"; do
-    run_dg "$T_TMP/load.out" "$T_TMP/load.err" tpcc load --target "sqlite:$db" --warehouses 1
-    check "load $(basename "$db") with 1 warehouse" test "$RC" = 0
+    check "$(basename "$db"): a 1-warehouse database (sqlite_tpcc)" sqlite_tpcc "$db"
 done
 
 # verify FILE RUNLABEL: the JSON document's per-target figures against its totals and spread,
