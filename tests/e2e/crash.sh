@@ -197,7 +197,17 @@ num_cmp "rate: the arrivals during the outage (about 2 s x 100/s) are skipped" "
 fc=$(outage_field "$T_TMP/rate.json" 0 first_commit_s || echo 0)
 num_cmp "rate: ... and not more than the outage's (${fc:-?} s to the first commit)" "$skipped" "<=" \
     "$(python3 -c 'import sys; print(100 * (float(sys.argv[1] or 0) + 1))' "$fc")"
-num_cmp "rate: few arrivals late (the schedule resumes on time)" "$late" "<=" 40
+# Late arrivals come only while the server, back, is not yet serving its earlier rate (a
+# restarted PostgreSQL beside two busy lanes takes a second or two: its users reconnect one by
+# one, its cache is cold): at most those of that time, from the first commit to its recovery
+# (the first second at 90% of the commits before), and 40 more. The outage's own arrivals
+# (hundreds) run late if they are not skipped, and a schedule that never catches up is late
+# to the end: either is far beyond it.
+rec=$(outage_field "$T_TMP/rate.json" 0 recovery_s || echo -1)
+late_max=$(python3 -c 'import sys
+fc, rec = (float(a) if a not in ("", "None") else -1 for a in sys.argv[1:3])
+print(40 + (round(100 * (rec - fc)) if fc >= 0 and rec > fc else 0))' "$fc" "$rec")
+num_cmp "rate: few arrivals late: the schedule is on time once the server serves again (first commit ${fc:-?} s, recovered ${rec:-?} s)" "$late" "<=" "$late_max"
 "$DG" runs show "$(json_get "$T_TMP/rate.json" run_id 2>/dev/null)" --series --json --results "$RES" \
     >"$T_TMP/rate.series.json" 2>/dev/null
 python3 - "$T_TMP/rate.json" "$T_TMP/rate.series.json" >"$T_TMP/rate.tail" <<'EOF'
