@@ -95,29 +95,39 @@ for k in sys.argv[2].split("."):
 print(d)' "$1" "$2"
 }
 
-# sqlite_tpcc DB [W [SEED]]: DB holds a complete `tpcc load` of W warehouses (default 1; the
-# SEED given, else a fixed one), for a suite whose subject is what runs on it, not the load
-# (e2e/load, e2e/sqlite and e2e/progress load for themselves). In a pool (DG_FIXTURES, made by
-# tests/run.sh) the first suite to ask loads it once, under a lock the other lanes wait on, and
-# every suite gets a copy of the file: a 1-warehouse load is 3-4 s of CPU under ASan and about
-# 10 under TSan, and sixteen suites need one. Alone, it loads into DB. 0 when DB is ready.
-sqlite_tpcc() {
-    local db=$1 w=${2:-1} seed=${3:-1}
+# sqlite_fixture DB NAME ARGS...: DB is the SQLite file `dbgauge ARGS... --target sqlite:FILE`
+# makes (a load, a prepare), for a suite whose subject is what runs on it, not how it was made.
+# In a pool (DG_FIXTURES, made by tests/run.sh) the first suite to ask makes NAME once, under a
+# lock the other lanes wait on, and every suite gets a copy of the file: a 1-warehouse TPC-C
+# load is 3-4 s of CPU under ASan and about 10 under TSan (sixteen suites need one), a 1M-row
+# stress table 4 s and 21 s. Alone, it is made in DB. 0 when DB is ready; the maker's stderr
+# is in $T_TMP/fixture.err. The maker is the pool's release binary once built (a fixture is
+# data: the sanitizers' time goes to what runs on it), else the suite's own.
+sqlite_fixture() {
+    local db=$1 name=$2 maker=$DG
+    shift 2
+    [[ -n ${DG_FIXTURE_MAKER:-} && -e ${DG_FIXTURES:-}/../built.release ]] && maker=$DG_FIXTURE_MAKER
     if [[ -z ${DG_FIXTURES:-} ]]; then
-        "$DG" tpcc load --target "sqlite:$db" --warehouses "$w" --seed "$seed" --progress=none \
-            >"$T_TMP/fixture.out" 2>"$T_TMP/fixture.err"
+        "$DG" "$@" --target "sqlite:$db" >"$T_TMP/fixture.out" 2>"$T_TMP/fixture.err"
         return
     fi
-    local f=$DG_FIXTURES/tpcc-w$w-s$seed.db
+    local f=$DG_FIXTURES/$name.db
     mkdir -p "$DG_FIXTURES" || return 1
     (
         flock 9 || exit 1
         [[ -s $f ]] && exit 0
         rm -f "$f.new"*
-        # a load that failed leaves no file behind: the next suite to ask tries again
-        "$DG" tpcc load --target "sqlite:$f.new" --warehouses "$w" --seed "$seed" --progress=none \
-            >"$T_TMP/fixture.out" 2>"$T_TMP/fixture.err" && [[ ! -e $f.new-wal ]] && mv "$f.new" "$f"
+        # one that failed leaves no file behind: the next suite to ask tries again
+        "$maker" "$@" --target "sqlite:$f.new" >"$T_TMP/fixture.out" 2>"$T_TMP/fixture.err" &&
+            [[ ! -e $f.new-wal ]] && mv "$f.new" "$f"
     ) 9>"$f.lock" && cp "$f" "$db"
+}
+
+# sqlite_tpcc DB [W [SEED]]: DB holds a complete `tpcc load` of W warehouses (default 1) with
+# SEED (default 1); e2e/load, e2e/sqlite and e2e/progress load for themselves.
+sqlite_tpcc() {
+    local w=${2:-1} seed=${3:-1}
+    sqlite_fixture "$1" "tpcc-w$w-s$seed" tpcc load --warehouses "$w" --seed "$seed" --progress=none
 }
 
 # wait_for SECONDS COMMAND...: polls COMMAND every 0.2 s until it succeeds; 1 on timeout.

@@ -153,8 +153,9 @@ fi
 [[ $use_my == 0 ]] && export DG_NO_MY=1
 mkdir -p "$POOL"
 ln -sfn "pool.$$" "$OUT/pool"
-# one TPC-C load per pool for the suites that only need data to run on (tests/lib.sh sqlite_tpcc)
-export DG_FIXTURES=$POOL/fixtures
+# the data the suites that only run on it share (tests/lib.sh sqlite_fixture), made by the
+# release build once the pool has built it (built.release), else by the suite's own
+export DG_FIXTURES=$POOL/fixtures DG_FIXTURE_MAKER=$(build_dir release)/dbgauge
 # builds first (each a job of its own, so a lane can start on what is built while another
 # build goes on), then the suites longest first, by the times tests/suite-times.tsv keeps
 {

@@ -78,8 +78,8 @@ check "errors before timing store no run" test "$n_runs" = $((4 * ${#targets[@]}
 # AddressSanitizer freed memory sits in a quarantine first: keep it small for these runs.
 export ASAN_OPTIONS="${ASAN_OPTIONS:-}${ASAN_OPTIONS:+:}quarantine_size_mb=4"
 peak_kb() { /usr/bin/time -f %M "$DG" stress "$@" --results "$T_TMP/mem.db" 2>&1 >/dev/null | tail -n 1; }
-"$DG" stress prepare --target "sqlite:$T_TMP/big.db" --rows 1000000 >/dev/null 2>&1
-"$DG" stress prepare --target "sqlite:$T_TMP/small.db" --rows 100000 >/dev/null 2>&1
+sqlite_fixture "$T_TMP/big.db" stress-1000000 stress prepare --rows 1000000 || not_ok "a 1M-row stress table" "$(tail -n 3 "$T_TMP/fixture.err")"
+sqlite_fixture "$T_TMP/small.db" stress-100000 stress prepare --rows 100000 || not_ok "a 100k-row stress table" "$(tail -n 3 "$T_TMP/fixture.err")"
 big=$(peak_kb --target "sqlite:$T_TMP/big.db?cache_mib=4")
 small=$(peak_kb --target "sqlite:$T_TMP/small.db?cache_mib=4")
 num_cmp "reading 1M rows keeps resident memory within 16 MB of reading 100k ($big vs $small KB)" "$big" "<" "$((small + 16384))"
