@@ -185,7 +185,7 @@ if grep -q "2 of 2 virtual users gave up" "$T_TMP/giveup.err"; then ok "give up:
 revive_if_down pg
 
 # --- an open loop through an outage: arrivals during it skipped, the schedule on time after --
-run_dg "$T_TMP/rate.json" "$T_TMP/rate.err" tpcc run --target "$DG_PG_URL" --vus 4 --duration 16s \
+run_dg "$T_TMP/rate.json" "$T_TMP/rate.err" tpcc run --target "$DG_PG_URL" --vus 4 --duration 18s \
     --rate 100 --arrivals uniform --results "$RES" --json \
     --fault "4s:$SERVERS crash pg && sleep 2 && $SERVERS revive pg"
 check_exit "rate: the run exits 0" 0
@@ -210,16 +210,24 @@ print(40 + (round(100 * (rec - fc)) if fc >= 0 and rec > fc else 0))' "$fc" "$re
 num_cmp "rate: few arrivals late: the schedule is on time once the server serves again (first commit ${fc:-?} s, recovered ${rec:-?} s)" "$late" "<=" "$late_max"
 "$DG" runs show "$(json_get "$T_TMP/rate.json" run_id 2>/dev/null)" --series --json --results "$RES" \
     >"$T_TMP/rate.series.json" 2>/dev/null
+# The seconds judged are those the server serves its rate in again: from its recovery (the
+# first second at 90% of the commits before) or 2 s after its first commit, the later, to the
+# window's end. A restart beside two busy lanes once took 7 s to its first commit and its cold
+# cache a second more: the seconds in between measure the server, not the schedule. A schedule
+# that never resumes has no recovery, and one that resumes slow or fast misses 100 a second.
 python3 - "$T_TMP/rate.json" "$T_TMP/rate.series.json" >"$T_TMP/rate.tail" <<'EOF'
 import json, sys
 out = json.load(open(sys.argv[1]))["outages"][0]
-end = out["start_s"] + out["first_commit_s"]
-# whole seconds from 2 s after the first commit to the window's end: committed + rolled back
+if out["first_commit_s"] < 0 or out["recovery_s"] < 0:
+    print("0 none")  # never served again
+    sys.exit()
+start = max(out["start_s"] + out["first_commit_s"] + 2, out["start_s"] + out["recovery_s"])
 done = [sum(t["committed"] + t["rollbacks"] for t in p["transactions"].values())
-        for p in json.load(open(sys.argv[2]))["series"] if end + 2 <= p["second"] < 15]
-print(min(done) if done else 0)
+        for p in json.load(open(sys.argv[2]))["series"] if start <= p["second"] < 17]
+print(min(done) if done else 0, len(done))
 EOF
-num_cmp "rate: every second after the outage runs about 100 arrivals" "$(cat "$T_TMP/rate.tail")" ">=" 85
+read -r tail_min tail_n <"$T_TMP/rate.tail"
+num_cmp "rate: every second after the server recovered runs about 100 arrivals (${tail_n:-0} seconds judged)" "${tail_min:-0}" ">=" 85
 revive_if_down pg
 
 # --- in doubt: commits that wait for a standby that never comes, their sessions killed ------
