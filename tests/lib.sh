@@ -106,13 +106,12 @@ print(d)' "$1" "$2"
 sqlite_fixture() {
     local db=$1 name=$2 maker=$DG
     shift 2
-    [[ -n ${DG_FIXTURE_MAKER:-} && -e ${DG_FIXTURES:-}/../built.release ]] && maker=$DG_FIXTURE_MAKER
     if [[ -z ${DG_FIXTURES:-} ]]; then
         "$DG" "$@" --target "sqlite:$db" >"$T_TMP/fixture.out" 2>"$T_TMP/fixture.err"
         return
     fi
+    [[ -n ${DG_FIXTURE_MAKER:-} && -e $DG_FIXTURES/../built.release ]] && maker=$DG_FIXTURE_MAKER
     local f=$DG_FIXTURES/$name.db
-    mkdir -p "$DG_FIXTURES" || return 1
     (
         flock 9 || exit 1
         [[ -s $f ]] && exit 0

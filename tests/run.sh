@@ -156,6 +156,7 @@ ln -sfn "pool.$$" "$OUT/pool"
 # the data the suites that only run on it share (tests/lib.sh sqlite_fixture), made by the
 # release build once the pool has built it (built.release), else by the suite's own
 export DG_FIXTURES=$POOL/fixtures DG_FIXTURE_MAKER=$(build_dir release)/dbgauge
+mkdir -p "$DG_FIXTURES"
 # builds first (each a job of its own, so a lane can start on what is built while another
 # build goes on), then the suites longest first, by the times tests/suite-times.tsv keeps
 {
