@@ -204,6 +204,8 @@ run_job() {
             # shellcheck disable=SC1091
             . "$dir/servers.env"
             export DG_SERVERS_ENV=$dir/servers.env
+            # its reports and screenshots, kept after the pool (tests/lib.sh T_OUT)
+            export DG_TEST_ARTIFACTS=$POOL/artifacts/$(job_file "$job")
             suite_cmd "$J_FLAVOR" "$J_SUITE" "$dir" || exit 97
             # /usr/bin/time: the CPU the suite's own processes used (servers apart), for the table
             exec nice -n "$JOB_NICE" /usr/bin/time -o "$POOL/$(job_file "$job").cpu" -f '%U %S' timeout -k 30 "$SUITE_TIMEOUT" "${CMD[@]}"

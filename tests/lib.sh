@@ -13,6 +13,11 @@ T_FAILED=0
 # each test file works in its own temporary directory, removed at exit unless DG_KEEP_TMP is set
 T_TMP=$(mktemp -d /tmp/dg-test.XXXXXX)
 T_MEM=
+# where a suite keeps what a person looks at afterwards (reports, screenshots): tests/out when
+# run alone, the job's own folder in a pool (tests/lanes.sh), so two suites that write the same
+# name (a flavor's and another's, a soak's repeats) never write one file at once
+T_OUT=${DG_TEST_ARTIFACTS:-$DG_ROOT/tests/out}
+mkdir -p "$T_OUT"
 trap '[[ -n ${DG_KEEP_TMP:-} ]] || rm -rf "$T_TMP" ${T_MEM:+"$T_MEM"}' EXIT
 
 # mem_tmp: sets T_MEM, a scratch directory in memory (tmpfs, /dev/shm) for a timing check on an

@@ -210,24 +210,29 @@ print(40 + (round(100 * (rec - fc)) if fc >= 0 and rec > fc else 0))' "$fc" "$re
 num_cmp "rate: few arrivals late: the schedule is on time once the server serves again (first commit ${fc:-?} s, recovered ${rec:-?} s)" "$late" "<=" "$late_max"
 "$DG" runs show "$(json_get "$T_TMP/rate.json" run_id 2>/dev/null)" --series --json --results "$RES" \
     >"$T_TMP/rate.series.json" 2>/dev/null
-# The seconds judged are those the server serves its rate in again: from its recovery (the
-# first second at 90% of the commits before) or 2 s after its first commit, the later, to the
-# window's end. A restart beside two busy lanes once took 7 s to its first commit and its cold
-# cache a second more: the seconds in between measure the server, not the schedule. A schedule
-# that never resumes has no recovery, and one that resumes slow or fast misses 100 a second.
+# The schedule after the outage runs 100 arrivals a second again: judged over the seconds the
+# server serves its rate in again, from its recovery (the first second at 90% of the commits
+# before) or 2 s after its first commit, the later, to the window's end (18 s). A restart beside two
+# busy lanes once took 7 s to its first commit and its cold cache a second more, and a server
+# that stalls a few hundred ms later (a soak saw 71 in one second, more in the next) holds
+# arrivals back into the next second: a second's count measures the server, their mean the
+# schedule. A schedule that never resumes has no recovery, one that resumes at a wrong rate
+# (slow, or bursting to catch up) is far from 100 on average; the lateness above bounds the rest.
 python3 - "$T_TMP/rate.json" "$T_TMP/rate.series.json" >"$T_TMP/rate.tail" <<'EOF'
 import json, sys
 out = json.load(open(sys.argv[1]))["outages"][0]
 if out["first_commit_s"] < 0 or out["recovery_s"] < 0:
-    print("0 none")  # never served again
+    print("0 0 none")  # never served again
     sys.exit()
 start = max(out["start_s"] + out["first_commit_s"] + 2, out["start_s"] + out["recovery_s"])
 done = [sum(t["committed"] + t["rollbacks"] for t in p["transactions"].values())
-        for p in json.load(open(sys.argv[2]))["series"] if start <= p["second"] < 17]
-print(min(done) if done else 0, len(done))
+        for p in json.load(open(sys.argv[2]))["series"] if start <= p["second"] < 18]
+print("%.1f %d %s" % (sum(done) / len(done) if done else 0, len(done), ",".join(map(str, done)) or "none"))
 EOF
-read -r tail_min tail_n <"$T_TMP/rate.tail"
-num_cmp "rate: every second after the server recovered runs about 100 arrivals (${tail_n:-0} seconds judged)" "${tail_min:-0}" ">=" 85
+read -r tail_mean tail_n tail_each <"$T_TMP/rate.tail"
+num_cmp "rate: the seconds after the server recovered run 100 arrivals a second (${tail_n:-0} seconds judged: ${tail_each:-none})" "${tail_n:-0}" ">=" 2
+num_cmp "rate: ... at least 90 a second on average" "${tail_mean:-0}" ">=" 90
+num_cmp "rate: ... and at most 110 (no burst to catch up)" "${tail_mean:-999}" "<=" 110
 revive_if_down pg
 
 # --- in doubt: commits that wait for a standby that never comes, their sessions killed ------

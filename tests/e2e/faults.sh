@@ -10,7 +10,7 @@
 . "$(dirname "$0")/../lib.sh"
 
 RES=$T_TMP/results.db
-OUT=$DG_ROOT/tests/out
+OUT=$T_OUT
 mkdir -p "$OUT"
 CHECK=$DG_ROOT/tests/report_check.py
 relay() { while read -r l; do case $l in "ok - "*) ok "${l#ok - }" ;; "not ok - "*) not_ok "${l#not ok - }" "" ;; *) echo "$l" ;; esac; done; }

@@ -6,7 +6,7 @@
 . "$(dirname "$0")/../lib.sh"
 
 PY=/usr/bin/python3 # Debian's: the parser is a Debian package, not in any other python's path
-OUT=$DG_ROOT/tests/out
+OUT=$T_OUT
 DB=$T_TMP/t.db
 RES=$T_TMP/r.db
 
@@ -100,8 +100,8 @@ check "the live page runs with no script error or blocked load" test "$(grep -c 
 CH=$(html_attr data-charts)
 check "the live page draws every chart of the run's section ($CH)" test -n "$CH" -a "${CH%/*}" = "${CH#*/}" -a "${CH%/*}" -ge 4
 num_cmp "the live page swapped in the run's section more than once" "$(html_attr data-live-updates || echo 0)" '>=' 2
-if [[ -s $OUT/live-page.png ]]; then ok "a screenshot of the live page is kept (tests/out/live-page.png)"; else
-    not_ok "a screenshot of the live page is kept (tests/out/live-page.png)" "$(tr '\n' ' ' <"$T_TMP/browser.log" | cut -c1-300)"
+if [[ -s $OUT/live-page.png ]]; then ok "a screenshot of the live page is kept (live-page.png)"; else
+    not_ok "a screenshot of the live page is kept (live-page.png)" "$(tr '\n' ' ' <"$T_TMP/browser.log" | cut -c1-300)"
 fi
 
 

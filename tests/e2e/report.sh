@@ -2,7 +2,7 @@
 # report.sh — reports from a results database made here by real short runs on SQLite (two
 # TPC-C runs, two stress sweeps, labels with <script> and quotes): HTML numbers equal the
 # stored ones, CSV/JSON round trips, compare's percentages, and headless Chromium drawing
-# every chart with no error (screenshots in tests/out/). The targets are deleted before
+# every chart with no error (screenshots in T_OUT, tests/lib.sh). The targets are deleted before
 # rendering: reports read the results database only. Run A is monitored (the default) and
 # a two-target run (one target's path holding <, > and &) gives the per-target charts. Two
 # TPC-C experiments (job files sweeping vus=1,2,3 and vus=2,3,4, the first labelled with
@@ -11,7 +11,7 @@
 . "$(dirname "$0")/../lib.sh"
 
 RES=$T_TMP/results.db
-OUT=$DG_ROOT/tests/out
+OUT=$T_OUT
 mkdir -p "$OUT"
 CHECK=$DG_ROOT/tests/report_check.py
 LABEL='<script>alert(1)</script>"'"'"'&'
