@@ -421,6 +421,8 @@ bind-address = 127.0.0.1
 port = $port
 socket = $dir/sock
 pid-file = $dir/mariadbd.pid
+# its own (servers.sh my_start says why)
+tmpdir = $dir/tmp
 log-error = $dir/mariadbd.log
 local-infile = 1
 max-connections = 200
@@ -545,13 +547,13 @@ gal_start() {
     env_put DG_GAL_DIR "$dir"
     env_put DG_GAL_NAME "dg-${dir##*.}" # one name per cluster: no stray node of another joins
     for ((n = 1; n <= GAL_NODES; n++)); do
-        mkdir -p "$dir/n$n/data"
+        mkdir -p "$dir/n$n/data" "$dir/n$n/tmp"
         env_put "DG_GAL_DATADIR$n" "$dir/n$n/data"
         env_put "DG_GAL_LOG$n" "$dir/n$n/mariadbd.log"
     done
     ((EUID == 0)) && chown -R mysql: "$dir"
     # Only node 1 gets system tables: the others receive everything by SST when they join.
-    if ! mariadb-install-db --no-defaults --datadir="$dir/n1/data" --user=mysql \
+    if ! mariadb-install-db --no-defaults --datadir="$dir/n1/data" --tmpdir="$dir/n1/tmp" --user=mysql \
         --auth-root-authentication-method=normal >"$dir/install-db.log" 2>&1; then
         cat "$dir/install-db.log" >&2
         gal_stop

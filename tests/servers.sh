@@ -308,7 +308,7 @@ my_launch() {
     # small buffer pool and redo log for a 2-core test box; performance_schema on (about
     # 0.2 s and 80 MB more at start) so tests can tell dbgauge's connections apart by their
     # program_name attribute, as PostgreSQL's application_name does
-    mariadbd --no-defaults --datadir="$dir/data" --user=mysql --bind-address=127.0.0.1 \
+    mariadbd --no-defaults --datadir="$dir/data" --tmpdir="$dir/tmp" --user=mysql --bind-address=127.0.0.1 \
         --port="$port" --socket="$dir/sock" --pid-file="$dir/mariadbd.pid" --local-infile=1 \
         --innodb-buffer-pool-size=256M --innodb-log-file-size=64M --performance-schema=ON \
         --innodb-flush-log-at-trx-commit=2 --max-connections=200 \
@@ -390,12 +390,16 @@ my_start() {
     dir=$(mktemp -d /tmp/dg-my.XXXXXX) || return 1
     data=$dir/data
     log=$dir/mariadbd.log
-    ((EUID == 0)) && chown mysql: "$dir"
+    # Each server's own tmpdir: a mariadbd that starts deletes every #sql file in its tmpdir,
+    # and in a shared /tmp those of another server's mariadb-install-db were its system tables
+    # in the making (two lanes starting at once: "Unknown table 'mysql.tmp_user_sys'")
+    mkdir -p "$dir/tmp"
+    ((EUID == 0)) && chown mysql: "$dir" "$dir/tmp"
     # From here on a failure must undo what was made.
     env_put DG_MY_DIR "$dir"
     env_put DG_MY_DATADIR "$data"
 
-    if ! mariadb-install-db --no-defaults --datadir="$data" --user=mysql \
+    if ! mariadb-install-db --no-defaults --datadir="$data" --tmpdir="$dir/tmp" --user=mysql \
         --auth-root-authentication-method=normal >"$dir/install-db.log" 2>&1; then
         cat "$dir/install-db.log" >&2
         my_stop

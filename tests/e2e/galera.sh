@@ -34,7 +34,10 @@ expect_stderr "... saying so" "option '--cluster' does not apply to 'stress'"
 # --- the cluster --------------------------------------------------------------------------
 t0=$SECONDS
 if ! "$SERVERS" start galera >"$T_TMP/start.log" 2>&1; then
-    not_ok "start a 3-node Galera cluster" "$(tail -n 8 "$T_TMP/start.log" | tr '\n' ' ')"
+    # the whole log kept (the pool's artifacts), its errors said here: a tail of 8 lines was
+    # all mariadb-install-db's closing advice once, and the cause lost
+    cp "$T_TMP/start.log" "$T_OUT/galera-start.log"
+    not_ok "start a 3-node Galera cluster" "$(grep -iE 'error|fail|abort|denied|space' "$T_TMP/start.log" | head -n 8 | tr '\n' ' ') (the log: $T_OUT/galera-start.log)"
     finish
     exit
 fi
