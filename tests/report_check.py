@@ -21,7 +21,7 @@
 #   report_check.py causes RUN.json CAUSE NAME [PCT]   (every error of CAUSE, at least one; with PCT:
 #       those at most PCT% of the transactions, none of another cause)
 #   report_check.py events REPORT.html RUN.json RUN.txt RESULTS.db RUN_ID   (outages, faults, schedule, in doubt)
-import csv, html.parser, json, math, os, re, sqlite3, struct, sys
+import csv, html.parser, json, math, os, pathlib, re, sqlite3, struct, sys
 sys.dont_write_bytecode = True  # no __pycache__ left in the tree by the import below
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "scripts"))
 from browser import Browser, BrowserError  # noqa: E402 (scripts/browser.py: one Chromium for many pages)
@@ -374,7 +374,8 @@ def browser(*args):
         b.close()
 
 def browse(b, path, shot, label):
-    url = "file://" + os.path.abspath(path)
+    # a URL, not a path: a soak repeat's folder (artifacts/asan_e2e_faults#1) holds a "#"
+    url = pathlib.Path(os.path.abspath(path)).as_uri()
     m = lambda a: (re.search(r'<html[^>]*\b%s="([^"]*)"' % a, dom) or [None, None])[1]
     # The DOM as it is once report.js has run: it sets data-ready last, and the browser waits
     # for it (at most 30 s: a page whose script fails still gets ready, one that never does is
